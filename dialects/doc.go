@@ -1,0 +1,18 @@
+// Package dialects defines what profdb needs from a SQL database, and keeps
+// the registry of the dialects that provide it. Each dialect lives in its own
+// package (sqlite, postgres, mysql, sqlserver) with the same files: dialect.go
+// (the type and its registration), types.go (logical types to column types),
+// ddl.go (CREATE statements), inspect.go (existing tables), bulk.go (the
+// native bulk path) and dsn.go (profdb DSN URLs to driver DSNs).
+//
+// A Dialect returns SQL strings and does no I/O, except in the methods that
+// take a context and a DBTX. Optional capabilities are separate interfaces
+// found by type assertion (BulkLoader), with batched INSERT as the fallback.
+//
+// Dialect packages register themselves in init; programs import them for
+// that side effect:
+//
+//	import _ "github.com/profdb/profdb/dialects/postgres"
+//
+// and find them by name (Lookup) or by DSN URL scheme (ForDSN).
+package dialects

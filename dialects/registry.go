@@ -1,0 +1,136 @@
+package dialects
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+)
+
+var (
+	mu       sync.RWMutex
+	byName   = map[string]Dialect{}
+	byScheme = map[string]Dialect{}
+)
+
+// Register makes a dialect available by its name and URL schemes. It panics
+// if d is nil or a name or scheme is registered twice.
+func Register(d Dialect) {
+	if d == nil {
+		panic("dialects: Register dialect is nil")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := byName[d.Name()]; dup {
+		panic("dialects: Register called twice for dialect " + d.Name())
+	}
+	for _, s := range d.Schemes() {
+		if _, dup := byScheme[s]; dup {
+			panic("dialects: Register called twice for scheme " + s)
+		}
+	}
+	byName[d.Name()] = d
+	for _, s := range d.Schemes() {
+		byScheme[s] = d
+	}
+}
+
+// Names returns the names of the registered dialects, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the dialect registered under name.
+func Lookup(name string) (Dialect, error) {
+	mu.RLock()
+	d, ok := byName[strings.ToLower(name)]
+	mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("dialects: unknown dialect %q (forgotten import?); registered: %s",
+			name, strings.Join(Names(), ", "))
+	}
+	return d, nil
+}
+
+// ForDSN returns the dialect a profdb DSN selects by its URL scheme:
+// sqlite:PATH or sqlite://PATH, postgres:// or postgresql://, mysql://,
+// sqlserver://.
+func ForDSN(dsn string) (Dialect, error) {
+	scheme, _, ok := strings.Cut(dsn, ":")
+	if !ok || scheme == "" {
+		return nil, fmt.Errorf("dialects: DSN %q has no scheme; want one of %s", Redact(dsn), strings.Join(schemes(), ", "))
+	}
+	mu.RLock()
+	d, found := byScheme[strings.ToLower(scheme)]
+	mu.RUnlock()
+	if !found {
+		return nil, fmt.Errorf("dialects: unknown DSN scheme %q (forgotten import?); registered: %s",
+			scheme, strings.Join(schemes(), ", "))
+	}
+	return d, nil
+}
+
+func schemes() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]string, 0, len(byScheme))
+	for s := range byScheme {
+		out = append(out, s+":")
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Redact returns dsn with any password replaced by "xxxxx", for messages.
+// It handles URL user info and "password=" / "pwd=" query parameters.
+func Redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return redactLoose(dsn)
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	q := u.Query()
+	changed := false
+	for k := range q {
+		switch strings.ToLower(k) {
+		case "password", "pwd", "pass":
+			q.Set(k, "xxxxx")
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// redactLoose hides everything between "://user:" and "@" when the DSN is
+// not a parsable URL.
+func redactLoose(dsn string) string {
+	i := strings.Index(dsn, "://")
+	if i < 0 {
+		return dsn
+	}
+	rest := dsn[i+3:]
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return dsn
+	}
+	user, _, hasPw := strings.Cut(rest[:at], ":")
+	if !hasPw {
+		return dsn
+	}
+	return dsn[:i+3] + user + ":xxxxx" + rest[at:]
+}
