@@ -1,0 +1,138 @@
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/profdb/profdb/dialects"
+)
+
+// EnvVar returns the environment variable that holds the DSN for dialect.
+func EnvVar(dialect string) string {
+	return "PROFDB_TEST_" + strings.ToUpper(dialect)
+}
+
+// InCI reports whether the tests run under CI (CI=true).
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// CIProvides reports whether CI starts a server for dialect.
+func CIProvides(dialect string) bool { return dialect == "postgres" || dialect == "mysql" }
+
+// DSN returns the profdb DSN for dialect's server. For "sqlite" it is a new
+// file in a temporary folder. When the variable is unset the test skips, or
+// fails under CI for the servers CI provides.
+func DSN(t testing.TB, dialect string) string {
+	t.Helper()
+	if dialect == "sqlite" {
+		return "sqlite:" + filepath.Join(t.TempDir(), "profdb.db")
+	}
+	v := os.Getenv(EnvVar(dialect))
+	if v == "" {
+		if InCI() && CIProvides(dialect) {
+			t.Fatalf("%s is not set: CI must start the %s server and export it (see .ci/run)", EnvVar(dialect), dialect)
+		}
+		t.Skipf("%s is not set: set it to a profdb DSN to run this test against a real %s server", EnvVar(dialect), dialect)
+	}
+	return v
+}
+
+// Fresh returns the DSN of an empty private namespace on dialect's server:
+// a new schema on PostgreSQL (selected through search_path), a new database
+// on MySQL, a new file on SQLite. It is dropped when the test ends.
+func Fresh(t testing.TB, dialect string) string {
+	t.Helper()
+	dsn := DSN(t, dialect)
+	if dialect == "sqlite" {
+		return dsn
+	}
+	name := "profdb_t_" + randomHex(6)
+	db := Open(t, dsn)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var create, drop string
+	switch dialect {
+	case "postgres":
+		create, drop = "CREATE SCHEMA "+name, "DROP SCHEMA IF EXISTS "+name+" CASCADE"
+	case "mysql":
+		create, drop = "CREATE DATABASE "+name+" CHARACTER SET utf8mb4", "DROP DATABASE IF EXISTS "+name
+	default:
+		t.Fatalf("testdb: Fresh does not support %s", dialect)
+	}
+	if _, err := db.ExecContext(ctx, create); err != nil {
+		t.Fatalf("testdb: %s: %v", create, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := db.ExecContext(ctx, drop); err != nil {
+			t.Errorf("testdb: %s: %v", drop, err)
+		}
+	})
+	out, err := WithNamespace(dsn, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// WithNamespace returns dsn pointed at the schema (PostgreSQL) or database
+// (MySQL) name.
+func WithNamespace(dsn, name string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", fmt.Errorf("testdb: bad DSN %s: %w", dialects.Redact(dsn), err)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "postgres", "postgresql":
+		q := u.Query()
+		q.Set("search_path", name)
+		u.RawQuery = q.Encode()
+	case "mysql":
+		u.Path = "/" + name
+	default:
+		return "", fmt.Errorf("testdb: no namespaces for scheme %s", u.Scheme)
+	}
+	return u.String(), nil
+}
+
+// Open opens a profdb DSN with its dialect's driver and pings it; the
+// handle is closed when the test ends.
+func Open(t testing.TB, dsn string) *sql.DB {
+	t.Helper()
+	d, err := dialects.ForDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drv, err := d.DriverDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open(d.DriverName(), drv)
+	if err != nil {
+		t.Fatalf("testdb: open %s: %v", dialects.Redact(dsn), err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		t.Fatalf("testdb: %s server at %s does not answer: %v", d.Name(), dialects.Redact(dsn), err)
+	}
+	return db
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}
