@@ -83,6 +83,14 @@ type ColumnInfo struct {
 	MaxChars   int64 // string columns: the most characters it holds; 0 means no limit
 	Precision  int   // decimal columns: total digits
 	Scale      int   // decimal columns: fractional digits
+	FloatBits  int   // floating-point columns: 32 or 64; 0 otherwise
+}
+
+// DDLCommitter is implemented by dialects whose DDL statements commit the
+// open transaction (MySQL, MariaDB). The exporter then creates tables before
+// its data transaction begins.
+type DDLCommitter interface {
+	DDLCommits() bool
 }
 
 // Value conversion: the exporter hands dialects values in canonical form:

@@ -1,0 +1,17 @@
+// Package exporter writes profiler result sets into a SQL database in the
+// AQTime table layout.
+//
+// A result set is a profiler's name, a caption, an optional counter (the
+// INSTANCES columns) and rows per table. Every result set is written inside
+// one transaction: the tables are created or validated, the result set's
+// INST_ID and RELATIONS IDs are allocated under a lock that concurrent
+// exporters share, the INSTANCES and RELATIONS rows and every data row are
+// written, and only then is the transaction committed. A failure anywhere,
+// or a process that dies, leaves no trace of the result set.
+//
+// Readers deliver result sets through the Target interface, rows streamed
+// one at a time, so that memory stays bounded whatever the size of the
+// input; *DB is the Target that writes to a database, Memory one that keeps
+// result sets in memory. Export writes a ResultSet whose tables are
+// iterators.
+package exporter

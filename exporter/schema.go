@@ -1,0 +1,285 @@
+package exporter
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+)
+
+// liveTable is a documented table as it exists in the database.
+type liveTable struct {
+	def       ddl.Table
+	real      string // the name it has in the database
+	qualified string // quoted, schema-qualified
+	cols      map[string]liveColumn
+	created   bool // created by this export
+}
+
+// liveColumn is a documented column as it exists in the database.
+type liveColumn struct {
+	info  dialects.ColumnInfo
+	check func(v any) error // nil when the column holds every value of its logical type
+}
+
+// ensureTables makes sure every table exists, creating the missing ones
+// unless NoCreate is set, and inspects them.
+func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Table) (map[string]*liveTable, error) {
+	d, schema := db.d, db.opts.Schema
+	names, err := d.Tables(ctx, q, schema)
+	if err != nil {
+		return nil, errorf("list tables: %w", err)
+	}
+	existing := make(map[string]string, len(names))
+	for _, n := range names {
+		existing[strings.ToUpper(n)] = n
+	}
+	out := make(map[string]*liveTable, len(tables))
+	for _, t := range tables {
+		lt := &liveTable{def: t}
+		real, ok := existing[strings.ToUpper(t.Name)]
+		if !ok {
+			if db.opts.NoCreate {
+				return nil, errorf("table %s does not exist in %s, and creating tables is forbidden (--no-create); ask for it to be created, e.g. with `profdb ddl --dialect %s`", t.Name, db.where(), d.Name())
+			}
+			for _, stmt := range d.CreateTableIn(schema, t) {
+				if _, err := q.ExecContext(ctx, stmt); err != nil {
+					return nil, errorf("create table %s: %w", t.Name, err)
+				}
+			}
+			real = d.StoredName(t.Name)
+			lt.created = true
+		}
+		lt.real = real
+		lt.qualified = d.Qualify(schema, real)
+		cols, err := d.Columns(ctx, q, schema, real)
+		if err != nil {
+			return nil, errorf("inspect table %s: %w", real, err)
+		}
+		if err := lt.bind(d, cols); err != nil {
+			return nil, err
+		}
+		out[strings.ToUpper(t.Name)] = lt
+	}
+	return out, nil
+}
+
+func (db *DB) where() string {
+	if db.opts.Schema != "" {
+		return "schema " + db.opts.Schema
+	}
+	return "the database"
+}
+
+// bind matches the inspected columns with the documented ones.
+func (lt *liveTable) bind(d dialects.Dialect, cols []dialects.ColumnInfo) error {
+	lt.cols = make(map[string]liveColumn, len(cols))
+	for _, c := range cols {
+		def, documented := lt.def.Column(c.Name)
+		if !documented {
+			if !c.Nullable && !c.HasDefault {
+				return errorf("table %s has column %s (%s), which is NOT NULL without a default: profdb does not fill it, so no row could be written; make it nullable or give it a default",
+					lt.real, c.Name, c.DBType)
+			}
+			continue
+		}
+		lt.cols[strings.ToUpper(def.Name)] = liveColumn{info: c, check: checker(d, def, c)}
+	}
+	return nil
+}
+
+// column returns the live column for a documented column name.
+func (lt *liveTable) column(name string) (liveColumn, error) {
+	c, ok := lt.cols[strings.ToUpper(name)]
+	if !ok {
+		return liveColumn{}, errorf("table %s has no column %s", lt.real, name)
+	}
+	return c, nil
+}
+
+// checker returns a function that tells whether a canonical value of the
+// documented column's type fits the existing column, or nil when every
+// value fits.
+func checker(d dialects.Dialect, def ddl.Column, c dialects.ColumnInfo) func(any) error {
+	utf16Len := d.Name() == "sqlserver" // NVARCHAR(n) counts UTF-16 code units
+	var checks []func(any) error
+	if !c.Nullable && !c.HasDefault && !def.NotNull {
+		checks = append(checks, func(v any) error {
+			if v == nil {
+				return fmt.Errorf("NULL in a NOT NULL column (%s)", c.DBType)
+			}
+			return nil
+		})
+	}
+	switch c.Type {
+	case ddl.Integer:
+		if c.IntBits > 0 && c.IntBits < 64 || def.Type != ddl.Integer {
+			bits := c.IntBits
+			if bits == 0 {
+				bits = 64
+			}
+			checks = append(checks, func(v any) error { return fitInteger(v, bits, c.DBType) })
+		}
+	case ddl.Decimal:
+		p, s := c.Precision, c.Scale
+		if p > 0 && (p-s < MaxDecimalIntDigits || s < ddl.DecimalScale) || def.Type == ddl.Float {
+			checks = append(checks, func(v any) error { return fitDecimal(v, p, s, c.DBType) })
+		}
+	case ddl.Float:
+		if def.Type != ddl.Float || c.FloatBits == 32 {
+			bits := c.FloatBits
+			if bits == 0 {
+				bits = 64
+			}
+			checks = append(checks, func(v any) error { return fitFloat(v, bits, c.DBType) })
+		}
+	case ddl.String:
+		if c.MaxChars > 0 || def.Type != ddl.String {
+			max := c.MaxChars
+			checks = append(checks, func(v any) error { return fitString(v, max, utf16Len, c.DBType) })
+		}
+	default:
+		checks = append(checks, func(v any) error {
+			if v == nil {
+				return nil
+			}
+			return fmt.Errorf("column type %s cannot hold %s values", c.DBType, def.Type)
+		})
+	}
+	switch len(checks) {
+	case 0:
+		return nil
+	case 1:
+		return checks[0]
+	}
+	return func(v any) error {
+		for _, f := range checks {
+			if err := f(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func fitInteger(v any, bits int, dbType string) error {
+	var i int64
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case int64:
+		i = x
+	case dialects.Dec:
+		n, err := strconv.ParseInt(string(x), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s does not fit column type %s (an integer column)", x, dbType)
+		}
+		i = n
+	case float64:
+		if x != math.Trunc(x) || math.Abs(x) >= 1<<63 {
+			return fmt.Errorf("%v does not fit column type %s (an integer column)", x, dbType)
+		}
+		i = int64(x)
+	case string:
+		return fmt.Errorf("text does not fit column type %s (an integer column)", dbType)
+	}
+	if bits < 64 {
+		lo, hi := -(int64(1) << (bits - 1)), int64(1)<<(bits-1)-1
+		if i < lo || i > hi {
+			return fmt.Errorf("%d does not fit column type %s (%d-bit integer); it needs BIGINT", i, dbType, bits)
+		}
+	}
+	return nil
+}
+
+func fitDecimal(v any, p, s int, dbType string) error {
+	var text string
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case int64:
+		text = strconv.FormatInt(x, 10)
+	case dialects.Dec:
+		text = string(x)
+	case float64:
+		text = strconv.FormatFloat(x, 'f', -1, 64)
+	case string:
+		return fmt.Errorf("text does not fit column type %s (a decimal column)", dbType)
+	}
+	text = strings.TrimPrefix(text, "-")
+	ip, fp, _ := strings.Cut(text, ".")
+	if ip == "0" {
+		ip = ""
+	}
+	if p > 0 && len(ip) > p-s {
+		return fmt.Errorf("%s needs %d integer digits; column type %s has %d", v, len(ip), dbType, p-s)
+	}
+	if len(fp) > s {
+		return fmt.Errorf("%s has %d decimal places; column type %s keeps %d", v, len(fp), dbType, s)
+	}
+	return nil
+}
+
+func fitFloat(v any, bits int, dbType string) error {
+	var f float64
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case float64:
+		f = x
+	case int64:
+		f = float64(x)
+		if int64(f) != x || math.Abs(f) >= 1<<63 {
+			return fmt.Errorf("%d cannot be held exactly by column type %s (a floating-point column)", x, dbType)
+		}
+	case dialects.Dec:
+		g, err := strconv.ParseFloat(string(x), 64)
+		if err != nil || strconv.FormatFloat(g, 'f', -1, 64) != string(x) {
+			return fmt.Errorf("%s cannot be held exactly by column type %s (a floating-point column)", x, dbType)
+		}
+		f = g
+	case string:
+		return fmt.Errorf("text does not fit column type %s (a floating-point column)", dbType)
+	}
+	if bits == 32 && float64(float32(f)) != f {
+		return fmt.Errorf("%v cannot be held exactly by column type %s (32-bit float); it needs a 64-bit DOUBLE", f, dbType)
+	}
+	return nil
+}
+
+func fitString(v any, max int64, utf16Len bool, dbType string) error {
+	var s string
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		s = x
+	case int64:
+		s = strconv.FormatInt(x, 10)
+	case dialects.Dec:
+		s = string(x)
+	case float64:
+		s = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	if max <= 0 {
+		return nil
+	}
+	var n int64
+	if utf16Len {
+		for _, r := range s {
+			n += int64(utf16.RuneLen(r))
+		}
+	} else {
+		n = int64(utf8.RuneCountInString(s))
+	}
+	if n > max {
+		return fmt.Errorf("text of %d characters does not fit column type %s (at most %d)", n, dbType, max)
+	}
+	return nil
+}

@@ -1,0 +1,364 @@
+package exporter
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/profilers"
+)
+
+// maxBatchBytes bounds the bound values of one INSERT, so that a batch of
+// long strings stays well inside MySQL's max_allowed_packet (16 MiB by
+// default on MariaDB, 4 MiB on old MySQL servers).
+const maxBatchBytes = 3 << 20
+
+// session writes one result set inside one transaction.
+type session struct {
+	db       *DB
+	ctx      context.Context
+	def      profilers.Definition
+	header   Header
+	conn     *sql.Conn
+	tx       *sql.Tx
+	release  []string
+	tables   map[string]*liveTable
+	instID   int64
+	started  map[string]bool
+	cur      *tableWriter
+	result   Result
+	done     bool
+	failed   error
+	progress int64
+}
+
+// Begin starts a result set: it takes the allocation lock, makes sure the
+// tables exist (creating them before the transaction where DDL commits, as
+// on MySQL), allocates the INST_ID and writes the RELATIONS rows, all inside
+// the result set's transaction.
+func (db *DB) Begin(ctx context.Context, h Header) (ResultWriter, error) {
+	def, err := profilers.Lookup(h.Profiler)
+	if err != nil {
+		return nil, errorf("%w", err)
+	}
+	if _, err := counterFrequency(h.Counter); err != nil {
+		return nil, errorf("INSTANCES, column COUNTER_FREQUENCY: %w", err)
+	}
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, errorf("connect to %s: %w", db.display, err)
+	}
+	s := &session{db: db, ctx: ctx, def: def, header: h, conn: conn, started: map[string]bool{}}
+	if err := s.begin(); err != nil {
+		s.abort()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *session) begin() error {
+	ctx, d := s.ctx, s.db.d
+	var acquire []string
+	if l, ok := d.(dialects.Locker); ok {
+		acquire, s.release = l.Lock()
+	}
+	all := append(profilers.Shared(), s.def.Tables...)
+	ddlCommits := false
+	if c, ok := d.(dialects.DDLCommitter); ok {
+		ddlCommits = c.DDLCommits()
+	}
+	if ddlCommits {
+		// The session lock is taken first so that concurrent exporters do
+		// not race to create tables; the tables are made before the data
+		// transaction, since DDL would commit it (an empty table is not a
+		// result set).
+		if err := execAll(ctx, s.conn, acquire); err != nil {
+			return errorf("lock: %w", err)
+		}
+		tables, err := s.db.ensureTables(ctx, s.conn, all)
+		if err != nil {
+			return err
+		}
+		s.tables = tables
+	}
+	tx, err := s.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return errorf("begin transaction: %w", err)
+	}
+	s.tx = tx
+	if !ddlCommits {
+		if err := execAll(ctx, tx, acquire); err != nil {
+			return errorf("lock: %w", err)
+		}
+		tables, err := s.db.ensureTables(ctx, tx, all)
+		if err != nil {
+			return err
+		}
+		s.tables = tables
+	}
+	return s.allocate()
+}
+
+func execAll(ctx context.Context, q dialects.DBTX, stmts []string) error {
+	for _, st := range stmts {
+		rows, err := q.QueryContext(ctx, st)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allocate picks the INST_ID and writes the RELATIONS rows: one per table of
+// the profiler, with its parent or NULL (NOTES.md, "The parent-child
+// graph").
+func (s *session) allocate() error {
+	ctx, d := s.ctx, s.db.d
+	inst := s.tables[profilers.InstancesTable]
+	rel := s.tables[profilers.RelationsTable]
+	instCol, err := inst.column(ddl.InstID)
+	if err != nil {
+		return err
+	}
+	var max sql.NullInt64
+	q := fmt.Sprintf("SELECT MAX(%s) FROM %s", d.Quote(instCol.info.Name), inst.qualified)
+	if err := s.tx.QueryRowContext(ctx, q).Scan(&max); err != nil {
+		return errorf("allocate INST_ID: %w", err)
+	}
+	s.instID = max.Int64 + 1
+
+	relCols := []string{"COL_CHILD_TABLE", "COL_PARENT_TABLE", ddl.ID, ddl.InstID}
+	real := make([]string, len(relCols))
+	for i, c := range relCols {
+		lc, err := rel.column(c)
+		if err != nil {
+			return err
+		}
+		real[i] = lc.info.Name
+	}
+	var relMax sql.NullInt64
+	q = fmt.Sprintf("SELECT MAX(%s) FROM %s", d.Quote(real[2]), rel.qualified)
+	if err := s.tx.QueryRowContext(ctx, q).Scan(&relMax); err != nil {
+		return errorf("allocate RELATIONS IDs: %w", err)
+	}
+	args := make([]any, 0, 4*len(s.def.Tables))
+	for i, t := range s.def.Tables {
+		var parent any
+		if t.Parent != "" {
+			parent = t.Parent
+		}
+		args = append(args, s.bind(ddl.String, t.Name), s.bind(ddl.String, parent), relMax.Int64+1+int64(i), s.instID)
+	}
+	per := dialects.RowsPerInsert(d.Limits(), len(relCols))
+	for len(args) > 0 {
+		n := min(per, len(args)/len(relCols))
+		stmt := dialects.InsertSQL(d, rel.qualified, real, n)
+		if _, err := s.tx.ExecContext(ctx, stmt, args[:n*len(relCols)]...); err != nil {
+			return errorf("write RELATIONS: %w", err)
+		}
+		args = args[n*len(relCols):]
+	}
+	s.result = Result{InstID: s.instID, Profiler: s.def.Name, Caption: s.header.Caption, Tables: map[string]int64{}}
+	return nil
+}
+
+func (s *session) bind(t ddl.Type, v any) any {
+	if b, ok := s.db.d.(dialects.Binder); ok {
+		return b.Bind(t, v)
+	}
+	return v
+}
+
+// SetHeader implements ResultWriter.
+func (s *session) SetHeader(h Header) error {
+	if h.Profiler != "" && h.Profiler != s.def.Name {
+		return errorf("result set of profiler %s cannot become %s", s.def.Name, h.Profiler)
+	}
+	if _, err := counterFrequency(h.Counter); err != nil {
+		return errorf("INSTANCES, column COUNTER_FREQUENCY: %w", err)
+	}
+	h.Profiler = s.def.Name
+	s.header = h
+	s.result.Caption = h.Caption
+	return nil
+}
+
+func counterFrequency(c *Counter) (any, error) {
+	if c == nil || c.Frequency == nil {
+		return nil, nil
+	}
+	return Convert(ddl.Decimal, c.Frequency)
+}
+
+// Table implements ResultWriter.
+func (s *session) Table(name string, columns []string) (TableWriter, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if err := s.endTable(); err != nil {
+		return nil, s.fail(err)
+	}
+	def, ok := s.def.Table(name)
+	if !ok {
+		return nil, s.fail(errorf("profiler %s has no table %s", s.def.Name, name))
+	}
+	if s.started[def.Name] {
+		return nil, s.fail(errorf("table %s given twice in one result set", def.Name))
+	}
+	s.started[def.Name] = true
+	tw, err := s.newTableWriter(def, columns)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	s.cur = tw
+	return tw, nil
+}
+
+func (s *session) usable() error {
+	if s.done {
+		return errorf("result set already ended")
+	}
+	return s.failed
+}
+
+func (s *session) fail(err error) error {
+	if s.failed == nil {
+		s.failed = err
+	}
+	return err
+}
+
+func (s *session) endTable() error {
+	if s.cur == nil {
+		return nil
+	}
+	tw := s.cur
+	s.cur = nil
+	if err := tw.close(); err != nil {
+		return err
+	}
+	s.result.Tables[tw.def.Name] = tw.rows
+	s.result.Rows += tw.rows
+	return nil
+}
+
+// Commit implements ResultWriter: it writes the INSTANCES row last, so
+// that everything a reader can see is complete, and commits.
+func (s *session) Commit() (Result, error) {
+	if err := s.usable(); err != nil {
+		return Result{}, err
+	}
+	if err := s.endTable(); err != nil {
+		s.fail(err)
+		return Result{}, err
+	}
+	if err := s.writeInstance(); err != nil {
+		s.fail(err)
+		return Result{}, err
+	}
+	if err := s.tx.Commit(); err != nil {
+		s.fail(err)
+		return Result{}, errorf("commit: %w", err)
+	}
+	s.tx = nil
+	s.finish()
+	for _, t := range s.def.Tables {
+		if _, ok := s.result.Tables[t.Name]; !ok {
+			s.result.Tables[t.Name] = 0
+		}
+	}
+	return s.result, nil
+}
+
+func (s *session) writeInstance() error {
+	inst := s.tables[profilers.InstancesTable]
+	cols := []string{"CAPTION", "COUNTER_DESCRIPTION", "COUNTER_FREQUENCY", "COUNTER_NAME", ddl.InstID}
+	var name, desc, freq any
+	if c := s.header.Counter; c != nil {
+		name, desc = nullIfEmpty(c.Name), nullIfEmpty(c.Description)
+		freq, _ = counterFrequency(c)
+	}
+	vals := []any{s.header.Caption, desc, freq, name, s.instID}
+	types := []ddl.Type{ddl.String, ddl.String, ddl.Decimal, ddl.String, ddl.Integer}
+	real := make([]string, len(cols))
+	for i, c := range cols {
+		lc, err := inst.column(c)
+		if err != nil {
+			return err
+		}
+		real[i] = lc.info.Name
+		if lc.check != nil {
+			if err := lc.check(vals[i]); err != nil {
+				return errorf("table INSTANCES, column %s: %w", c, err)
+			}
+		}
+		vals[i] = s.bind(types[i], vals[i])
+	}
+	stmt := dialects.InsertSQL(s.db.d, inst.qualified, real, 1)
+	if _, err := s.tx.ExecContext(s.ctx, stmt, vals...); err != nil {
+		return errorf("write INSTANCES: %w", err)
+	}
+	return nil
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Rollback implements ResultWriter.
+func (s *session) Rollback() error {
+	if s.done {
+		return nil
+	}
+	return s.abort()
+}
+
+func (s *session) abort() error {
+	var err error
+	if s.cur != nil {
+		s.cur.abort()
+		s.cur = nil
+	}
+	if s.tx != nil {
+		err = s.tx.Rollback()
+		if errors.Is(err, sql.ErrTxDone) {
+			err = nil
+		}
+		s.tx = nil
+	}
+	s.finish()
+	return err
+}
+
+// finish releases a session lock and the connection.
+func (s *session) finish() {
+	s.done = true
+	if s.conn == nil {
+		return
+	}
+	if len(s.release) > 0 {
+		// A fresh context: the export's may be cancelled, and the lock
+		// must be given back all the same (a closed connection gives it
+		// back too).
+		_ = execAll(context.Background(), s.conn, s.release)
+	}
+	s.conn.Close()
+	s.conn = nil
+}
+
+// quoteList quotes names for messages.
+func quoteList(names []string) string { return strings.Join(names, ", ") }

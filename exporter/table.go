@@ -1,0 +1,184 @@
+package exporter
+
+import (
+	"database/sql"
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+)
+
+// tableWriter streams the rows of one table into batched INSERTs (or a
+// dialect's bulk path).
+type tableWriter struct {
+	s        *session
+	def      ddl.Table
+	lt       *liveTable
+	names    []string // documented column names, for messages
+	types    []ddl.Type
+	checks   []func(any) error
+	real     []string // real column names, INST_ID last
+	ncols    int      // columns per input row
+	rows     int64    // rows written
+	buf      []any
+	bufRows  int
+	bufBytes int
+	perStmt  int
+	stmt     *sql.Stmt
+	bulk     *bulkFeed
+}
+
+var _ TableWriter = (*tableWriter)(nil)
+
+func (s *session) newTableWriter(def ddl.Table, columns []string) (*tableWriter, error) {
+	lt := s.tables[strings.ToUpper(def.Name)]
+	tw := &tableWriter{s: s, def: def, lt: lt, ncols: len(columns)}
+	seen := map[string]bool{}
+	for _, c := range columns {
+		col, ok := def.Column(c)
+		if !ok {
+			return nil, errorf("table %s has no column %s (columns: %s)", def.Name, c, quoteList(def.ColumnNames()))
+		}
+		if col.Name == ddl.InstID {
+			return nil, errorf("table %s: INST_ID is assigned by profdb and must not be given", def.Name)
+		}
+		if seen[col.Name] {
+			return nil, errorf("table %s: column %s given twice", def.Name, col.Name)
+		}
+		seen[col.Name] = true
+		lc, err := lt.column(col.Name)
+		if err != nil {
+			return nil, err
+		}
+		tw.names = append(tw.names, col.Name)
+		tw.types = append(tw.types, col.Type)
+		tw.checks = append(tw.checks, lc.check)
+		tw.real = append(tw.real, lc.info.Name)
+	}
+	inst, err := lt.column(ddl.InstID)
+	if err != nil {
+		return nil, err
+	}
+	tw.real = append(tw.real, inst.info.Name)
+	tw.perStmt = dialects.RowsPerInsert(s.db.d.Limits(), len(tw.real))
+	if err := tw.startBulk(); err != nil {
+		return nil, err
+	}
+	if tw.bulk == nil {
+		tw.buf = make([]any, 0, tw.perStmt*len(tw.real))
+	}
+	return tw, nil
+}
+
+// Write implements TableWriter.
+func (tw *tableWriter) Write(row []any) error {
+	s := tw.s
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if s.cur != tw {
+		return s.fail(errorf("table %s: rows written after the next table started", tw.def.Name))
+	}
+	if len(row) != tw.ncols {
+		return s.fail(errorf("table %s, row %d: %d values for %d columns", tw.def.Name, tw.rowNo(), len(row), tw.ncols))
+	}
+	start := len(tw.buf)
+	var vals []any
+	if tw.bulk != nil {
+		vals = tw.bulk.next()
+	}
+	for i, v := range row {
+		cv, err := Convert(tw.types[i], v)
+		if err == nil && tw.checks[i] != nil {
+			err = tw.checks[i](cv)
+		}
+		if err != nil {
+			tw.buf = tw.buf[:start]
+			return s.fail(errorf("table %s, column %s, row %d: %w", tw.def.Name, tw.names[i], tw.rowNo(), err))
+		}
+		if tw.bulk != nil {
+			vals[i] = cv
+			continue
+		}
+		if str, ok := cv.(string); ok {
+			tw.bufBytes += len(str)
+		}
+		tw.buf = append(tw.buf, s.bind(tw.types[i], cv))
+	}
+	if tw.bulk != nil {
+		vals[tw.ncols] = s.instID
+		return tw.bulk.push(vals)
+	}
+	tw.buf = append(tw.buf, s.instID)
+	tw.bufRows++
+	tw.bufBytes += 8 * len(tw.real)
+	if tw.bufRows == tw.perStmt || tw.bufBytes >= maxBatchBytes {
+		return tw.flush()
+	}
+	return nil
+}
+
+// rowNo is the 1-based number of the row being written.
+func (tw *tableWriter) rowNo() int64 { return tw.rows + int64(tw.bufRows) + tw.bulkRows() + 1 }
+
+func (tw *tableWriter) flush() error {
+	if tw.bufRows == 0 {
+		return nil
+	}
+	s := tw.s
+	var err error
+	if tw.bufRows == tw.perStmt {
+		if tw.stmt == nil {
+			q := dialects.InsertSQL(s.db.d, tw.lt.qualified, tw.real, tw.perStmt)
+			tw.stmt, err = s.tx.PrepareContext(s.ctx, q)
+			if err != nil {
+				return s.fail(errorf("table %s: prepare insert: %w", tw.def.Name, err))
+			}
+		}
+		_, err = tw.stmt.ExecContext(s.ctx, tw.buf...)
+	} else {
+		q := dialects.InsertSQL(s.db.d, tw.lt.qualified, tw.real, tw.bufRows)
+		_, err = s.tx.ExecContext(s.ctx, q, tw.buf...)
+	}
+	if err != nil {
+		return s.fail(errorf("table %s, rows %d-%d: %w", tw.def.Name, tw.rows+1, tw.rows+int64(tw.bufRows), err))
+	}
+	tw.rows += int64(tw.bufRows)
+	tw.buf = tw.buf[:0]
+	tw.bufRows, tw.bufBytes = 0, 0
+	s.progressed(tw.rows)
+	return nil
+}
+
+func (s *session) progressed(tableRows int64) {
+	if s.db.opts.Progress != nil {
+		s.db.opts.Progress(s.result.Rows + tableRows)
+	}
+}
+
+func (tw *tableWriter) close() error {
+	defer tw.closeStmt()
+	if tw.bulk != nil {
+		n, err := tw.bulk.close()
+		tw.rows += n
+		if err != nil {
+			return tw.s.fail(err)
+		}
+		return nil
+	}
+	return tw.flush()
+}
+
+func (tw *tableWriter) abort() {
+	if tw.bulk != nil {
+		tw.bulk.abort()
+	}
+	tw.closeStmt()
+}
+
+func (tw *tableWriter) closeStmt() {
+	if tw.stmt != nil {
+		tw.stmt.Close()
+		tw.stmt = nil
+	}
+}
