@@ -112,5 +112,9 @@ func IndexName(prefix, table, suffix string) string {
 		tail += "_" + suffix
 	}
 	keep := MaxIndexName - len(prefix) - 1 - len(tail)
-	return prefix + "_" + table[:keep] + tail
+	if keep < 1 {
+		// Prefix and suffix alone are too long: keep only the hash.
+		return (prefix + tail)[:min(len(prefix)+len(tail), MaxIndexName)]
+	}
+	return prefix + "_" + table[:min(keep, len(table))] + tail
 }

@@ -102,6 +102,11 @@ func ValidateProfiler(profiler string, tables []Table) error {
 		byName[key] = true
 	}
 	for _, t := range tables {
+		if t.Parent != "" {
+			if err := ValidateName(t.Parent); err != nil {
+				return fmt.Errorf("profiler %s: table %s, parent: %w", profiler, t.Name, err)
+			}
+		}
 		if t.Parent != "" && !byName[strings.ToUpper(t.Parent)] {
 			return fmt.Errorf("profiler %s: table %s has unknown parent %s", profiler, t.Name, t.Parent)
 		}

@@ -1,0 +1,48 @@
+package lightcoverage_test
+
+import (
+	"testing"
+
+	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/profilers/lightcoverage"
+)
+
+// TestRegistered: importing the package registers the profiler under Name,
+// and every exported table-name constant names one of its tables; the
+// constants cover all of them.
+func TestRegistered(t *testing.T) {
+	def, err := profilers.Lookup(lightcoverage.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := []string{
+		lightcoverage.Lines,
+		lightcoverage.MetaLines,
+		lightcoverage.MetaModules,
+		lightcoverage.MetaRoutines,
+		lightcoverage.MetaSourceFiles,
+		lightcoverage.ModulesData,
+		lightcoverage.RoutinesData,
+		lightcoverage.SourceFilesData,
+	}
+	seen := map[string]bool{}
+	for _, c := range consts {
+		tb, ok := def.Table(c)
+		if !ok {
+			t.Errorf("profiler %s: constant %s names no registered table", lightcoverage.Name, c)
+			continue
+		}
+		if tb.Name != c {
+			t.Errorf("profiler %s: constant %s, table registered as %s", lightcoverage.Name, c, tb.Name)
+		}
+		if seen[c] {
+			t.Errorf("profiler %s: two constants name %s", lightcoverage.Name, c)
+		}
+		seen[c] = true
+	}
+	for _, tb := range def.Tables {
+		if !seen[tb.Name] {
+			t.Errorf("profiler %s: table %s has no constant", lightcoverage.Name, tb.Name)
+		}
+	}
+}
