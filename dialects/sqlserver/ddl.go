@@ -1,0 +1,79 @@
+package sqlserver
+
+import (
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+)
+
+// CreateTable is CreateTableIn for the login's default schema.
+func (d Dialect) CreateTable(t ddl.Table) []string { return d.CreateTableIn("", t) }
+
+// CreateTableIn returns the statements that create t in schema ("" for the
+// login's default schema) and its indexes (ddl.Table.Indexes), each guarded
+// so that it does nothing when its object exists:
+//
+//	IF OBJECT_ID(N'[dbo].[T]', N'U') IS NULL
+//	BEGIN
+//	CREATE TABLE [dbo].[T] (...);
+//	END
+//
+//	IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'IX_T_ID'
+//	    AND object_id = OBJECT_ID(N'[dbo].[T]'))
+//	CREATE INDEX [IX_T_ID] ON [dbo].[T] ([INST_ID], [ID])
+//
+// Columns keep the table's order. INST_ID and the key column are NOT NULL,
+// every other column NULL; a table with a key gets it as its PRIMARY KEY
+// constraint. Each statement must run as a batch of its own.
+func (d Dialect) CreateTableIn(schema string, t ddl.Table) []string {
+	name := d.Qualify(schema, t.Name)
+	var b strings.Builder
+	b.WriteString("IF OBJECT_ID(")
+	b.WriteString(nString(name))
+	b.WriteString(", N'U') IS NULL\nBEGIN\nCREATE TABLE ")
+	b.WriteString(name)
+	b.WriteString(" (")
+	for i, c := range t.Columns {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		b.WriteString(d.Quote(c.Name))
+		b.WriteByte(' ')
+		b.WriteString(d.ColumnType(c.Type))
+		if c.NotNull || c.Name == ddl.InstID || (t.Key != "" && strings.EqualFold(c.Name, t.Key)) {
+			b.WriteString(" NOT NULL")
+		} else {
+			b.WriteString(" NULL")
+		}
+	}
+	var indexes []ddl.Index
+	for _, ix := range t.Indexes() {
+		if !ix.Primary {
+			indexes = append(indexes, ix)
+			continue
+		}
+		b.WriteString(",\n    CONSTRAINT ")
+		b.WriteString(d.Quote(ix.Name))
+		b.WriteString(" PRIMARY KEY (")
+		b.WriteString(d.columnList(ix.Columns))
+		b.WriteByte(')')
+	}
+	b.WriteString("\n);\nEND")
+	stmts := []string{b.String()}
+
+	for _, ix := range indexes {
+		stmts = append(stmts, "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = "+nString(ix.Name)+
+			" AND object_id = OBJECT_ID("+nString(name)+"))\n"+
+			"CREATE INDEX "+d.Quote(ix.Name)+" ON "+name+" ("+d.columnList(ix.Columns)+")")
+	}
+	return stmts
+}
+
+func (d Dialect) columnList(cols []string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = d.Quote(c)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,439 @@
+package sqlserver_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sqlc-dev/teesql/ast"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects/sqlserver"
+	"github.com/profdb/profdb/profilers"
+	_ "github.com/profdb/profdb/profilers/functiontrace"
+	_ "github.com/profdb/profdb/profilers/lightcoverage"
+	_ "github.com/profdb/profdb/profilers/referencecount"
+	_ "github.com/profdb/profdb/profilers/resource"
+)
+
+// catalogue returns INSTANCES, RELATIONS and every registered profiler's
+// tables: what a full DDL script creates.
+func catalogue(t *testing.T) []ddl.Table {
+	t.Helper()
+	tables := profilers.Shared()
+	for _, def := range profilers.All() {
+		tables = append(tables, def.Tables...)
+	}
+	if len(profilers.All()) != 4 {
+		t.Fatalf("registered profilers: %v, want the four AQTime ones", profilers.Names())
+	}
+	return tables
+}
+
+// builtinTypes are SQL Server's system data types.
+var builtinTypes = map[string]bool{
+	"bigint": true, "int": true, "smallint": true, "tinyint": true, "bit": true,
+	"decimal": true, "numeric": true, "money": true, "smallmoney": true,
+	"float": true, "real": true,
+	"date": true, "datetime2": true, "datetime": true, "datetimeoffset": true, "smalldatetime": true, "time": true,
+	"char": true, "varchar": true, "text": true, "nchar": true, "nvarchar": true, "ntext": true,
+	"binary": true, "varbinary": true, "image": true,
+	"uniqueidentifier": true, "xml": true, "sql_variant": true, "rowversion": true, "timestamp": true,
+	"hierarchyid": true, "geometry": true, "geography": true, "cursor": true, "table": true,
+}
+
+// goLine matches a batch separator line.
+var goLine = regexp.MustCompile(`(?mi)^[ \t]*GO[ \t]*\r?$`)
+
+// splitBatches splits a script on its GO lines, dropping empty batches.
+func splitBatches(script string) []string {
+	var out []string
+	for _, b := range goLine.Split(script, -1) {
+		if b = strings.TrimSpace(b); b != "" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// renderType spells a parsed data type the way ColumnType does.
+func renderType(t *testing.T, dt ast.DataTypeReference) (name, full string) {
+	t.Helper()
+	ref, ok := dt.(*ast.SqlDataTypeReference)
+	if !ok {
+		t.Fatalf("data type %T is not a SQL Server system type", dt)
+	}
+	if ref.SqlDataTypeOption == "" || ref.Name == nil || ref.Name.BaseIdentifier == nil {
+		t.Fatalf("data type %+v not recognized", ref)
+	}
+	name = ref.Name.BaseIdentifier.Value
+	full = strings.ToUpper(name)
+	if len(ref.Parameters) > 0 {
+		var ps []string
+		for _, p := range ref.Parameters {
+			switch l := p.(type) {
+			case *ast.IntegerLiteral:
+				ps = append(ps, l.Value)
+			case *ast.MaxLiteral:
+				ps = append(ps, strings.ToUpper(l.Value))
+			default:
+				t.Fatalf("type parameter %T", p)
+			}
+		}
+		full += "(" + strings.Join(ps, ",") + ")"
+	}
+	return strings.ToLower(name), full
+}
+
+func identValues(ids []*ast.Identifier) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.Value
+	}
+	return out
+}
+
+func sortColumns(cols []*ast.ColumnWithSortOrder) []string {
+	var out []string
+	for _, c := range cols {
+		out = append(out, identValues(c.Column.MultiPartIdentifier.Identifiers)...)
+	}
+	return out
+}
+
+func equal(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
+
+// checkCreateTable checks one CREATE TABLE batch, parsed by teesql, against
+// the table definition: the OBJECT_ID guard names the table it creates,
+// columns come in document order with the dialect's types and nullability,
+// and a keyed table has its primary key.
+func checkCreateTable(t *testing.T, d sqlserver.Dialect, schema string, tb ddl.Table, script *ast.Script) {
+	t.Helper()
+	if len(script.Batches) != 1 || len(script.Batches[0].Statements) != 1 {
+		t.Fatalf("%s: want one statement in the batch, got %+v", tb.Name, script.Batches)
+	}
+	ifs, ok := script.Batches[0].Statements[0].(*ast.IfStatement)
+	if !ok {
+		t.Fatalf("%s: statement is %T, want IF", tb.Name, script.Batches[0].Statements[0])
+	}
+	isNull, ok := ifs.Predicate.(*ast.BooleanIsNullExpression)
+	if !ok || isNull.IsNot {
+		t.Fatalf("%s: guard is %T, want OBJECT_ID(...) IS NULL", tb.Name, ifs.Predicate)
+	}
+	fc, ok := isNull.Expression.(*ast.FunctionCall)
+	if !ok || !strings.EqualFold(fc.FunctionName.Value, "OBJECT_ID") {
+		t.Fatalf("%s: guard tests %T, want OBJECT_ID", tb.Name, isNull.Expression)
+	}
+	if got, want := stringLiterals(fc), []string{d.Qualify(schema, tb.Name), "U"}; !equal(got, want) {
+		t.Errorf("%s: OBJECT_ID arguments %q, want %q", tb.Name, got, want)
+	}
+	block, ok := ifs.ThenStatement.(*ast.BeginEndBlockStatement)
+	if !ok || block.StatementList == nil || len(block.StatementList.Statements) != 1 || ifs.ElseStatement != nil {
+		t.Fatalf("%s: want BEGIN CREATE TABLE ...; END, got %T", tb.Name, ifs.ThenStatement)
+	}
+	ct, ok := block.StatementList.Statements[0].(*ast.CreateTableStatement)
+	if !ok {
+		t.Fatalf("%s: block holds %T, want CREATE TABLE", tb.Name, block.StatementList.Statements[0])
+	}
+	name := ct.SchemaObjectName
+	if name.BaseIdentifier.Value != tb.Name {
+		t.Errorf("CREATE TABLE %q, want %q", name.BaseIdentifier.Value, tb.Name)
+	}
+	gotSchema := ""
+	if name.SchemaIdentifier != nil {
+		gotSchema = name.SchemaIdentifier.Value
+	}
+	if gotSchema != schema || name.DatabaseIdentifier != nil {
+		t.Errorf("%s: created in schema %q, want %q", tb.Name, gotSchema, schema)
+	}
+	cols := ct.Definition.ColumnDefinitions
+	if len(cols) != len(tb.Columns) {
+		t.Fatalf("%s: %d columns, want %d", tb.Name, len(cols), len(tb.Columns))
+	}
+	for i, c := range cols {
+		want := tb.Columns[i]
+		if c.ColumnIdentifier.Value != want.Name {
+			t.Errorf("%s column %d: %q, want %q", tb.Name, i+1, c.ColumnIdentifier.Value, want.Name)
+		}
+		typeName, full := renderType(t, c.DataType)
+		if !builtinTypes[typeName] {
+			t.Errorf("%s.%s: type %q is not a SQL Server built-in type", tb.Name, want.Name, typeName)
+		}
+		if full != d.ColumnType(want.Type) {
+			t.Errorf("%s.%s: type %s, want %s for %v", tb.Name, want.Name, full, d.ColumnType(want.Type), want.Type)
+		}
+		wantNull := !(want.Name == ddl.InstID || want.Name == tb.Key)
+		var nulls []bool
+		for _, k := range c.Constraints {
+			if n, ok := k.(*ast.NullableConstraintDefinition); ok {
+				nulls = append(nulls, n.Nullable)
+			}
+		}
+		if c.Nullable != nil {
+			nulls = append(nulls, c.Nullable.Nullable)
+		}
+		if len(nulls) != 1 || nulls[0] != wantNull {
+			t.Errorf("%s.%s: nullability %v, want explicit nullable=%v", tb.Name, want.Name, nulls, wantNull)
+		}
+		if c.DefaultConstraint != nil || c.IdentityOptions != nil || c.ComputedColumnExpression != nil || c.Collation != nil {
+			t.Errorf("%s.%s: unexpected default, identity, computation or collation", tb.Name, want.Name)
+		}
+	}
+	var pks []*ast.UniqueConstraintDefinition
+	for _, k := range ct.Definition.TableConstraints {
+		u, ok := k.(*ast.UniqueConstraintDefinition)
+		if !ok || !u.IsPrimaryKey {
+			t.Errorf("%s: unexpected table constraint %T", tb.Name, k)
+			continue
+		}
+		pks = append(pks, u)
+	}
+	switch {
+	case tb.Key == "" && len(pks) != 0:
+		t.Errorf("%s: has a primary key, want none", tb.Name)
+	case tb.Key != "" && len(pks) != 1:
+		t.Errorf("%s: %d primary keys, want one on %s", tb.Name, len(pks), tb.Key)
+	case tb.Key != "":
+		if got := sortColumns(pks[0].Columns); !equal(got, []string{tb.Key}) {
+			t.Errorf("%s: primary key on %v, want %s", tb.Name, got, tb.Key)
+		}
+		if pks[0].ConstraintIdentifier == nil || pks[0].ConstraintIdentifier.Value != "PK_"+tb.Name {
+			t.Errorf("%s: primary key constraint %+v, want PK_%s", tb.Name, pks[0].ConstraintIdentifier, tb.Name)
+		}
+	}
+}
+
+// checkCreateIndex checks one CREATE INDEX batch against the index: the
+// guard looks the index up by name on the table it is created on.
+func checkCreateIndex(t *testing.T, d sqlserver.Dialect, schema string, tb ddl.Table, ix ddl.Index, script *ast.Script) {
+	t.Helper()
+	if len(script.Batches) != 1 || len(script.Batches[0].Statements) != 1 {
+		t.Fatalf("%s: want one statement in the batch", ix.Name)
+	}
+	ifs, ok := script.Batches[0].Statements[0].(*ast.IfStatement)
+	if !ok || ifs.ElseStatement != nil {
+		t.Fatalf("%s: statement is %T, want IF", ix.Name, script.Batches[0].Statements[0])
+	}
+	if got, want := stringLiterals(ifs.Predicate), []string{ix.Name, d.Qualify(schema, tb.Name)}; !equal(got, want) {
+		t.Errorf("%s: guard literals %q, want %q", ix.Name, got, want)
+	}
+	ci, ok := ifs.ThenStatement.(*ast.CreateIndexStatement)
+	if !ok {
+		t.Fatalf("%s: IF runs %T, want CREATE INDEX", ix.Name, ifs.ThenStatement)
+	}
+	if ci.Name.Value != ix.Name || ci.OnName.BaseIdentifier.Value != tb.Name || ci.Unique {
+		t.Errorf("CREATE INDEX %s ON %s (unique %v), want %s ON %s", ci.Name.Value, ci.OnName.BaseIdentifier.Value, ci.Unique, ix.Name, tb.Name)
+	}
+	if got := sortColumns(ci.Columns); !equal(got, ix.Columns) {
+		t.Errorf("%s: columns %v, want %v", ix.Name, got, ix.Columns)
+	}
+}
+
+// TestScriptParses generates the DDL script of the whole catalogue, splits
+// it on GO lines, and checks every batch with both parsers and against the
+// plugin definitions.
+func TestScriptParses(t *testing.T) {
+	var d sqlserver.Dialect
+	tables := catalogue(t)
+	if len(tables) != 2+37 {
+		t.Errorf("catalogue has %d tables, want INSTANCES, RELATIONS and the 37 profiler tables", len(tables))
+	}
+	script := ddl.Script(d, []string{"profdb: AQTime result tables for SQL Server"}, tables)
+	batches := splitBatches(script)
+
+	// The script is each statement of each table, in order, as a batch.
+	var want []string
+	for _, tb := range tables {
+		for _, s := range d.CreateTable(tb) {
+			want = append(want, s+";")
+		}
+	}
+	if len(batches) != len(want) {
+		t.Fatalf("%d batches, want %d", len(batches), len(want))
+	}
+	batches[0] = strings.TrimSpace(batches[0][strings.Index(batches[0], "\n"):]) // header comment
+	for i := range want {
+		if batches[i] != want[i] {
+			t.Fatalf("batch %d:\n%s\nwant\n%s", i+1, batches[i], want[i])
+		}
+	}
+
+	// The whole script, GO lines included, parses in both parsers.
+	whole := &antlrDDL{}
+	mustParseBoth(t, "script", script, whole)
+
+	seen := map[string]bool{}
+	n := 0
+	for _, tb := range tables {
+		if seen[tb.Name] {
+			t.Errorf("table %s defined twice", tb.Name)
+		}
+		seen[tb.Name] = true
+		var ixs []ddl.Index
+		for _, ix := range tb.Indexes() {
+			if !ix.Primary {
+				ixs = append(ixs, ix)
+			}
+		}
+		if tb.Key == "" && len(ixs) != 1+btoi(tb.Parent != "") {
+			t.Errorf("%s: %d indexes, want (INST_ID, ID) and, on a child table, (INST_ID, PARENT_ID)", tb.Name, len(ixs))
+		}
+
+		// The CREATE TABLE batch.
+		a := &antlrDDL{}
+		checkCreateTable(t, d, "", tb, mustParseBoth(t, tb.Name, batches[n], a))
+		if len(a.tables) != 1 || a.tables[0].name != tb.Name || a.tables[0].schema != "" || len(a.tables[0].columns) != len(tb.Columns) {
+			t.Fatalf("%s: ANTLR tree has tables %+v", tb.Name, a.tables)
+		}
+		for i, c := range a.tables[0].columns {
+			if c[0] != tb.Columns[i].Name || !strings.EqualFold(c[1], d.ColumnType(tb.Columns[i].Type)) {
+				t.Errorf("%s: ANTLR column %d is %s %s, want %s %s", tb.Name, i+1, c[0], c[1], tb.Columns[i].Name, d.ColumnType(tb.Columns[i].Type))
+			}
+		}
+		n++
+
+		// One batch per index.
+		for _, ix := range ixs {
+			a := &antlrDDL{}
+			checkCreateIndex(t, d, "", tb, ix, mustParseBoth(t, ix.Name, batches[n], a))
+			if len(a.indexes) != 1 || a.indexes[0] != [2]string{ix.Name, tb.Name} {
+				t.Errorf("%s: ANTLR tree has indexes %v", ix.Name, a.indexes)
+			}
+			n++
+		}
+	}
+	if len(whole.tables) != len(tables) {
+		t.Errorf("whole script: ANTLR found %d CREATE TABLE, want %d", len(whole.tables), len(tables))
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestCreateTableInSchema checks schema qualification with names that need
+// escaping: ']' doubled inside brackets, single quotes doubled inside N'...'.
+func TestCreateTableInSchema(t *testing.T) {
+	var d sqlserver.Dialect
+	tables := []ddl.Table{profilers.Instances(), profilers.Relations()}
+	lc, err := profilers.Lookup("light-coverage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, ok := lc.Table("LIGHT_COVERAGE_PROFILER_LINES")
+	if !ok {
+		t.Fatal("no LIGHT_COVERAGE_PROFILER_LINES")
+	}
+	// A key column is NOT NULL even when its definition does not say so.
+	keyed := ddl.Table{Name: "KEYED", Key: "K", Columns: []ddl.Column{
+		profilers.Col("K", ddl.Integer), profilers.Col(ddl.InstID, ddl.Integer), profilers.Col("V", ddl.String)}}
+	tables = append(tables, lines, keyed)
+	for _, schema := range []string{"dbo", "o'brien", "a]b", "x'y]]z"} {
+		for _, tb := range tables {
+			stmts := d.CreateTableIn(schema, tb)
+			checkCreateTable(t, d, schema, tb, mustParseBoth(t, schema+"."+tb.Name, stmts[0], nil))
+			var ixs []ddl.Index
+			for _, ix := range tb.Indexes() {
+				if !ix.Primary {
+					ixs = append(ixs, ix)
+				}
+			}
+			if len(stmts) != 1+len(ixs) {
+				t.Fatalf("%s: %d statements, want %d", tb.Name, len(stmts), 1+len(ixs))
+			}
+			for i, ix := range ixs {
+				checkCreateIndex(t, d, schema, tb, ix, mustParseBoth(t, ix.Name, stmts[1+i], nil))
+			}
+		}
+	}
+	// The exact text for one case, so that a reader sees what is produced.
+	got := d.CreateTableIn("o'b]", profilers.Instances())[0]
+	if !strings.HasPrefix(got, "IF OBJECT_ID(N'[o''b]]].[INSTANCES]', N'U') IS NULL\nBEGIN\nCREATE TABLE [o'b]]].[INSTANCES] (\n") {
+		t.Errorf("CreateTableIn:\n%s", got)
+	}
+	// Schema "" names no schema at all, so the login's default one applies.
+	for _, s := range d.CreateTable(lines) {
+		if strings.Contains(strings.ToLower(s), "dbo") {
+			t.Errorf("CreateTable hard-codes dbo:\n%s", s)
+		}
+	}
+}
+
+// TestConsumerQuery: the Light Coverage query of NOTES.md ("A real
+// consumer"), unquoted and upper case, parses in both parsers, and every
+// table and column it names exists, under that exact name, in the tables
+// profdb creates; the unqualified columns are unambiguous.
+func TestConsumerQuery(t *testing.T) {
+	const query = `SELECT l.ID, COL_FILE_NAME, l.COL_MARK, l.COL_SOURCE_LINE, f.COL____COVERED
+FROM LIGHT_COVERAGE_PROFILER_LINES l
+INNER JOIN LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA f ON l.PARENT_ID = f.ID
+ORDER BY COL_FILE_NAME`
+	script := mustParseBoth(t, "consumer query", query, nil)
+	if script == nil {
+		return
+	}
+	var d sqlserver.Dialect
+	created := map[string]ddl.Table{}
+	for _, tb := range catalogue(t) {
+		for _, s := range d.CreateTable(tb) {
+			sc, err := teeParse(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			walk(sc, func(n any) {
+				if ct, ok := n.(*ast.CreateTableStatement); ok {
+					var cols []ddl.Column
+					for _, c := range ct.Definition.ColumnDefinitions {
+						cols = append(cols, ddl.Column{Name: c.ColumnIdentifier.Value})
+					}
+					created[ct.SchemaObjectName.BaseIdentifier.Value] = ddl.Table{Columns: cols}
+				}
+			})
+		}
+	}
+	alias := map[string]string{}
+	walk(script, func(n any) {
+		if nt, ok := n.(*ast.NamedTableReference); ok {
+			name := nt.SchemaObject.BaseIdentifier.Value
+			if _, ok := created[name]; !ok {
+				t.Errorf("query reads table %s, which is not created", name)
+			}
+			alias[nt.Alias.Value] = name
+		}
+	})
+	if len(alias) != 2 {
+		t.Fatalf("tables read: %v", alias)
+	}
+	refs := 0
+	walk(script, func(n any) {
+		cr, ok := n.(*ast.ColumnReferenceExpression)
+		if !ok || cr.MultiPartIdentifier == nil {
+			return
+		}
+		refs++
+		ids := identValues(cr.MultiPartIdentifier.Identifiers)
+		col := ids[len(ids)-1]
+		var in []string
+		for a, name := range alias {
+			if len(ids) == 2 && ids[0] != a {
+				continue
+			}
+			tb := created[name]
+			if _, ok := tb.Column(col); ok {
+				if got := tb.Columns[tb.ColumnIndex(col)].Name; got != col {
+					t.Errorf("%s.%s is created as %s", name, col, got)
+				}
+				in = append(in, name)
+			}
+		}
+		if len(in) != 1 {
+			t.Errorf("column %v found in %v, want exactly one table", ids, in)
+		}
+	})
+	if refs != 8 {
+		t.Errorf("%d column references checked, want 8", refs)
+	}
+}

@@ -1,0 +1,107 @@
+package sqlserver
+
+import (
+	"strconv"
+	"strings"
+
+	// The driver registers itself as "sqlserver" (and "mssql").
+	_ "github.com/microsoft/go-mssqldb"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+)
+
+// Name is the dialect's registered name; it is also its only DSN scheme
+// and the go-mssqldb driver name it uses.
+const Name = "sqlserver"
+
+// Limits of one request. go-mssqldb sends a statement with parameters as a
+// call of sp_executesql, whose own @stmt and @params count against SQL
+// Server's 2100 parameters per request; a VALUES list holds at most 1000
+// rows.
+const (
+	MaxParams = 2100 - 2
+	MaxRows   = 1000
+)
+
+// Dialect is the SQL Server dialect. The zero value is ready to use; it has
+// no state.
+type Dialect struct{}
+
+var (
+	_ dialects.Dialect   = Dialect{}
+	_ dialects.Binder    = Dialect{}
+	_ dialects.Locker    = Dialect{}
+	_ ddl.BatchSeparator = Dialect{}
+)
+
+func init() { dialects.Register(Dialect{}) }
+
+// Name returns "sqlserver".
+func (Dialect) Name() string { return Name }
+
+// Schemes returns the DSN URL schemes of the dialect: "sqlserver".
+func (Dialect) Schemes() []string { return []string{Name} }
+
+// DriverName returns "sqlserver", the go-mssqldb driver that takes @p1, @p2,
+// ... as positional parameters.
+func (Dialect) DriverName() string { return Name }
+
+// Quote quotes an identifier in brackets, doubling any ']' inside.
+func (Dialect) Quote(ident string) string { return dialects.QuoteWith('[', ']', ident) }
+
+// StoredName returns documented unchanged: SQL Server keeps names as
+// created, and profdb creates them upper-case as documented (NOTES.md, "A
+// real consumer").
+func (Dialect) StoredName(documented string) string { return documented }
+
+// Qualify returns the quoted name of table in schema, or the bare quoted
+// name when schema is "" so that the login's default schema applies.
+func (d Dialect) Qualify(schema, table string) string {
+	if schema == "" {
+		return d.Quote(table)
+	}
+	return d.Quote(schema) + "." + d.Quote(table)
+}
+
+// Placeholder returns "@p" followed by n, go-mssqldb's name for the n-th
+// positional argument.
+func (Dialect) Placeholder(n int) string { return dialects.NumberedPlaceholder("@p", n) }
+
+// Limits returns MaxParams and MaxRows.
+func (Dialect) Limits() dialects.Limits {
+	return dialects.Limits{MaxParams: MaxParams, MaxRows: MaxRows}
+}
+
+// BatchSeparator returns "GO", the line sqlcmd and SSMS split scripts on.
+func (Dialect) BatchSeparator() string { return "GO" }
+
+// AllocLock is the sp_getapplock resource that serializes result-set
+// allocation.
+const AllocLock = "profdb.alloc"
+
+// LockTimeout is how long Lock waits for AllocLock, in milliseconds.
+const LockTimeout = 600000
+
+// Lock returns the statement that takes AllocLock exclusively for the
+// export transaction. The lock is owned by the transaction, so it is
+// released by COMMIT or ROLLBACK and there is no release statement.
+//
+// sp_getapplock reports a timeout, a cancellation or a deadlock through its
+// return status (negative), not as an error; the statement turns a
+// negative status into a severity-16 error so that the export stops
+// instead of proceeding unlocked.
+func (d Dialect) Lock() (acquire, release []string) {
+	stmt := "DECLARE @profdb_lock int;\n" +
+		"EXEC @profdb_lock = sp_getapplock @Resource = " + nString(AllocLock) +
+		", @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = " + strconv.Itoa(LockTimeout) + ";\n" +
+		"IF @profdb_lock < 0 RAISERROR(" +
+		nString("profdb: could not lock "+AllocLock+" (sp_getapplock returned %d)") + ", 16, 1, @profdb_lock)"
+	return []string{stmt}, nil
+}
+
+// nString returns s as a T-SQL Unicode string literal, doubling single
+// quotes.
+func nString(s string) string {
+	return "N'" + strings.ReplaceAll(s, "'", "''") + "'"
+}

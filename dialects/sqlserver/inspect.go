@@ -1,0 +1,133 @@
+package sqlserver
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+)
+
+// schemaFilter returns the condition on TABLE_SCHEMA and its arguments:
+// the schema as parameter @p1, or the login's default schema
+// (SCHEMA_NAME()) when schema is "".
+func schemaFilter(schema string) (string, []any) {
+	if schema == "" {
+		return "TABLE_SCHEMA = SCHEMA_NAME()", nil
+	}
+	return "TABLE_SCHEMA = @p1", []any{schema}
+}
+
+// Tables lists the base tables of schema ("" for the login's default
+// schema) by their real names, sorted, from INFORMATION_SCHEMA.TABLES.
+func (Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]string, error) {
+	cond, args := schemaFilter(schema)
+	rows, err := q.QueryContext(ctx, "SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE "+cond+
+		" AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlserver: list tables: %w", err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("sqlserver: list tables: %w", err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlserver: list tables: %w", err)
+	}
+	return names, nil
+}
+
+// Columns describes the columns of table in schema ("" for the login's
+// default schema), in table order, from INFORMATION_SCHEMA.COLUMNS. The
+// table name is matched by the database's collation (case-insensitively
+// under SQL Server's default collations). A table without columns (one that
+// does not exist) gives an empty list.
+func (Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table string) ([]dialects.ColumnInfo, error) {
+	cond, args := schemaFilter(schema)
+	args = append(args, table)
+	query := "SELECT COLUMN_NAME, DATA_TYPE, IS_NULLABLE, COLUMN_DEFAULT, CHARACTER_MAXIMUM_LENGTH," +
+		" NUMERIC_PRECISION, NUMERIC_SCALE FROM INFORMATION_SCHEMA.COLUMNS WHERE " + cond +
+		" AND TABLE_NAME = @p" + strconv.Itoa(len(args)) + " ORDER BY ORDINAL_POSITION"
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlserver: columns of %s: %w", table, err)
+	}
+	defer rows.Close()
+	var cols []dialects.ColumnInfo
+	for rows.Next() {
+		var (
+			name, dataType, nullable string
+			def                      sql.NullString
+			maxLen, prec, scale      sql.NullInt64
+		)
+		if err := rows.Scan(&name, &dataType, &nullable, &def, &maxLen, &prec, &scale); err != nil {
+			return nil, fmt.Errorf("sqlserver: columns of %s: %w", table, err)
+		}
+		c := describe(dataType, maxLen, prec, scale)
+		c.Name = name
+		c.Nullable = strings.EqualFold(nullable, "YES")
+		c.HasDefault = def.Valid
+		cols = append(cols, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlserver: columns of %s: %w", table, err)
+	}
+	return cols, nil
+}
+
+// describe maps an INFORMATION_SCHEMA.COLUMNS type (DATA_TYPE,
+// CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE) to its
+// spelling and its closest logical type:
+//
+//   - bigint, int, smallint, tinyint: Integer with IntBits 64, 32, 16, 8
+//     (tinyint is unsigned, 0 to 255);
+//   - nvarchar, varchar, nchar, char, ntext, text: String with MaxChars
+//     the declared length, 0 for MAX (length -1) and for the large-object
+//     types ntext and text;
+//   - decimal, numeric, money, smallmoney: Decimal with Precision and Scale;
+//   - float, real: Float.
+//
+// Any other type has Type 0.
+func describe(dataType string, maxLen, prec, scale sql.NullInt64) dialects.ColumnInfo {
+	dt := strings.ToLower(dataType)
+	c := dialects.ColumnInfo{DBType: dt}
+	switch dt {
+	case "bigint":
+		c.Type, c.IntBits = ddl.Integer, 64
+	case "int":
+		c.Type, c.IntBits = ddl.Integer, 32
+	case "smallint":
+		c.Type, c.IntBits = ddl.Integer, 16
+	case "tinyint":
+		c.Type, c.IntBits = ddl.Integer, 8
+	case "nvarchar", "varchar", "nchar", "char":
+		c.Type = ddl.String
+		switch {
+		case maxLen.Valid && maxLen.Int64 == -1:
+			c.DBType += "(max)"
+		case maxLen.Valid:
+			c.MaxChars = maxLen.Int64
+			c.DBType += "(" + strconv.FormatInt(maxLen.Int64, 10) + ")"
+		}
+	case "ntext", "text":
+		c.Type = ddl.String
+	case "decimal", "numeric":
+		c.Type = ddl.Decimal
+		c.Precision, c.Scale = int(prec.Int64), int(scale.Int64)
+		c.DBType += "(" + strconv.Itoa(c.Precision) + "," + strconv.Itoa(c.Scale) + ")"
+	case "money", "smallmoney":
+		c.Type = ddl.Decimal
+		c.Precision, c.Scale = int(prec.Int64), int(scale.Int64)
+	case "float", "real":
+		c.Type = ddl.Float
+	}
+	return c
+}
