@@ -143,3 +143,17 @@ type Rows interface {
 type BulkLoader interface {
 	BulkLoad(ctx context.Context, tx *sql.Tx, t Target, rows Rows) (int64, error)
 }
+
+// IndexSplitter is implemented by dialects that can create a table apart
+// from its indexes. When an export creates a table itself, it loads the rows
+// first and builds the indexes afterwards, inside the same transaction,
+// which is several times faster than maintaining them row by row. Dialects
+// whose DDL commits (DDLCommitter) do not benefit.
+type IndexSplitter interface {
+	// CreateTableOnly returns the statements of CreateTableIn without the
+	// secondary indexes (a primary key stays with the table).
+	CreateTableOnly(schema string, t ddl.Table) []string
+	// CreateIndexes returns the statements that create the secondary
+	// indexes of t, each safe to run again.
+	CreateIndexes(schema string, t ddl.Table) []string
+}
