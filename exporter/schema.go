@@ -29,12 +29,16 @@ type liveColumn struct {
 }
 
 // ensureTables makes sure every table exists, creating the missing ones
-// unless NoCreate is set, and inspects them.
-func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Table) (map[string]*liveTable, error) {
+// unless NoCreate is set, and inspects them. With deferIndexes, a created
+// table's secondary indexes are left for the caller to build after the load
+// (see dialects.IndexSplitter); they are returned as statements.
+func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Table, deferIndexes bool) (map[string]*liveTable, []string, error) {
+	var later []string
+	splitter, canSplit := db.d.(dialects.IndexSplitter)
 	d, schema := db.d, db.opts.Schema
 	names, err := d.Tables(ctx, q, schema)
 	if err != nil {
-		return nil, errorf("list tables: %w", err)
+		return nil, nil, errorf("list tables: %w", err)
 	}
 	existing := make(map[string]string, len(names))
 	for _, n := range names {
@@ -46,11 +50,16 @@ func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Ta
 		real, ok := existing[strings.ToUpper(t.Name)]
 		if !ok {
 			if db.opts.NoCreate {
-				return nil, errorf("table %s does not exist in %s, and creating tables is forbidden (--no-create); ask for it to be created, e.g. with `profdb ddl --dialect %s`", t.Name, db.where(), d.Name())
+				return nil, nil, errorf("table %s does not exist in %s, and creating tables is forbidden (--no-create); ask for it to be created, e.g. with `profdb ddl --dialect %s`", t.Name, db.where(), d.Name())
 			}
-			for _, stmt := range d.CreateTableIn(schema, t) {
+			stmts := d.CreateTableIn(schema, t)
+			if deferIndexes && canSplit {
+				stmts = splitter.CreateTableOnly(schema, t)
+				later = append(later, splitter.CreateIndexes(schema, t)...)
+			}
+			for _, stmt := range stmts {
 				if _, err := q.ExecContext(ctx, stmt); err != nil {
-					return nil, errorf("create table %s: %w", t.Name, err)
+					return nil, nil, errorf("create table %s: %w", t.Name, err)
 				}
 			}
 			real = d.StoredName(t.Name)
@@ -60,14 +69,14 @@ func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Ta
 		lt.qualified = d.Qualify(schema, real)
 		cols, err := d.Columns(ctx, q, schema, real)
 		if err != nil {
-			return nil, errorf("inspect table %s: %w", real, err)
+			return nil, nil, errorf("inspect table %s: %w", real, err)
 		}
 		if err := lt.bind(d, cols); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out[strings.ToUpper(t.Name)] = lt
 	}
-	return out, nil
+	return out, later, nil
 }
 
 func (db *DB) where() string {

@@ -26,6 +26,7 @@ type session struct {
 	conn     *sql.Conn
 	tx       *sql.Tx
 	release  []string
+	indexes  []string // secondary indexes of created tables, built before commit
 	tables   map[string]*liveTable
 	instID   int64
 	started  map[string]bool
@@ -79,7 +80,7 @@ func (s *session) begin() error {
 		if err := execAll(ctx, s.conn, acquire); err != nil {
 			return errorf("lock: %w", err)
 		}
-		tables, err := s.db.ensureTables(ctx, s.conn, all)
+		tables, _, err := s.db.ensureTables(ctx, s.conn, all, false)
 		if err != nil {
 			return err
 		}
@@ -94,11 +95,11 @@ func (s *session) begin() error {
 		if err := execAll(ctx, tx, acquire); err != nil {
 			return errorf("lock: %w", err)
 		}
-		tables, err := s.db.ensureTables(ctx, tx, all)
+		tables, indexes, err := s.db.ensureTables(ctx, tx, all, true)
 		if err != nil {
 			return err
 		}
-		s.tables = tables
+		s.tables, s.indexes = tables, indexes
 	}
 	return s.allocate()
 }
@@ -262,6 +263,12 @@ func (s *session) Commit() (Result, error) {
 	if err := s.endTable(); err != nil {
 		s.fail(err)
 		return Result{}, err
+	}
+	for _, stmt := range s.indexes {
+		if _, err := s.tx.ExecContext(s.ctx, stmt); err != nil {
+			s.fail(err)
+			return Result{}, errorf("create index: %w", err)
+		}
 	}
 	if err := s.writeInstance(); err != nil {
 		s.fail(err)
