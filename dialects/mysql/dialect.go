@@ -1,0 +1,104 @@
+package mysql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/profdb/profdb/dialects"
+	// The database/sql driver "mysql".
+	_ "github.com/go-sql-driver/mysql"
+)
+
+// Dialect is the MySQL/MariaDB dialect. It has no state; the zero value is
+// ready to use and is what the package registers.
+type Dialect struct{}
+
+func init() { dialects.Register(Dialect{}) }
+
+var (
+	_ dialects.Dialect = (*Dialect)(nil)
+	_ dialects.Binder  = (*Dialect)(nil)
+	_ dialects.Locker  = (*Dialect)(nil)
+)
+
+// Name returns "mysql".
+func (Dialect) Name() string { return "mysql" }
+
+// Schemes returns the DSN scheme that selects MySQL: "mysql".
+func (Dialect) Schemes() []string { return []string{"mysql"} }
+
+// DriverName returns "mysql", the name go-sql-driver/mysql registers.
+func (Dialect) DriverName() string { return "mysql" }
+
+// Quote quotes an identifier in backticks, doubling any backtick inside.
+func (Dialect) Quote(ident string) string { return dialects.QuoteWith('`', '`', ident) }
+
+// StoredName returns the documented name unchanged (upper case): MySQL
+// matches column names case-insensitively, and table names as stored,
+// which on a server with lower_case_table_names=0 (the Linux default) is
+// case-sensitively.
+func (Dialect) StoredName(documented string) string { return documented }
+
+// Qualify returns `schema`.`table`, or `table` alone when schema is ""
+// (the current database).
+func (d Dialect) Qualify(schema, table string) string {
+	if schema == "" {
+		return d.Quote(table)
+	}
+	return d.Quote(schema) + "." + d.Quote(table)
+}
+
+// Placeholder returns "?": MySQL parameters are positional.
+func (Dialect) Placeholder(int) string { return "?" }
+
+// MaxParams is the most parameters one prepared statement may carry: the
+// protocol counts them in 16 bits.
+const MaxParams = 65535
+
+// Limits returns MaxParams parameters and no row limit of MySQL's own.
+// max_allowed_packet bounds each single value, not the statement; see the
+// package documentation and MaxAllowedPacket.
+func (Dialect) Limits() dialects.Limits { return dialects.Limits{MaxParams: MaxParams} }
+
+// AllocLockName is the named lock that serializes result-set allocation.
+const AllocLockName = "profdb.alloc"
+
+// AllocLockTimeout is how many seconds the acquire statement waits.
+const AllocLockTimeout = 600
+
+// Lock returns the statements that serialize result-set allocation with a
+// session lock:
+//
+//	acquire: SELECT GET_LOCK('profdb.alloc', 600)
+//	release: SELECT RELEASE_LOCK('profdb.alloc')
+//
+// The lock belongs to the session, not the transaction: run both on the
+// same *sql.Conn, release after the transaction ended. GET_LOCK returns 1
+// when it got the lock, 0 on timeout and NULL on error; a caller that runs
+// acquire with Exec learns nothing of that, so it should read the result
+// and fail unless it is 1.
+func (Dialect) Lock() (acquire, release []string) {
+	return []string{fmt.Sprintf("SELECT GET_LOCK('%s', %d)", AllocLockName, AllocLockTimeout)},
+		[]string{fmt.Sprintf("SELECT RELEASE_LOCK('%s')", AllocLockName)}
+}
+
+// MaxAllowedPacket returns the session's max_allowed_packet in bytes: each
+// single value a prepared statement binds must be smaller (see the package
+// documentation).
+func MaxAllowedPacket(ctx context.Context, q dialects.DBTX) (int64, error) {
+	var n int64
+	if err := q.QueryRowContext(ctx, "SELECT @@SESSION.max_allowed_packet").Scan(&n); err != nil {
+		return 0, fmt.Errorf("mysql: read max_allowed_packet: %w", err)
+	}
+	return n, nil
+}
+
+// quoteAll quotes each name and joins them with ", ".
+func (d Dialect) quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = d.Quote(d.StoredName(n))
+	}
+	return strings.Join(q, ", ")
+}

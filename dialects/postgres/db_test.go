@@ -1,0 +1,293 @@
+package postgres
+
+import (
+	"database/sql"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/internal/testdb"
+)
+
+// open returns a handle on a fresh schema and the schema's name.
+func open(t *testing.T) (*sql.DB, string) {
+	t.Helper()
+	dsn := testdb.Fresh(t, "postgres")
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testdb.Open(t, dsn), u.Query().Get("search_path")
+}
+
+// TestSchema runs the whole DDL twice (once into the current schema, once
+// naming it) and checks what Tables and Columns report, and the indexes,
+// against the documented layout.
+func TestSchema(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db, schema := open(t)
+	tables := allTables(t)
+	for _, s := range []string{"", schema} {
+		for _, tab := range tables {
+			for _, stmt := range d.CreateTableIn(s, tab) {
+				if _, err := db.ExecContext(ctx, stmt); err != nil {
+					t.Fatalf("schema %q: %s: %v", s, stmt, err)
+				}
+			}
+		}
+	}
+	var want []string
+	for _, tab := range tables {
+		want = append(want, d.StoredName(tab.Name))
+	}
+	want = sorted(want)
+	for _, s := range []string{"", schema} {
+		got, err := d.Tables(ctx, db, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("Tables(%q) = %v\nwant %v", s, got, want)
+		}
+	}
+	for _, tab := range tables {
+		cols, err := d.Columns(ctx, db, "", d.StoredName(tab.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantCols []dialects.ColumnInfo
+		for _, c := range tab.Columns {
+			ci := dialects.ColumnInfo{
+				Name: strings.ToLower(c.Name), Type: c.Type, Nullable: !c.NotNull && c.Name != tab.Key,
+			}
+			switch c.Type {
+			case ddl.Integer:
+				ci.DBType, ci.IntBits = "bigint", 64
+			case ddl.String:
+				ci.DBType = "text"
+			case ddl.Float:
+				ci.DBType = "double precision"
+			case ddl.Decimal:
+				ci.DBType, ci.Precision, ci.Scale = "numeric(28,8)", 28, 8
+			}
+			wantCols = append(wantCols, ci)
+		}
+		if !reflect.DeepEqual(cols, wantCols) {
+			t.Errorf("Columns(%s) =\n%+v\nwant\n%+v", tab.Name, cols, wantCols)
+		}
+		checkIndexes(t, db, tab)
+	}
+	if _, err := d.Columns(ctx, db, schema, "no_such_table"); err == nil || !strings.Contains(err.Error(), "no_such_table") {
+		t.Errorf("Columns of a missing table: %v", err)
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+// checkIndexes compares the table's indexes in pg_catalog with
+// tab.Indexes(), names and columns in stored (lower) case.
+func checkIndexes(t *testing.T, q dialects.DBTX, tab ddl.Table) {
+	t.Helper()
+	ctx := testCtx(t)
+	d := Dialect{}
+	rows, err := q.QueryContext(ctx, `SELECT ic.relname, x.indisprimary, a.attname
+FROM pg_index x
+JOIN pg_class ic ON ic.oid = x.indexrelid
+JOIN pg_class tc ON tc.oid = x.indrelid
+CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, n)
+JOIN pg_attribute a ON a.attrelid = tc.oid AND a.attnum = k.attnum
+WHERE tc.relnamespace = current_schema()::regnamespace AND tc.relname = $1
+ORDER BY ic.relname, k.n`, d.StoredName(tab.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string]string{}
+	for rows.Next() {
+		var (
+			ix, col string
+			primary bool
+		)
+		if err := rows.Scan(&ix, &primary, &col); err != nil {
+			t.Fatal(err)
+		}
+		if got[ix] == "" && primary {
+			got[ix] = "PRIMARY:"
+		} else if got[ix] != "" && !strings.HasSuffix(got[ix], ":") {
+			got[ix] += ","
+		}
+		got[ix] += col
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, ix := range tab.Indexes() {
+		v := strings.ToLower(strings.Join(ix.Columns, ","))
+		if ix.Primary {
+			v = "PRIMARY:" + v
+		}
+		want[d.StoredName(ix.Name)] = v
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s indexes = %v, want %v", tab.Name, got, want)
+	}
+}
+
+func TestValueRoundTrip(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db, _ := open(t)
+	for _, s := range d.CreateTable(roundTripTable) {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := roundTripRows(false)
+	insertRows(ctx, t, d, db, "", roundTripTable, rows)
+	checkRoundTrip(ctx, t, d, db, rows)
+
+	// U+0000 cannot be stored: an error, not a silent change.
+	bad := [][]any{{int64(100), "a\x00b", nil, nil, nil}}
+	cols := []string{"inst_id", "col_string", "col_integer", "col_decimal", "col_float"}
+	if _, err := db.ExecContext(ctx, dialects.InsertSQL(d, d.Qualify("", "profdb_round_trip"), cols, 1), bad[0]...); err == nil {
+		t.Error("a string with U+0000 was accepted")
+	}
+	// A decimal beyond NUMERIC(28,8) is refused, not rounded or clamped.
+	if _, err := db.ExecContext(ctx, `INSERT INTO profdb_round_trip (inst_id, col_decimal) VALUES ($1, $2)`,
+		int64(101), d.Bind(ddl.Decimal, dialects.Dec("123456789012345678901"))); err == nil {
+		t.Error("a 21-digit decimal was accepted")
+	}
+}
+
+func TestMaxParamsStatement(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db, _ := open(t)
+	for _, s := range d.CreateTable(roundTripTable) {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	maxParamsStatement(ctx, t, d, db)
+}
+
+// TestInspectHandMade: tables a DBA created, unquoted (stored lower case)
+// and quoted upper case, with the usual types.
+func TestInspectHandMade(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db, schema := open(t)
+	for _, s := range []string{
+		`CREATE TABLE DBA_Made (ID integer, NAME varchar(255), AMOUNT numeric(10,2), RATIO real, BIG bigint,
+			NOTE text NOT NULL DEFAULT 'x', SMALL smallint, FREE numeric, CODE char(3), D double precision,
+			SERIAL_ID serial, IDENT bigint GENERATED ALWAYS AS IDENTITY, NULLDEF text DEFAULT NULL, FLAG boolean, TS timestamp)`,
+		`CREATE TABLE "DBA_UPPER" ("ID" bigint NOT NULL, "COL_Name" text, "COL_MARK" numeric(28,8))`,
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, err := d.Tables(ctx, db, schema)
+	if err != nil || strings.Join(names, ",") != "DBA_UPPER,dba_made" {
+		t.Errorf("Tables = %v, %v", names, err)
+	}
+	got, err := d.Columns(ctx, db, "", "dba_made")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []dialects.ColumnInfo{
+		{Name: "id", DBType: "integer", Type: ddl.Integer, Nullable: true, IntBits: 32},
+		{Name: "name", DBType: "character varying(255)", Type: ddl.String, Nullable: true, MaxChars: 255},
+		{Name: "amount", DBType: "numeric(10,2)", Type: ddl.Decimal, Nullable: true, Precision: 10, Scale: 2},
+		{Name: "ratio", DBType: "real", Type: ddl.Float, Nullable: true},
+		{Name: "big", DBType: "bigint", Type: ddl.Integer, Nullable: true, IntBits: 64},
+		{Name: "note", DBType: "text", Type: ddl.String, HasDefault: true},
+		{Name: "small", DBType: "smallint", Type: ddl.Integer, Nullable: true, IntBits: 16},
+		{Name: "free", DBType: "numeric", Type: ddl.Decimal, Nullable: true},
+		{Name: "code", DBType: "character(3)", Type: ddl.String, Nullable: true, MaxChars: 3},
+		{Name: "d", DBType: "double precision", Type: ddl.Float, Nullable: true},
+		{Name: "serial_id", DBType: "integer", Type: ddl.Integer, HasDefault: true, IntBits: 32},
+		{Name: "ident", DBType: "bigint", Type: ddl.Integer, HasDefault: true, IntBits: 64},
+		{Name: "nulldef", DBType: "text", Type: ddl.String, Nullable: true},
+		{Name: "flag", DBType: "boolean", Nullable: true},
+		{Name: "ts", DBType: "timestamp without time zone", Nullable: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Columns(dba_made) =\n%+v\nwant\n%+v", got, want)
+	}
+	got, err = d.Columns(ctx, db, schema, "DBA_UPPER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []dialects.ColumnInfo{
+		{Name: "ID", DBType: "bigint", Type: ddl.Integer, IntBits: 64},
+		{Name: "COL_Name", DBType: "text", Type: ddl.String, Nullable: true},
+		{Name: "COL_MARK", DBType: "numeric(28,8)", Type: ddl.Decimal, Nullable: true, Precision: 28, Scale: 8},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Columns(DBA_UPPER) =\n%+v\nwant\n%+v", got, want)
+	}
+	// The real name is matched exactly: the upper-case table is not
+	// "dba_upper".
+	if _, err := d.Columns(ctx, db, "", "dba_upper"); err == nil {
+		t.Error(`Columns found "dba_upper" for a table named "DBA_UPPER"`)
+	}
+}
+
+func TestConsumerQuery(t *testing.T) {
+	ctx := testCtx(t)
+	db, _ := open(t)
+	checkConsumerQuery(ctx, t, Dialect{}, db)
+}
+
+// TestLock: the acquire statement holds the lock until the transaction
+// ends.
+func TestLock(t *testing.T) {
+	ctx := testCtx(t)
+	db, _ := open(t)
+	acquire, release := Dialect{}.Lock()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, s := range acquire {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	try := func() bool {
+		var ok bool
+		if err := db.QueryRowContext(ctx, "SELECT pg_try_advisory_xact_lock($1)", AllocLockKey).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if try() {
+		t.Fatal("another session got the lock while the transaction held it")
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if len(release) != 0 {
+		t.Fatalf("release = %q, want none", release)
+	}
+	if !try() {
+		t.Fatal("the lock outlived the transaction")
+	}
+}

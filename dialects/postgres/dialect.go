@@ -1,0 +1,81 @@
+package postgres
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/profdb/profdb/dialects"
+	// The database/sql driver "postgres".
+	_ "github.com/lib/pq"
+)
+
+// Dialect is the PostgreSQL dialect. It has no state; the zero value is
+// ready to use and is what the package registers.
+type Dialect struct{}
+
+func init() { dialects.Register(Dialect{}) }
+
+var (
+	_ dialects.Dialect = (*Dialect)(nil)
+	_ dialects.Binder  = (*Dialect)(nil)
+	_ dialects.Locker  = (*Dialect)(nil)
+)
+
+// Name returns "postgres".
+func (Dialect) Name() string { return "postgres" }
+
+// Schemes returns the DSN schemes that select PostgreSQL: "postgres" and
+// "postgresql".
+func (Dialect) Schemes() []string { return []string{"postgres", "postgresql"} }
+
+// DriverName returns "postgres", the name lib/pq registers.
+func (Dialect) DriverName() string { return "postgres" }
+
+// Quote quotes an identifier in double quotes, doubling any double quote
+// inside. The name is kept as given: quoted names are case-sensitive.
+func (Dialect) Quote(ident string) string { return dialects.QuoteWith('"', '"', ident) }
+
+// StoredName returns the documented name in lower case, the case under
+// which PostgreSQL stores unquoted names, so that unquoted upper-case
+// queries find the tables and columns profdb creates.
+func (Dialect) StoredName(documented string) string { return strings.ToLower(documented) }
+
+// Qualify returns "schema"."table", or "table" alone when schema is "" (the
+// current schema).
+func (d Dialect) Qualify(schema, table string) string {
+	if schema == "" {
+		return d.Quote(table)
+	}
+	return d.Quote(schema) + "." + d.Quote(table)
+}
+
+// Placeholder returns "$n".
+func (Dialect) Placeholder(n int) string { return dialects.NumberedPlaceholder("$", n) }
+
+// MaxParams is the most parameters one statement may carry: the protocol's
+// Bind message counts them in 16 bits.
+const MaxParams = 65535
+
+// Limits returns MaxParams parameters and no row limit of PostgreSQL's own.
+func (Dialect) Limits() dialects.Limits { return dialects.Limits{MaxParams: MaxParams} }
+
+// AllocLockKey is the advisory-lock key that serializes result-set
+// allocation among concurrent exporters: the bytes "profdb" followed by
+// 0x0001.
+const AllocLockKey int64 = 0x70726F6664620001
+
+// Lock returns the statement that serializes result-set allocation:
+// SELECT pg_advisory_xact_lock(AllocLockKey). The lock belongs to the
+// transaction and ends with it, so there is nothing to release.
+func (Dialect) Lock() (acquire, release []string) {
+	return []string{"SELECT pg_advisory_xact_lock(" + strconv.FormatInt(AllocLockKey, 10) + ")"}, nil
+}
+
+// quoteAll quotes the stored form of each name and joins them with ", ".
+func (d Dialect) quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = d.Quote(d.StoredName(n))
+	}
+	return strings.Join(q, ", ")
+}

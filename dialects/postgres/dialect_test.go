@@ -1,0 +1,167 @@
+package postgres
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/profilers"
+)
+
+func TestRegistered(t *testing.T) {
+	for _, dsn := range []string{"postgres://h/db", "postgresql://h/db", "POSTGRES://h/db"} {
+		d, err := dialects.ForDSN(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := d.(Dialect); !ok || d.Name() != "postgres" || d.DriverName() != "postgres" {
+			t.Errorf("ForDSN(%q) = %T %s", dsn, d, d.Name())
+		}
+	}
+}
+
+func TestQuote(t *testing.T) {
+	d := Dialect{}
+	cases := map[string]string{
+		"inst_id":  `"inst_id"`,
+		"INST_ID":  `"INST_ID"`, // Quote keeps the case; StoredName lowers it
+		`a"b`:      `"a""b"`,
+		`""`:       `""""""`,
+		"x y`[z]'": "\"x y`[z]'\"",
+	}
+	for in, want := range cases {
+		if got := d.Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+	if got := d.Qualify("", "t"); got != `"t"` {
+		t.Errorf("Qualify without schema = %s", got)
+	}
+	if got := d.Qualify(`My"Schema`, "t"); got != `"My""Schema"."t"` {
+		t.Errorf("Qualify = %s", got)
+	}
+	if got := d.StoredName("LIGHT_COVERAGE_PROFILER_LINES"); got != "light_coverage_profiler_lines" {
+		t.Errorf("StoredName = %s", got)
+	}
+	if got := d.StoredName("COL____COVERED"); got != "col____covered" {
+		t.Errorf("StoredName = %s", got)
+	}
+}
+
+func TestPlaceholderAndLimits(t *testing.T) {
+	d := Dialect{}
+	for n, want := range map[int]string{1: "$1", 2: "$2", 65535: "$65535"} {
+		if got := d.Placeholder(n); got != want {
+			t.Errorf("Placeholder(%d) = %s, want %s", n, got, want)
+		}
+	}
+	if got := dialects.InsertSQL(d, d.Qualify("s", "t"), []string{"a", "b"}, 2); got != `INSERT INTO "s"."t" ("a", "b") VALUES ($1, $2), ($3, $4)` {
+		t.Errorf("InsertSQL = %s", got)
+	}
+	if l := d.Limits(); l.MaxParams != 65535 || l.MaxRows != 0 {
+		t.Errorf("Limits = %+v", l)
+	}
+}
+
+func TestColumnType(t *testing.T) {
+	d := Dialect{}
+	want := map[ddl.Type]string{ddl.String: "TEXT", ddl.Integer: "BIGINT", ddl.Float: "DOUBLE PRECISION", ddl.Decimal: "NUMERIC(28,8)"}
+	for typ, w := range want {
+		if got := d.ColumnType(typ); got != w {
+			t.Errorf("ColumnType(%s) = %s, want %s", typ, got, w)
+		}
+	}
+	if got := d.ColumnType(0); got != "" {
+		t.Errorf("ColumnType(0) = %q", got)
+	}
+}
+
+func TestBind(t *testing.T) {
+	d := Dialect{}
+	if got := d.Bind(ddl.Decimal, dialects.Dec("18446744073709551615")); got != "18446744073709551615" {
+		t.Errorf("Bind(Decimal) = %#v (%T), want a plain string", got, got)
+	}
+	for _, v := range []any{int64(5), 1.25, "text", nil} {
+		for _, typ := range []ddl.Type{ddl.Integer, ddl.Float, ddl.String, ddl.Decimal} {
+			if got := d.Bind(typ, v); got != v {
+				t.Errorf("Bind(%s, %#v) = %#v, want it unchanged", typ, v, got)
+			}
+		}
+	}
+}
+
+func TestLockStatements(t *testing.T) {
+	acquire, release := Dialect{}.Lock()
+	if len(acquire) != 1 || acquire[0] != "SELECT pg_advisory_xact_lock(8102661165154435073)" || len(release) != 0 {
+		t.Errorf("Lock() = %q, %q", acquire, release)
+	}
+}
+
+func TestCreateTableStatements(t *testing.T) {
+	d := Dialect{}
+	got := d.CreateTable(profilers.Relations())
+	want := []string{`CREATE TABLE IF NOT EXISTS "relations" (
+  "col_child_table" TEXT,
+  "col_parent_table" TEXT,
+  "id" BIGINT NOT NULL,
+  "inst_id" BIGINT NOT NULL,
+  CONSTRAINT "pk_relations" PRIMARY KEY ("id")
+)`}
+	if strings.Join(got, ";\n") != strings.Join(want, ";\n") {
+		t.Errorf("RELATIONS:\n%s\nwant\n%s", strings.Join(got, ";\n"), strings.Join(want, ";\n"))
+	}
+	child := ddl.Table{Name: "P_CHILD", Parent: "P_PARENT", Columns: []ddl.Column{
+		{Name: "COL_X", Type: ddl.Decimal}, {Name: "ID", Type: ddl.Integer}, {Name: "INST_ID", Type: ddl.Integer, NotNull: true},
+		{Name: "PARENT_ID", Type: ddl.Integer}, {Name: "REC_ID", Type: ddl.Integer},
+	}}
+	got = d.CreateTableIn("My Schema", child)
+	want = []string{`CREATE TABLE IF NOT EXISTS "My Schema"."p_child" (
+  "col_x" NUMERIC(28,8),
+  "id" BIGINT,
+  "inst_id" BIGINT NOT NULL,
+  "parent_id" BIGINT,
+  "rec_id" BIGINT
+)`,
+		`CREATE INDEX IF NOT EXISTS "ix_p_child_id" ON "My Schema"."p_child" ("inst_id", "id")`,
+		`CREATE INDEX IF NOT EXISTS "ix_p_child_parent" ON "My Schema"."p_child" ("inst_id", "parent_id")`,
+	}
+	if strings.Join(got, ";\n") != strings.Join(want, ";\n") {
+		t.Errorf("child:\n%s\nwant\n%s", strings.Join(got, ";\n"), strings.Join(want, ";\n"))
+	}
+}
+
+func TestDriverDSN(t *testing.T) {
+	d := Dialect{}
+	cases := map[string]string{
+		"postgres://postgres@127.0.0.1:5432/test?sslmode=disable":                "postgres://postgres@127.0.0.1:5432/test?sslmode=disable",
+		"postgresql://u:p%40ss@db.example:6543/x?sslmode=require&search_path=s1": "postgresql://u:p%40ss@db.example:6543/x?sslmode=require&search_path=s1",
+		"POSTGRES://h/db":                                  "postgres://h/db",
+		"postgres:///db?host=/run/postgresql":              "postgres:///db?host=/run/postgresql",
+		"postgres://[::1]:5432/db?application_name=profdb": "postgres://[::1]:5432/db?application_name=profdb",
+	}
+	for in, want := range cases {
+		got, err := d.DriverDSN(in)
+		if err != nil || got != want {
+			t.Errorf("DriverDSN(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{
+		"postgres://u:secret@h:notaport/db",
+		"postgres://u:secret@h/db#frag",
+		"postgres://u:secret@h/a/b",
+		"postgres://u:secret@h/db?x=%zz",
+		"postgres:u:secret@h/db",
+		"mysql://u:secret@h/db",
+		"postgres://u:secret@h\x7f/db",
+	} {
+		got, err := d.DriverDSN(bad)
+		if err == nil {
+			t.Errorf("DriverDSN(%q) = %q, want an error", bad, got)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "postgres: ") || strings.Contains(err.Error(), "secret") {
+			t.Errorf("DriverDSN(%q) error %q: want a \"postgres: \" prefix and no password", bad, err)
+		}
+	}
+}

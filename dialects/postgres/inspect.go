@@ -1,0 +1,117 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+)
+
+// Tables lists the base tables of schema ("" for current_schema()) that
+// the user may see in information_schema, sorted by name. Names are the
+// real ones: lower case for tables created unquoted, any case for tables
+// created quoted.
+func (Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
+WHERE table_schema = COALESCE(NULLIF($1, ''), current_schema()) AND table_type = 'BASE TABLE'`, schema)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list tables of schema %q: %w", schema, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("postgres: list tables of schema %q: %w", schema, err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: list tables of schema %q: %w", schema, err)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Columns describes the columns of table (its real name, matched exactly)
+// in schema ("" for current_schema()), from information_schema.columns:
+//   - DBType is the type as PostgreSQL spells it: "bigint", "text",
+//     "character varying(255)", "numeric(28,8)", "double precision";
+//   - Type: smallint, integer, bigint -> Integer (IntBits 16, 32, 64);
+//     character varying, character, text -> String (MaxChars the declared
+//     length, 0 when unbounded); numeric -> Decimal (Precision and Scale as
+//     declared, both 0 for an unconstrained numeric, which holds any value
+//     exactly); real, double precision -> Float; anything else -> 0;
+//   - HasDefault is true for a default other than NULL, an identity column
+//     and a generated column.
+//
+// A table that does not exist is an error.
+func (d Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table string) ([]dialects.ColumnInfo, error) {
+	fail := func(err error) error {
+		return fmt.Errorf("postgres: inspect table %s: %w", d.Qualify(schema, table), err)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT column_name, data_type, udt_name, is_nullable, column_default,
+  is_identity, is_generated, character_maximum_length, numeric_precision, numeric_scale
+FROM information_schema.columns
+WHERE table_schema = COALESCE(NULLIF($1, ''), current_schema()) AND table_name = $2
+ORDER BY ordinal_position`, schema, table)
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer rows.Close()
+	var out []dialects.ColumnInfo
+	for rows.Next() {
+		var (
+			c                          dialects.ColumnInfo
+			dataType, udt, nullable    string
+			identity, generated        string
+			dflt                       sql.NullString
+			maxLen, precision, scaleNr sql.NullInt64
+		)
+		if err := rows.Scan(&c.Name, &dataType, &udt, &nullable, &dflt, &identity, &generated,
+			&maxLen, &precision, &scaleNr); err != nil {
+			return nil, fail(err)
+		}
+		c.Nullable = nullable == "YES"
+		c.HasDefault = (dflt.Valid && !strings.HasPrefix(strings.ToUpper(dflt.String), "NULL")) ||
+			identity == "YES" || generated == "ALWAYS"
+		c.DBType = dataType
+		switch dataType {
+		case "smallint":
+			c.Type, c.IntBits = ddl.Integer, 16
+		case "integer":
+			c.Type, c.IntBits = ddl.Integer, 32
+		case "bigint":
+			c.Type, c.IntBits = ddl.Integer, 64
+		case "character varying", "character", "text":
+			c.Type = ddl.String
+			if maxLen.Valid {
+				c.MaxChars = maxLen.Int64
+				c.DBType += "(" + strconv.FormatInt(maxLen.Int64, 10) + ")"
+			}
+		case "numeric":
+			c.Type = ddl.Decimal
+			if precision.Valid {
+				c.Precision, c.Scale = int(precision.Int64), int(scaleNr.Int64)
+				c.DBType += "(" + strconv.Itoa(c.Precision) + "," + strconv.Itoa(c.Scale) + ")"
+			}
+		case "real", "double precision":
+			c.Type = ddl.Float
+		case "USER-DEFINED", "ARRAY":
+			c.DBType = udt
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(err)
+	}
+	if len(out) == 0 {
+		return nil, fail(fmt.Errorf("no such table"))
+	}
+	return out, nil
+}

@@ -1,0 +1,293 @@
+package sqlite
+
+import (
+	"database/sql"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/internal/testdb"
+)
+
+func open(t *testing.T) *sql.DB {
+	t.Helper()
+	return testdb.Open(t, testdb.Fresh(t, "sqlite"))
+}
+
+// TestSchema runs the whole DDL twice and checks what Tables and Columns
+// report, and the indexes, against the documented layout.
+func TestSchema(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db := open(t)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A second database on the same connection, for CreateTableIn.
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS "aux"`, t.TempDir()+"/aux db.db"); err != nil {
+		t.Fatal(err)
+	}
+	tables := allTables(t)
+	for _, schema := range []string{"", "aux"} {
+		for pass := 0; pass < 2; pass++ {
+			for _, tab := range tables {
+				for _, s := range d.CreateTableIn(schema, tab) {
+					if _, err := conn.ExecContext(ctx, s); err != nil {
+						t.Fatalf("schema %q pass %d: %s: %v", schema, pass+1, s, err)
+					}
+				}
+			}
+		}
+		got, err := d.Tables(ctx, conn, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, tab := range tables {
+			want = append(want, d.StoredName(tab.Name))
+		}
+		if strings.Join(got, ",") != strings.Join(sorted(want), ",") {
+			t.Fatalf("Tables(%q) = %v\nwant %v", schema, got, sorted(want))
+		}
+		for _, tab := range tables {
+			cols, err := d.Columns(ctx, conn, schema, d.StoredName(tab.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantCols []dialects.ColumnInfo
+			for _, c := range tab.Columns {
+				isKey := c.Name == tab.Key
+				ci := dialects.ColumnInfo{
+					Name: d.StoredName(c.Name), DBType: d.ColumnType(c.Type), Type: c.Type,
+					Nullable: !c.NotNull && !isKey, HasDefault: isKey && c.Type == ddl.Integer, // INTEGER PRIMARY KEY: the rowid
+				}
+				if c.Type == ddl.Integer {
+					ci.IntBits = 64
+				}
+				wantCols = append(wantCols, ci)
+			}
+			if !reflect.DeepEqual(cols, wantCols) {
+				t.Errorf("Columns(%q, %s) =\n%+v\nwant\n%+v", schema, tab.Name, cols, wantCols)
+			}
+			checkIndexes(t, conn, schema, tab)
+		}
+	}
+	if _, err := d.Columns(ctx, conn, "", "NO_SUCH_TABLE"); err == nil || !strings.Contains(err.Error(), "NO_SUCH_TABLE") {
+		t.Errorf("Columns of a missing table: %v", err)
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+// checkIndexes compares the table's indexes in the catalog with
+// tab.Indexes(); a single INTEGER primary key is the rowid (no index).
+func checkIndexes(t *testing.T, q dialects.DBTX, schema string, tab ddl.Table) {
+	t.Helper()
+	ctx := testCtx(t)
+	d := Dialect{}
+	if schema == "" {
+		schema = "main"
+	}
+	got := map[string]string{}
+	rows, err := q.QueryContext(ctx, `SELECT il.name, ii.name FROM pragma_index_list(?1, ?2) il, pragma_index_info(il.name, ?2) ii
+WHERE il.origin = 'c' ORDER BY il.name, ii.seqno`, tab.Name, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ix, col string
+		if err := rows.Scan(&ix, &col); err != nil {
+			t.Fatal(err)
+		}
+		if got[ix] != "" {
+			got[ix] += ","
+		}
+		got[ix] += col
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, ix := range tab.Indexes() {
+		if ix.Primary {
+			var pk string
+			if err := q.QueryRowContext(ctx, `SELECT name FROM pragma_table_info(?1, ?2) WHERE pk = 1`, tab.Name, schema).Scan(&pk); err != nil || pk != d.StoredName(ix.Columns[0]) {
+				t.Errorf("%s: primary key %q, %v; want %s", tab.Name, pk, err, ix.Columns[0])
+			}
+			continue
+		}
+		want[d.StoredName(ix.Name)] = strings.Join(ix.Columns, ",")
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s.%s indexes = %v, want %v", schema, tab.Name, got, want)
+	}
+}
+
+func TestValueRoundTrip(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db := open(t)
+	for _, s := range d.CreateTable(roundTripTable) {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := roundTripRows(true)
+	insertRows(ctx, t, d, db, "", roundTripTable, rows)
+	checkRoundTrip(ctx, t, d, db, rows)
+
+	// Decimals of ordinary size are stored as numbers, so they compare
+	// numerically; the huge ones are text, kept exactly.
+	var typ string
+	if err := db.QueryRowContext(ctx, `SELECT typeof(COL_DECIMAL) FROM PROFDB_ROUND_TRIP WHERE INST_ID = 3`).Scan(&typ); err != nil || typ != "real" {
+		t.Errorf("-123.45 stored as %q, %v; want real", typ, err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT typeof(COL_DECIMAL) FROM PROFDB_ROUND_TRIP WHERE INST_ID = 1`).Scan(&typ); err != nil || typ != "text" {
+		t.Errorf("max uint64 stored as %q, %v; want text", typ, err)
+	}
+}
+
+// TestStrictRejects: STRICT tables refuse text in number columns instead
+// of storing it silently.
+func TestStrictRejects(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db := open(t)
+	for _, s := range d.CreateTable(roundTripTable) {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, col := range []string{"COL_INTEGER", "COL_FLOAT", "INST_ID"} {
+		_, err := db.ExecContext(ctx, `INSERT INTO PROFDB_ROUND_TRIP (INST_ID, `+col+`) VALUES (1, 'abc')`)
+		if err == nil {
+			t.Errorf("text into %s was accepted", col)
+		}
+	}
+	// INSTANCES.INST_ID is an INTEGER PRIMARY KEY, where SQLite assigns
+	// the next rowid for a NULL; in profiler tables it is NOT NULL.
+	for _, tab := range allTables(t) {
+		if tab.Name != "LIGHT_COVERAGE_PROFILER_LINES" {
+			continue
+		}
+		for _, s := range d.CreateTable(tab) {
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO LIGHT_COVERAGE_PROFILER_LINES (ID) VALUES (1)`); err == nil {
+		t.Error("NULL INST_ID was accepted")
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO LIGHT_COVERAGE_PROFILER_LINES (INST_ID, COL_SOURCE_LINE) VALUES (1, '12a')`); err == nil {
+		t.Error("text in an Integer column was accepted")
+	}
+}
+
+func TestMaxParamsStatement(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db := open(t)
+	for _, s := range d.CreateTable(roundTripTable) {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	maxParamsStatement(ctx, t, d, db)
+}
+
+// TestInspectHandMade: tables a DBA created without STRICT, with the usual
+// type names, map by SQLite's affinity rules.
+func TestInspectHandMade(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db := open(t)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE dba_made (
+		a INT, b VARCHAR(255) NOT NULL DEFAULT 'x', c DECIMAL(10,2), d FLOAT, e TEXT DEFAULT NULL,
+		f BLOB, g DOUBLE PRECISION, h NUMERIC, i BIGINT, j NUMERIC(12), k REAL, l
+	)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE dba_keyed (id INTEGER PRIMARY KEY, name TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Columns(ctx, db, "", "dba_made")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []dialects.ColumnInfo{
+		{Name: "a", DBType: "INT", Type: ddl.Integer, Nullable: true, IntBits: 64},
+		{Name: "b", DBType: "VARCHAR(255)", Type: ddl.String, HasDefault: true},
+		{Name: "c", DBType: "DECIMAL(10,2)", Type: ddl.Decimal, Nullable: true, Precision: 10, Scale: 2},
+		{Name: "d", DBType: "FLOAT", Type: ddl.Float, Nullable: true},
+		{Name: "e", DBType: "TEXT", Type: ddl.String, Nullable: true},
+		{Name: "f", DBType: "BLOB", Nullable: true},
+		{Name: "g", DBType: "DOUBLE PRECISION", Type: ddl.Float, Nullable: true},
+		{Name: "h", DBType: "NUMERIC", Type: ddl.Decimal, Nullable: true},
+		{Name: "i", DBType: "BIGINT", Type: ddl.Integer, Nullable: true, IntBits: 64},
+		{Name: "j", DBType: "NUMERIC(12)", Type: ddl.Decimal, Nullable: true, Precision: 12},
+		{Name: "k", DBType: "REAL", Type: ddl.Float, Nullable: true},
+		{Name: "l", DBType: "", Nullable: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Columns(dba_made) =\n%+v\nwant\n%+v", got, want)
+	}
+	got, err = d.Columns(ctx, db, "main", "dba_keyed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []dialects.ColumnInfo{
+		{Name: "id", DBType: "INTEGER", Type: ddl.Integer, IntBits: 64, HasDefault: true},
+		{Name: "name", DBType: "TEXT", Type: ddl.String, Nullable: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Columns(dba_keyed) =\n%+v\nwant\n%+v", got, want)
+	}
+	names, err := d.Tables(ctx, db, "")
+	if err != nil || strings.Join(names, ",") != "dba_keyed,dba_made" {
+		t.Errorf("Tables = %v, %v", names, err)
+	}
+}
+
+func TestConsumerQuery(t *testing.T) {
+	ctx := testCtx(t)
+	checkConsumerQuery(ctx, t, Dialect{}, open(t))
+}
+
+// TestDriverDSNOpens: the driver DSN opens the file the profdb DSN names,
+// with the busy timeout set, even for a path with a space, '?' and '#'.
+func TestDriverDSNOpens(t *testing.T) {
+	ctx := testCtx(t)
+	path := t.TempDir() + "/a b?c#d%41.db"
+	db := testdb.Open(t, "sqlite:"+path)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE t (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	var timeout int
+	if err := db.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&timeout); err != nil || timeout != BusyTimeoutMillis {
+		t.Errorf("busy_timeout = %d, %v", timeout, err)
+	}
+	var file string
+	if err := db.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil || file != path {
+		t.Errorf("database file = %q, %v; want %q", file, err, path)
+	}
+	var sync int
+	if err := db.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil || sync != 2 {
+		t.Errorf("synchronous = %d, %v; want 2 (FULL)", sync, err)
+	}
+}

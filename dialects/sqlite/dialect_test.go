@@ -1,0 +1,204 @@
+package sqlite
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/profilers"
+)
+
+func TestRegistered(t *testing.T) {
+	for _, dsn := range []string{"sqlite:x.db", "sqlite:///tmp/x.db", "SQLite://x.db"} {
+		d, err := dialects.ForDSN(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := d.(Dialect); !ok || d.Name() != "sqlite" || d.DriverName() != "sqlite" {
+			t.Errorf("ForDSN(%q) = %T %s", dsn, d, d.Name())
+		}
+	}
+	if _, ok := any(Dialect{}).(dialects.Locker); ok {
+		t.Error("SQLite serializes writers with BEGIN IMMEDIATE and needs no Locker")
+	}
+}
+
+func TestQuote(t *testing.T) {
+	d := Dialect{}
+	cases := map[string]string{
+		"INST_ID":   `"INST_ID"`,
+		`a"b`:       `"a""b"`,
+		`"`:         `""""`,
+		"x y`[z]'":  "\"x y`[z]'\"",
+		"":          `""`,
+		`COL____"_`: `"COL____""_"`,
+	}
+	for in, want := range cases {
+		if got := d.Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+	if got := d.Qualify("", "T"); got != `"T"` {
+		t.Errorf("Qualify without schema = %s", got)
+	}
+	if got := d.Qualify(`a"ux`, "T"); got != `"a""ux"."T"` {
+		t.Errorf("Qualify = %s", got)
+	}
+	if got := d.StoredName("LIGHT_COVERAGE_PROFILER_LINES"); got != "LIGHT_COVERAGE_PROFILER_LINES" {
+		t.Errorf("StoredName changed the name: %s", got)
+	}
+}
+
+func TestPlaceholderAndLimits(t *testing.T) {
+	d := Dialect{}
+	for n := 1; n <= 3; n++ {
+		if got := d.Placeholder(n); got != "?" {
+			t.Errorf("Placeholder(%d) = %s", n, got)
+		}
+	}
+	if got := dialects.InsertSQL(d, d.Qualify("", "T"), []string{"A", "B"}, 2); got != `INSERT INTO "T" ("A", "B") VALUES (?, ?), (?, ?)` {
+		t.Errorf("InsertSQL = %s", got)
+	}
+	if l := d.Limits(); l.MaxParams != 32766 || l.MaxRows != 0 {
+		t.Errorf("Limits = %+v", l)
+	}
+}
+
+func TestColumnType(t *testing.T) {
+	d := Dialect{}
+	want := map[ddl.Type]string{ddl.String: "TEXT", ddl.Integer: "INTEGER", ddl.Float: "REAL", ddl.Decimal: "ANY"}
+	for typ, w := range want {
+		if got := d.ColumnType(typ); got != w {
+			t.Errorf("ColumnType(%s) = %s, want %s", typ, got, w)
+		}
+		// The declared type maps back to the logical type.
+		if got := affinity(w); got != typ {
+			t.Errorf("affinity(%s) = %s, want %s", w, got, typ)
+		}
+	}
+	if got := d.ColumnType(0); got != "" {
+		t.Errorf("ColumnType(0) = %q", got)
+	}
+}
+
+func TestBind(t *testing.T) {
+	d := Dialect{}
+	cases := []struct {
+		in   any
+		want any
+	}{
+		{dialects.Dec("0"), int64(0)},
+		{dialects.Dec("-123"), int64(-123)},
+		{dialects.Dec("9223372036854775807"), int64(9223372036854775807)},
+		{dialects.Dec("-9223372036854775808"), int64(-9223372036854775808)},
+		{dialects.Dec("9223372036854775808"), "9223372036854775808"}, // 2^63 prints back as 9223372036854776000
+		{dialects.Dec("18446744073709551615"), "18446744073709551615"},
+		{dialects.Dec("18446744073709551616"), "18446744073709551616"},
+		{dialects.Dec("100000000000000000000"), 1e20}, // prints back exactly
+		{dialects.Dec("0.12345678"), 0.12345678},
+		{dialects.Dec("-123.45"), -123.45},
+		{dialects.Dec("0.1"), 0.1},
+		{dialects.Dec("12345678901234567.5"), "12345678901234567.5"},
+		{dialects.Dec("99999999999999999999.99999999"), "99999999999999999999.99999999"},
+		{"1.5", 1.5},
+		{nil, nil},
+	}
+	for _, c := range cases {
+		if got := d.Bind(ddl.Decimal, c.in); got != c.want {
+			t.Errorf("Bind(Decimal, %#v) = %#v (%T), want %#v (%T)", c.in, got, got, c.want, c.want)
+		}
+	}
+	for _, v := range []any{int64(5), 1.25, "text", nil} {
+		for _, typ := range []ddl.Type{ddl.Integer, ddl.Float, ddl.String} {
+			if got := d.Bind(typ, v); got != v {
+				t.Errorf("Bind(%s, %#v) = %#v, want it unchanged", typ, v, got)
+			}
+		}
+	}
+}
+
+func TestCreateTableStatements(t *testing.T) {
+	d := Dialect{}
+	got := d.CreateTable(profilers.Instances())
+	want := []string{`CREATE TABLE IF NOT EXISTS "INSTANCES" (
+  "CAPTION" TEXT,
+  "COUNTER_DESCRIPTION" TEXT,
+  "COUNTER_FREQUENCY" ANY,
+  "COUNTER_NAME" TEXT,
+  "INST_ID" INTEGER NOT NULL PRIMARY KEY
+) STRICT`}
+	if strings.Join(got, ";\n") != strings.Join(want, ";\n") {
+		t.Errorf("INSTANCES:\n%s\nwant\n%s", strings.Join(got, ";\n"), strings.Join(want, ";\n"))
+	}
+	child := ddl.Table{Name: "P_CHILD", Parent: "P_PARENT", Columns: []ddl.Column{
+		{Name: "COL_X", Type: ddl.Float}, {Name: "ID", Type: ddl.Integer}, {Name: "INST_ID", Type: ddl.Integer, NotNull: true},
+		{Name: "PARENT_ID", Type: ddl.Integer}, {Name: "REC_ID", Type: ddl.Integer},
+	}}
+	got = d.CreateTableIn("aux", child)
+	want = []string{`CREATE TABLE IF NOT EXISTS "aux"."P_CHILD" (
+  "COL_X" REAL,
+  "ID" INTEGER,
+  "INST_ID" INTEGER NOT NULL,
+  "PARENT_ID" INTEGER,
+  "REC_ID" INTEGER
+) STRICT`,
+		`CREATE INDEX IF NOT EXISTS "aux"."IX_P_CHILD_ID" ON "P_CHILD" ("INST_ID", "ID")`,
+		`CREATE INDEX IF NOT EXISTS "aux"."IX_P_CHILD_PARENT" ON "P_CHILD" ("INST_ID", "PARENT_ID")`,
+	}
+	if strings.Join(got, ";\n") != strings.Join(want, ";\n") {
+		t.Errorf("child:\n%s\nwant\n%s", strings.Join(got, ";\n"), strings.Join(want, ";\n"))
+	}
+	for _, s := range got {
+		if strings.HasSuffix(strings.TrimSpace(s), ";") {
+			t.Errorf("statement ends in a semicolon: %s", s)
+		}
+	}
+}
+
+func TestDriverDSN(t *testing.T) {
+	d := Dialect{}
+	const q = "?_pragma=busy_timeout%2860000%29&_pragma=cache_size%28-65536%29&_txlock=immediate&_dqs=0"
+	cases := map[string]string{
+		"sqlite:/tmp/x.db":           "file:///tmp/x.db" + q,
+		"sqlite:x.db":                "file:x.db" + q,
+		"sqlite:dir/x.db":            "file:dir/x.db" + q,
+		"sqlite:///abs/path/x.db":    "file:///abs/path/x.db" + q,
+		"sqlite://x.db":              "file:x.db" + q,
+		"sqlite://rel/x.db":          "file:rel/x.db" + q,
+		"sqlite:/tmp/a b?c#d%20.db":  "file:///tmp/a%20b%3Fc%23d%2520.db" + q,
+		"sqlite:/tmp/ж.db":           "file:///tmp/%D0%B6.db" + q,
+		"sqlite:////server/share.db": "file:////server/share.db" + q,
+	}
+	for in, want := range cases {
+		got, err := d.DriverDSN(in)
+		if err != nil || got != want {
+			t.Errorf("DriverDSN(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"sqlite:", "sqlite://", "sqlite::memory:", "postgres://u:secret@h/db", "postgres:u:secret@h/db", "x.db"} {
+		got, err := d.DriverDSN(bad)
+		if err == nil {
+			t.Errorf("DriverDSN(%q) = %q, want an error", bad, got)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "sqlite: ") || strings.Contains(err.Error(), "secret") {
+			t.Errorf("DriverDSN(%q) error %q: want an \"sqlite: \" prefix and no password", bad, err)
+		}
+	}
+}
+
+func TestAffinity(t *testing.T) {
+	cases := map[string]ddl.Type{
+		"INT": ddl.Integer, "tinyint": ddl.Integer, "BIGINT": ddl.Integer, "POINT": ddl.Integer, // "INT" anywhere wins
+		"VARCHAR(255)": ddl.String, "NCHAR(3)": ddl.String, "CLOB": ddl.String, "text": ddl.String,
+		"BLOB": 0, "": 0,
+		"REAL": ddl.Float, "FLOAT": ddl.Float, "DOUBLE PRECISION": ddl.Float,
+		"DECIMAL(10,2)": ddl.Decimal, "NUMERIC": ddl.Decimal, "ANY": ddl.Decimal, "BOOLEAN": ddl.Decimal,
+	}
+	for decl, want := range cases {
+		if got := affinity(decl); got != want {
+			t.Errorf("affinity(%q) = %s, want %s", decl, got, want)
+		}
+	}
+}

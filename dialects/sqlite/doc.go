@@ -1,0 +1,16 @@
+// Package sqlite is profdb's SQLite dialect, on the pure-Go driver
+// modernc.org/sqlite (database/sql driver name "sqlite"). Importing it
+// registers the dialect for the DSN scheme "sqlite:":
+//
+//	import _ "github.com/profdb/profdb/dialects/sqlite"
+//
+// Tables are created STRICT, so SQLite refuses values it would otherwise
+// silently convert (text in an INTEGER column, say); see types.go for the
+// column types and why Decimal columns are ANY. A schema name is the name of
+// an attached database ("main", "temp", or an ATTACH alias); "" means no
+// qualifier.
+//
+// Writers serialize through BEGIN IMMEDIATE (the DSN sets _txlock=immediate)
+// and a 60-second busy timeout, so the dialect needs no lock of its own and
+// does not implement dialects.Locker.
+package sqlite
