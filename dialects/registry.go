@@ -96,6 +96,15 @@ func Redact(dsn string) string {
 	if err != nil {
 		return redactLoose(dsn)
 	}
+	if u.Opaque != "" {
+		// scheme:user:password@host/db has no "//": hide all between the
+		// first ':' after the scheme and the last '@'.
+		at := strings.LastIndex(u.Opaque, "@")
+		if user, _, hasPw := strings.Cut(u.Opaque, ":"); at >= 0 && hasPw && len(user) < at {
+			return u.Scheme + ":" + user + ":xxxxx" + u.Opaque[at:]
+		}
+		return dsn
+	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")

@@ -99,7 +99,7 @@ func TestSchema(t *testing.T) {
 			case ddl.String:
 				ci.DBType = "longtext"
 			case ddl.Float:
-				ci.DBType = "double"
+				ci.DBType, ci.FloatBits = "double", 64
 			case ddl.Decimal:
 				ci.DBType, ci.Precision, ci.Scale = "decimal(28,8)", 28, 8
 			}
@@ -254,13 +254,13 @@ func TestInspectHandMade(t *testing.T) {
 	want := []dialects.ColumnInfo{
 		{Name: "ID", DBType: "int", Type: ddl.Integer, IntBits: 32, HasDefault: true},
 		{Name: "NAME", DBType: "varchar(255)", Type: ddl.String, Nullable: true, MaxChars: 255},
-		{Name: "RATIO", DBType: "float", Type: ddl.Float, Nullable: true},
+		{Name: "RATIO", DBType: "float", Type: ddl.Float, Nullable: true, FloatBits: 32},
 		{Name: "AMOUNT", DBType: "decimal(10,2)", Type: ddl.Decimal, Nullable: true, Precision: 10, Scale: 2},
 		{Name: "T8", DBType: "tinyint", Type: ddl.Integer, Nullable: true, IntBits: 8},
 		{Name: "T16", DBType: "smallint", Type: ddl.Integer, Nullable: true, IntBits: 16},
 		{Name: "T24", DBType: "mediumint", Type: ddl.Integer, Nullable: true, IntBits: 24},
 		{Name: "BIG", DBType: "bigint unsigned", Type: ddl.Integer, Nullable: true, IntBits: 64},
-		{Name: "D", DBType: "double", Type: ddl.Float, Nullable: true},
+		{Name: "D", DBType: "double", Type: ddl.Float, Nullable: true, FloatBits: 64},
 		{Name: "NOTE", DBType: "text", Type: ddl.String, Nullable: true, MaxChars: 65535 / 4},
 		{Name: "LONGNOTE", DBType: "longtext", Type: ddl.String, Nullable: true},
 		{Name: "CODE", DBType: "char(3)", Type: ddl.String, MaxChars: 3, HasDefault: true},

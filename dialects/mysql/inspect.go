@@ -134,8 +134,10 @@ ORDER BY c.ORDINAL_POSITION`, db, table)
 			c.Type = ddl.String
 		case "decimal", "numeric":
 			c.Type, c.Precision, c.Scale = ddl.Decimal, int(prec.Int64), int(scale.Int64)
-		case "float", "double", "double precision", "real":
-			c.Type = ddl.Float
+		case "float":
+			c.Type, c.FloatBits = ddl.Float, 32
+		case "double", "double precision", "real":
+			c.Type, c.FloatBits = ddl.Float, 64
 		}
 		out = append(out, c)
 	}

@@ -70,7 +70,7 @@ func TestSchema(t *testing.T) {
 			case ddl.String:
 				ci.DBType = "text"
 			case ddl.Float:
-				ci.DBType = "double precision"
+				ci.DBType, ci.FloatBits = "double precision", 64
 			case ddl.Decimal:
 				ci.DBType, ci.Precision, ci.Scale = "numeric(28,8)", 28, 8
 			}
@@ -214,13 +214,13 @@ func TestInspectHandMade(t *testing.T) {
 		{Name: "id", DBType: "integer", Type: ddl.Integer, Nullable: true, IntBits: 32},
 		{Name: "name", DBType: "character varying(255)", Type: ddl.String, Nullable: true, MaxChars: 255},
 		{Name: "amount", DBType: "numeric(10,2)", Type: ddl.Decimal, Nullable: true, Precision: 10, Scale: 2},
-		{Name: "ratio", DBType: "real", Type: ddl.Float, Nullable: true},
+		{Name: "ratio", DBType: "real", Type: ddl.Float, Nullable: true, FloatBits: 32},
 		{Name: "big", DBType: "bigint", Type: ddl.Integer, Nullable: true, IntBits: 64},
 		{Name: "note", DBType: "text", Type: ddl.String, HasDefault: true},
 		{Name: "small", DBType: "smallint", Type: ddl.Integer, Nullable: true, IntBits: 16},
 		{Name: "free", DBType: "numeric", Type: ddl.Decimal, Nullable: true},
 		{Name: "code", DBType: "character(3)", Type: ddl.String, Nullable: true, MaxChars: 3},
-		{Name: "d", DBType: "double precision", Type: ddl.Float, Nullable: true},
+		{Name: "d", DBType: "double precision", Type: ddl.Float, Nullable: true, FloatBits: 64},
 		{Name: "serial_id", DBType: "integer", Type: ddl.Integer, HasDefault: true, IntBits: 32},
 		{Name: "ident", DBType: "bigint", Type: ddl.Integer, HasDefault: true, IntBits: 64},
 		{Name: "nulldef", DBType: "text", Type: ddl.String, Nullable: true},

@@ -100,8 +100,10 @@ ORDER BY ordinal_position`, schema, table)
 				c.Precision, c.Scale = int(precision.Int64), int(scaleNr.Int64)
 				c.DBType += "(" + strconv.Itoa(c.Precision) + "," + strconv.Itoa(c.Scale) + ")"
 			}
-		case "real", "double precision":
-			c.Type = ddl.Float
+		case "real":
+			c.Type, c.FloatBits = ddl.Float, 32
+		case "double precision":
+			c.Type, c.FloatBits = ddl.Float, 64
 		case "USER-DEFINED", "ARRAY":
 			c.DBType = udt
 		}

@@ -68,6 +68,9 @@ func TestSchema(t *testing.T) {
 				if c.Type == ddl.Integer {
 					ci.IntBits = 64
 				}
+				if c.Type == ddl.Float {
+					ci.FloatBits = 64
+				}
 				wantCols = append(wantCols, ci)
 			}
 			if !reflect.DeepEqual(cols, wantCols) {
@@ -234,14 +237,14 @@ func TestInspectHandMade(t *testing.T) {
 		{Name: "a", DBType: "INT", Type: ddl.Integer, Nullable: true, IntBits: 64},
 		{Name: "b", DBType: "VARCHAR(255)", Type: ddl.String, HasDefault: true},
 		{Name: "c", DBType: "DECIMAL(10,2)", Type: ddl.Decimal, Nullable: true, Precision: 10, Scale: 2},
-		{Name: "d", DBType: "FLOAT", Type: ddl.Float, Nullable: true},
+		{Name: "d", DBType: "FLOAT", Type: ddl.Float, Nullable: true, FloatBits: 64},
 		{Name: "e", DBType: "TEXT", Type: ddl.String, Nullable: true},
 		{Name: "f", DBType: "BLOB", Nullable: true},
-		{Name: "g", DBType: "DOUBLE PRECISION", Type: ddl.Float, Nullable: true},
+		{Name: "g", DBType: "DOUBLE PRECISION", Type: ddl.Float, Nullable: true, FloatBits: 64},
 		{Name: "h", DBType: "NUMERIC", Type: ddl.Decimal, Nullable: true},
 		{Name: "i", DBType: "BIGINT", Type: ddl.Integer, Nullable: true, IntBits: 64},
 		{Name: "j", DBType: "NUMERIC(12)", Type: ddl.Decimal, Nullable: true, Precision: 12},
-		{Name: "k", DBType: "REAL", Type: ddl.Float, Nullable: true},
+		{Name: "k", DBType: "REAL", Type: ddl.Float, Nullable: true, FloatBits: 64},
 		{Name: "l", DBType: "", Nullable: true},
 	}
 	if !reflect.DeepEqual(got, want) {

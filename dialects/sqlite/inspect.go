@@ -105,6 +105,9 @@ ORDER BY CASE schema WHEN 'temp' THEN 0 WHEN 'main' THEN 1 ELSE 2 END LIMIT 1`, 
 			return nil, fail(err)
 		}
 		c.info.Type = affinity(c.info.DBType)
+		if c.info.Type == ddl.Float {
+			c.info.FloatBits = 64 // SQLite stores every REAL as an 8-byte double
+		}
 		switch c.info.Type {
 		case ddl.Integer:
 			c.info.IntBits = 64

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/profilers"
+	"github.com/spf13/cobra"
+)
+
+// ddlOptions are the flags of "profdb ddl".
+type ddlOptions struct {
+	dialect   string
+	profilers []string
+	schema    string
+	output    string
+}
+
+func newDDLCmd() *cobra.Command {
+	var o ddlOptions
+	cmd := &cobra.Command{
+		Use:   "ddl --dialect D [--profiler NAME]... [--schema S] [-o FILE]",
+		Short: "Print the SQL script that creates the AQTime tables",
+		Long: `ddl prints the SQL script that creates the tables of AQTime's documented
+layout for one SQL dialect: INSTANCES and RELATIONS, shared by every profiler,
+then the tables of the chosen profilers (all of them by default), each parent
+table before its children, with their indexes.
+
+The script runs as it is in the dialect's own client: sqlite3, psql,
+mariadb/mysql or sqlcmd (SQL Server batches are separated by GO lines). Every
+statement is idempotent (CREATE ... IF NOT EXISTS or its equivalent), so the
+script can be run again on a database that already has the tables.
+
+The output is deterministic: the same flags give the same script. The
+scripts for all profilers are checked in as ddl/sql/DIALECT.sql.`,
+		Example: `  profdb ddl --dialect sqlite | sqlite3 profdb.db
+  profdb ddl --dialect postgres --profiler function-trace -o function-trace.sql
+  profdb ddl --dialect sqlserver --schema aqtime -o aqtime.sql && sqlcmd -b -i aqtime.sql`,
+		Args:                  usageArgs(cobra.NoArgs),
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			script, err := o.script()
+			if err != nil {
+				return err
+			}
+			if o.output == "" || o.output == "-" {
+				_, err = io.WriteString(cmd.OutOrStdout(), script)
+				return err
+			}
+			if err := os.WriteFile(o.output, []byte(script), 0o644); err != nil {
+				return err
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.dialect, "dialect", "d", "",
+		"SQL `dialect`: "+orList(dialects.Names())+" (required)")
+	f.StringSliceVarP(&o.profilers, "profiler", "p", nil,
+		"`NAME` of a profiler whose tables to create; repeat or separate with commas (default: all)\none of: "+strings.Join(profilers.Names(), ", "))
+	f.StringVar(&o.schema, "schema", "",
+		"create the tables in the existing schema `NAME` (a database on MySQL) instead of the default")
+	f.StringVarP(&o.output, "output", "o", "", "write the script to `FILE` instead of standard output")
+	return cmd
+}
+
+// script builds the script the options describe.
+func (o *ddlOptions) script() (string, error) {
+	if o.dialect == "" {
+		return "", usageErrorf("--dialect is required: one of %s", orList(dialects.Names()))
+	}
+	d, err := lookupDialect(o.dialect)
+	if err != nil {
+		return "", err
+	}
+	defs, err := selectProfilers(o.profilers)
+	if err != nil {
+		return "", err
+	}
+	if strings.ContainsFunc(o.schema, unicode.IsControl) {
+		return "", usageErrorf("--schema %q: control characters are not allowed", o.schema)
+	}
+	tables, err := scriptTables(defs)
+	if err != nil {
+		return "", err
+	}
+	return ddl.Script(generator(d, o.schema), scriptHeader(d.Name(), defs, o.schema), tables), nil
+}
+
+// lookupDialect finds a registered dialect, or fails naming the valid ones.
+func lookupDialect(name string) (dialects.Dialect, error) {
+	valid := dialects.Names()
+	if !slices.Contains(valid, strings.ToLower(name)) {
+		return nil, usageErrorf("unknown dialect %q: want one of %s", name, strings.Join(valid, ", "))
+	}
+	return dialects.Lookup(name)
+}
+
+// selectProfilers returns the definitions of the named profilers in registry
+// order (so the output does not depend on the order of the flags), each
+// once; no names means every registered profiler.
+func selectProfilers(names []string) ([]profilers.Definition, error) {
+	all := profilers.Names()
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if !slices.Contains(all, n) {
+			return nil, usageErrorf("unknown profiler %q: want one of %s", n, strings.Join(all, ", "))
+		}
+		want[n] = true
+	}
+	var defs []profilers.Definition
+	for _, n := range all {
+		if len(want) > 0 && !want[n] {
+			continue
+		}
+		def, err := profilers.Lookup(n)
+		if err != nil {
+			return nil, err
+		}
+		defs = append(defs, def)
+	}
+	return defs, nil
+}
+
+// scriptTables returns INSTANCES and RELATIONS followed by the tables of
+// defs, each in its definition's order (parents first). A table that two
+// profilers define alike is created once; defined differently, it is an
+// error, for one database holds one table of a name.
+func scriptTables(defs []profilers.Definition) ([]ddl.Table, error) {
+	tables := profilers.Shared()
+	owner := map[string]string{}
+	for _, t := range tables {
+		owner[strings.ToUpper(t.Name)] = "profdb"
+	}
+	for _, def := range defs {
+	next:
+		for _, t := range def.Tables {
+			key := strings.ToUpper(t.Name)
+			if o, dup := owner[key]; dup {
+				for _, prev := range tables {
+					if strings.ToUpper(prev.Name) == key && reflect.DeepEqual(prev, t) {
+						continue next
+					}
+				}
+				return nil, fmt.Errorf("table %s is defined differently by profilers %s and %s", t.Name, o, def.Name)
+			}
+			owner[key] = def.Name
+			tables = append(tables, t)
+		}
+	}
+	return tables, nil
+}
+
+// scriptHeader returns the comment lines that open a script. They hold no
+// timestamp, so that the output is deterministic.
+func scriptHeader(dialect string, defs []profilers.Definition, schema string) []string {
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Name
+	}
+	h := []string{
+		"AQTime profiler tables, generated by profdb (profdb ddl). Do not edit.",
+		"dialect: " + dialect,
+		"profilers: " + strings.Join(names, ", "),
+	}
+	if schema != "" {
+		h = append(h, "schema: "+schema)
+	}
+	if hint, ok := runHints[dialect]; ok {
+		h = append(h, "run: "+hint)
+	}
+	h = append(h, "Every statement is idempotent: the script can be run again.")
+	return h
+}
+
+// runHints say how each dialect's client runs a script.
+var runHints = map[string]string{
+	"sqlite":    "sqlite3 profdb.db < FILE",
+	"postgres":  "psql -v ON_ERROR_STOP=1 -d DATABASE -f FILE",
+	"mysql":     "mariadb DATABASE < FILE (or mysql)",
+	"sqlserver": "sqlcmd -b -d DATABASE -i FILE",
+}
+
+// generator returns the generator that creates tables in schema ("" for the
+// default), keeping the dialect's batch separator.
+func generator(d dialects.Dialect, schema string) ddl.Generator {
+	if schema == "" {
+		return d
+	}
+	return schemaGenerator{d: d, schema: schema}
+}
+
+// schemaGenerator creates tables in a named schema.
+type schemaGenerator struct {
+	d      dialects.Dialect
+	schema string
+}
+
+// CreateTable implements ddl.Generator.
+func (g schemaGenerator) CreateTable(t ddl.Table) []string { return g.d.CreateTableIn(g.schema, t) }
+
+// BatchSeparator implements ddl.BatchSeparator; "" when the dialect has none.
+func (g schemaGenerator) BatchSeparator() string {
+	if bs, ok := g.d.(ddl.BatchSeparator); ok {
+		return bs.BatchSeparator()
+	}
+	return ""
+}
+
+// orList formats names as "a, b or c".
+func orList(names []string) string {
+	switch len(names) {
+	case 0:
+		return "(none registered)"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}

@@ -1,0 +1,16 @@
+package main
+
+// The profiler plugins and SQL dialects profdb is built with. They register
+// themselves in init; this is the only place that imports them for that side
+// effect.
+import (
+	_ "github.com/profdb/profdb/dialects/mysql"
+	_ "github.com/profdb/profdb/dialects/postgres"
+	_ "github.com/profdb/profdb/dialects/sqlite"
+	_ "github.com/profdb/profdb/dialects/sqlserver"
+
+	_ "github.com/profdb/profdb/profilers/functiontrace"
+	_ "github.com/profdb/profdb/profilers/lightcoverage"
+	_ "github.com/profdb/profdb/profilers/referencecount"
+	_ "github.com/profdb/profdb/profilers/resource"
+)

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/profilers"
+	"github.com/spf13/cobra"
+)
+
+func newProfilersCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "profilers [--json] [NAME]...",
+		Short: "List the profiler plugins with their tables and columns",
+		Long: `profilers lists the registered profiler plugins (all of them, or the ones
+named) with their tables as a tree, each child table under its parent (the
+table its PARENT_ID points into, as RELATIONS records it), and each table's
+columns in documented order with their logical types: String, Integer,
+Decimal or Float. INSTANCES and RELATIONS, shared by every profiler, come
+first.
+
+--json prints the same as one JSON object:
+
+  {"shared": [TABLE...], "profilers": [{"name": NAME, "tables": [TABLE...]}]}
+
+  TABLE = {"name": NAME, "parent": NAME or null,
+           "columns": [{"name": NAME, "type": "String|Integer|Decimal|Float"}]}
+
+Table and column names are upper case, exactly as documented.`,
+		Example: `  profdb profilers
+  profdb profilers function-trace
+  profdb profilers --json | jq '.profilers[].tables[].name'`,
+		Args:                  usageArgs(cobra.ArbitraryArgs),
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			defs, err := selectProfilers(args)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeLayoutJSON(cmd.OutOrStdout(), defs)
+			}
+			return writeLayoutTree(cmd.OutOrStdout(), defs)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a tree")
+	return cmd
+}
+
+// layoutJSON is the document "profdb profilers --json" prints.
+type layoutJSON struct {
+	Shared    []tableJSON    `json:"shared"`
+	Profilers []profilerJSON `json:"profilers"`
+}
+
+type profilerJSON struct {
+	Name   string      `json:"name"`
+	Tables []tableJSON `json:"tables"`
+}
+
+type tableJSON struct {
+	Name    string       `json:"name"`
+	Parent  *string      `json:"parent"` // null for a top-level table
+	Columns []columnJSON `json:"columns"`
+}
+
+type columnJSON struct {
+	Name string `json:"name"`
+	Type string `json:"type"` // String, Integer, Decimal or Float
+}
+
+func toTablesJSON(tables []ddl.Table) []tableJSON {
+	out := make([]tableJSON, len(tables))
+	for i, t := range tables {
+		tj := tableJSON{Name: t.Name, Columns: make([]columnJSON, len(t.Columns))}
+		if t.Parent != "" {
+			p := t.Parent
+			tj.Parent = &p
+		}
+		for j, c := range t.Columns {
+			tj.Columns[j] = columnJSON{Name: c.Name, Type: c.Type.String()}
+		}
+		out[i] = tj
+	}
+	return out
+}
+
+func writeLayoutJSON(w io.Writer, defs []profilers.Definition) error {
+	doc := layoutJSON{Shared: toTablesJSON(profilers.Shared()), Profilers: []profilerJSON{}}
+	for _, d := range defs {
+		doc.Profilers = append(doc.Profilers, profilerJSON{Name: d.Name, Tables: toTablesJSON(d.Tables)})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// treeWidth is the width the column lists of the tree wrap at.
+const treeWidth = 100
+
+func writeLayoutTree(w io.Writer, defs []profilers.Definition) error {
+	var b strings.Builder
+	shared := profilers.Shared()
+	fmt.Fprintf(&b, "shared by every profiler (%d tables)\n", len(shared))
+	writeTree(&b, shared)
+	total := 0
+	for _, d := range defs {
+		total += len(d.Tables)
+		fmt.Fprintf(&b, "\n%s (%d tables)\n", d.Name, len(d.Tables))
+		writeTree(&b, d.Tables)
+	}
+	fmt.Fprintf(&b, "\n%d profilers, %d tables, plus the %d shared ones\n", len(defs), total, len(shared))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeTree writes tables as a tree, each child under its parent, siblings
+// in the given order; a table whose parent is not in the set is a root.
+func writeTree(b *strings.Builder, tables []ddl.Table) {
+	in := make(map[string]bool, len(tables))
+	for _, t := range tables {
+		in[strings.ToUpper(t.Name)] = true
+	}
+	children := map[string][]ddl.Table{}
+	var roots []ddl.Table
+	for _, t := range tables {
+		p := strings.ToUpper(t.Parent)
+		if t.Parent == "" || !in[p] {
+			roots = append(roots, t)
+			continue
+		}
+		children[p] = append(children[p], t)
+	}
+	var node func(t ddl.Table, prefix string, last bool)
+	node = func(t ddl.Table, prefix string, last bool) {
+		branch, indent := "├── ", "│   "
+		if last {
+			branch, indent = "└── ", "    "
+		}
+		b.WriteString(prefix + branch + t.Name)
+		if t.Key != "" {
+			b.WriteString("  (key " + t.Key + ")")
+		}
+		b.WriteByte('\n')
+		kids := children[strings.ToUpper(t.Name)]
+		colPrefix := prefix + indent + "  "
+		if len(kids) > 0 {
+			colPrefix = prefix + indent + "│ "
+		}
+		for _, line := range wrapColumns(t.Columns, treeWidth-len([]rune(colPrefix))) {
+			b.WriteString(strings.TrimRight(colPrefix+line, " ") + "\n")
+		}
+		for i, k := range kids {
+			node(k, prefix+indent, i == len(kids)-1)
+		}
+	}
+	for i, t := range roots {
+		node(t, "", i == len(roots)-1)
+	}
+}
+
+// wrapColumns lists the columns as "NAME Type" items separated by ", ",
+// broken into lines of at most width characters where the items allow.
+func wrapColumns(cols []ddl.Column, width int) []string {
+	var lines []string
+	var line strings.Builder
+	for i, c := range cols {
+		item := c.Name + " " + c.Type.String()
+		if i < len(cols)-1 {
+			item += ","
+		}
+		if line.Len() > 0 && line.Len()+1+len(item) > width {
+			lines = append(lines, line.String())
+			line.Reset()
+		}
+		if line.Len() > 0 {
+			line.WriteByte(' ')
+		}
+		line.WriteString(item)
+	}
+	if line.Len() > 0 {
+		lines = append(lines, line.String())
+	}
+	return lines
+}
