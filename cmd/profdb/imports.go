@@ -1,8 +1,8 @@
 package main
 
-// The profiler plugins and SQL dialects profdb is built with. They register
-// themselves in init; this is the only place that imports them for that side
-// effect.
+// The profiler plugins, SQL dialects and input formats profdb is built
+// with. They register themselves in init; this is the only place that
+// imports them for that side effect.
 import (
 	_ "github.com/profdb/profdb/dialects/mysql"
 	_ "github.com/profdb/profdb/dialects/postgres"
@@ -13,4 +13,7 @@ import (
 	_ "github.com/profdb/profdb/profilers/lightcoverage"
 	_ "github.com/profdb/profdb/profilers/referencecount"
 	_ "github.com/profdb/profdb/profilers/resource"
+
+	_ "github.com/profdb/profdb/input/gocover"
+	_ "github.com/profdb/profdb/input/lcov"
 )

@@ -1,0 +1,171 @@
+package gocover
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/profilers/lightcoverage"
+)
+
+// FormatName is the name the format is registered under.
+const FormatName = "gocover"
+
+// CodeType is the COL_CODE_TYPE of every routine.
+const CodeType = "Go"
+
+func init() {
+	input.Register(input.Format{Name: FormatName, Sniff: Sniff, Read: Read})
+}
+
+// Sniff reports whether head starts like a Go coverage profile: a first
+// line starting with "mode: ".
+func Sniff(head []byte) bool {
+	return bytes.HasPrefix(head, []byte("mode: "))
+}
+
+// Read reads the Go coverage profile r (named name in messages), maps its
+// blocks to the functions of the Go sources found through o.SourceRoot, and
+// writes one light-coverage result set to t. Nothing is written when the
+// profile is malformed or a source file is missing (unless o.SkipMissing,
+// which skips such a file with a warning).
+func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o input.Options) ([]exporter.Result, error) {
+	b, err := build(ctx, r, name, o)
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.Export(ctx, t, "go coverage: "+filepath.Base(name))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return []exporter.Result{res}, nil
+}
+
+// build reads the profile and the sources into a Builder.
+func build(ctx context.Context, r io.Reader, name string, o input.Options) (*lightcoverage.Builder, error) {
+	warnf := o.Warnf
+	if warnf == nil {
+		warnf = func(string, ...any) {}
+	}
+	prof, err := parseProfile(ctx, r, name)
+	if err != nil {
+		return nil, err
+	}
+	src, err := findSources(o.SourceRoot)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	b := lightcoverage.NewBuilder()
+	for _, file := range prof.order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		blocks := prof.files[file]
+		pkg := packageOf(file)
+		var funcs []funcExtent
+		var nlines int
+		var tried []string
+		found := false
+		for _, cand := range src.locate(file) {
+			tried = append(tried, cand)
+			funcs, nlines, err = findFuncs(cand, pkg)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: source of %s: %w", name, prof.at[file], file, err)
+			}
+			found = true
+			break
+		}
+		if !found {
+			msg := fmt.Sprintf("%s:%d: source file %s not found (looked for %s; module %s in %s)",
+				name, prof.at[file], file, strings.Join(tried, " or "), src.modPath, src.root)
+			if o.SkipMissing {
+				warnf("%s; skipped", msg)
+				continue
+			}
+			return nil, errors.New(msg + "; give the module's folder as the source root, or skip missing files")
+		}
+		if end := maxEnd(blocks); end > nlines {
+			warnf("%s: %s has %d lines but the profile has blocks up to line %d: the source does not match the profile",
+				name, file, nlines, end)
+		}
+		for _, fe := range funcs {
+			addFunc(b, fe, blocks, file, pkg, src.modPath)
+		}
+	}
+	return b, nil
+}
+
+// addFunc adds one function and its lines to b.
+//
+// A block belongs to the function when its range overlaps the function's,
+// by line and column, as `go tool cover -func` decides. The routine's count
+// (COL_MARK) is the count of its first block by position: the block that
+// starts at the function body's opening brace, whose counter runs on every
+// call. Its lines are the lines that its blocks with at least one statement
+// span, limited to the function's own lines; a line in several blocks gets
+// the largest of their counts. Blocks without statements (the body of an
+// empty function) give no lines, so an empty function has none, as it has
+// no statements for `go tool cover -func`.
+func addFunc(b *lightcoverage.Builder, fe funcExtent, blocks []block, file, pkg, module string) {
+	var count int64
+	first := true
+	lines := map[int]int64{}
+	for _, bl := range blocks {
+		if bl.startLine > fe.endLine || (bl.startLine == fe.endLine && bl.startCol >= fe.endCol) {
+			break // blocks are sorted: this and the rest start after the function
+		}
+		if bl.endLine < fe.startLine || (bl.endLine == fe.startLine && bl.endCol <= fe.startCol) {
+			continue // ends before the function
+		}
+		if first {
+			count, first = bl.count, false
+		}
+		if bl.numStmt == 0 {
+			continue
+		}
+		for l := max(bl.startLine, fe.startLine); l <= min(bl.endLine, fe.endLine); l++ {
+			if c, ok := lines[l]; !ok || bl.count > c {
+				lines[l] = bl.count
+			}
+		}
+	}
+	rt := b.AddRoutine(lightcoverage.RoutineInfo{
+		Name:          fe.name,
+		Class:         fe.class,
+		Namespace:     pkg,
+		Module:        module,
+		SourceFile:    file,
+		SourceLine:    int64(fe.startLine),
+		CodeType:      CodeType,
+		Count:         count,
+		LineLevel:     true,
+		SymbolMoniker: fe.moniker,
+	})
+	keys := make([]int, 0, len(lines))
+	for l := range lines {
+		keys = append(keys, l)
+	}
+	sort.Ints(keys)
+	for _, l := range keys {
+		rt.AddLine(int64(l), lines[l])
+	}
+}
+
+func maxEnd(bs []block) int {
+	m := 0
+	for _, b := range bs {
+		m = max(m, b.endLine)
+	}
+	return m
+}

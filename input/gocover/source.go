@@ -1,0 +1,185 @@
+package gocover
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// sources maps the import-path file names of a profile to files on disk.
+type sources struct {
+	root    string // the folder holding go.mod
+	modPath string // its module path
+}
+
+// findSources finds the module of dir (or of the current folder when dir
+// is ""): the nearest go.mod in dir or above it.
+func findSources(dir string) (*sources, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("source root: %w", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("source root %s: %w", dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("source root: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("source root %s is not a folder", dir)
+	}
+	for d := abs; ; {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil {
+			mp := modulePath(data)
+			if mp == "" {
+				return nil, fmt.Errorf("%s: no module directive", filepath.Join(d, "go.mod"))
+			}
+			return &sources{root: d, modPath: mp}, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("source root: %w", err)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil, fmt.Errorf("no go.mod in %s or any folder above it: give the module's folder as the source root", abs)
+		}
+		d = parent
+	}
+}
+
+// modulePath returns the path of the module directive of a go.mod file.
+func modulePath(gomod []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(gomod))
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = line[:i]
+		}
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module")
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t' && rest[0] != '"' && rest[0] != '`') {
+			continue
+		}
+		rest = strings.TrimSpace(rest)
+		if u, err := strconv.Unquote(rest); err == nil {
+			return u
+		}
+		return rest
+	}
+	return ""
+}
+
+// locate returns the files a profile file name may be: under the module
+// root when it starts with the module path, then under vendor/; an
+// absolute name as it is.
+func (s *sources) locate(name string) []string {
+	if filepath.IsAbs(name) {
+		return []string{name}
+	}
+	var out []string
+	if rel, ok := strings.CutPrefix(name, s.modPath+"/"); ok {
+		out = append(out, filepath.Join(s.root, filepath.FromSlash(rel)))
+	}
+	return append(out, filepath.Join(s.root, "vendor", filepath.FromSlash(name)))
+}
+
+// funcExtent is a function declared in a Go file.
+type funcExtent struct {
+	name, class, moniker string
+	startLine, startCol  int
+	endLine, endCol      int
+}
+
+// findFuncs parses a Go file and returns its functions with bodies (as
+// `go tool cover -func` counts them: declarations without a body, that is
+// assembly functions, are left out; function literals belong to the function
+// around them), in source order, and the file's number of lines. A missing
+// file gives an error that is fs.ErrNotExist.
+func findFuncs(filename, pkg string) ([]funcExtent, int, error) {
+	fi, err := os.Stat(filename)
+	if errors.Is(err, syscall.ENOTDIR) {
+		err = fs.ErrNotExist // a path through a file: missing too
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%s is not a regular file", filename)
+	}
+	src, err := os.ReadFile(filename)
+	if err != nil {
+		return nil, 0, err
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filename, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []funcExtent
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		start, end := fset.Position(fd.Pos()), fset.Position(fd.End())
+		fe := funcExtent{name: fd.Name.Name, startLine: start.Line, startCol: start.Column, endLine: end.Line, endCol: end.Column}
+		fe.moniker = pkg + "." + fd.Name.Name
+		if fd.Recv != nil && len(fd.Recv.List) > 0 {
+			var ptr, generic bool
+			fe.class, ptr, generic = receiver(fd.Recv.List[0].Type)
+			recv := fe.class
+			if generic {
+				recv += "[...]"
+			}
+			if ptr {
+				recv = "(*" + recv + ")"
+			}
+			fe.moniker = pkg + "." + recv + "." + fd.Name.Name
+		}
+		out = append(out, fe)
+	}
+	return out, fset.File(f.Pos()).LineCount(), nil
+}
+
+// receiver returns the type name of a receiver, whether it is a pointer and
+// whether the type is generic.
+func receiver(e ast.Expr) (name string, ptr, generic bool) {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			ptr = true
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			generic = true
+			e = x.X
+		case *ast.IndexListExpr:
+			generic = true
+			e = x.X
+		case *ast.Ident:
+			return x.Name, ptr, generic
+		default:
+			return "", ptr, generic
+		}
+	}
+}
+
+// packageOf returns the import path of the package of a profile file name.
+func packageOf(name string) string {
+	return path.Dir(filepath.ToSlash(name))
+}

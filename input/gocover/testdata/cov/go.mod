@@ -1,0 +1,3 @@
+module example.com/cov
+
+go 1.22

@@ -1,0 +1,9 @@
+package shapes
+
+import "testing"
+
+func TestSquare(t *testing.T) {
+	if Square(3) != 9 {
+		t.Fatal("Square")
+	}
+}
