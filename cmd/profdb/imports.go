@@ -16,4 +16,5 @@ import (
 
 	_ "github.com/profdb/profdb/input/gocover"
 	_ "github.com/profdb/profdb/input/lcov"
+	_ "github.com/profdb/profdb/input/profilerj"
 )

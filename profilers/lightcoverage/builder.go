@@ -13,7 +13,8 @@ import (
 // document describes:
 //
 //   - ID is zero-based and unique per table within the result set, in the
-//     order the rows were first mentioned. The META_ROUTINES and
+//     order the rows were first mentioned (lines: routine by routine, each
+//     routine's lines in their order). The META_ROUTINES and
 //     ROUTINES_DATA rows of one routine share an ID, as do the META_MODULES
 //     and MODULES_DATA rows of a module, the META_SOURCE_FILES and
 //     SOURCE_FILES_DATA rows of a source file, and the META_LINES and LINES
@@ -48,7 +49,6 @@ type Builder struct {
 	files     []*group
 	fileIdx   map[string]int
 	routines  []*Routine
-	nextLine  int64
 }
 
 type group struct {
@@ -83,12 +83,12 @@ type Routine struct {
 	mod     int // index in Builder.modules, -1 for none
 	file    int // index in Builder.files, -1 for none
 	lines   []line
-	lineIdx map[int64]int // source line -> index in lines
+	lineIdx map[int64]int // source line -> index in lines; built when lines come out of order
 	b       *Builder
 }
 
 type line struct {
-	id, src, count int64
+	src, count int64
 }
 
 // AddRoutine adds a routine (a META_ROUTINES and a ROUTINES_DATA row) and
@@ -133,18 +133,26 @@ func (r *Routine) AddLine(sourceLine, count int64) {
 	if count < 0 {
 		count = 0
 	}
-	if i, ok := r.lineIdx[sourceLine]; ok {
-		if count > r.lines[i].count {
-			r.lines[i].count = count
+	// Lines usually come in ascending order: only a line not after the last
+	// one can be a repeat, and only then is the index built.
+	if n := len(r.lines); n > 0 && sourceLine <= r.lines[n-1].src {
+		if r.lineIdx == nil {
+			r.lineIdx = make(map[int64]int, n)
+			for i, l := range r.lines {
+				r.lineIdx[l.src] = i
+			}
 		}
-		return
+		if i, ok := r.lineIdx[sourceLine]; ok {
+			if count > r.lines[i].count {
+				r.lines[i].count = count
+			}
+			return
+		}
 	}
-	if r.lineIdx == nil {
-		r.lineIdx = map[int64]int{}
+	if r.lineIdx != nil {
+		r.lineIdx[sourceLine] = len(r.lines)
 	}
-	r.lineIdx[sourceLine] = len(r.lines)
-	r.lines = append(r.lines, line{id: r.b.nextLine, src: sourceLine, count: count})
-	r.b.nextLine++
+	r.lines = append(r.lines, line{src: sourceLine, count: count})
 }
 
 // Column lists, in document order, without INST_ID (the writer fills it).
@@ -238,8 +246,8 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					name(r.mod, modules), r.info.Namespace, profileLines(r), r.info.Name, name(r.file, srcFiles),
 					r.info.SourceLine, r.info.SymbolMoniker, r.info.Token, r.info.UnitName, r.id, int64(-1), r.id}
 			})},
-			{Name: MetaLines, Columns: colsMetaLines, Rows: lineRows(routines, func(r *Routine, pos int, l line) []any {
-				return []any{l.src, l.id, r.id, int64(pos)}
+			{Name: MetaLines, Columns: colsMetaLines, Rows: lineRows(routines, func(r *Routine, id int64, pos int, l line) []any {
+				return []any{l.src, id, r.id, int64(pos)}
 			})},
 			{Name: ModulesData, Columns: colsModulesData, Rows: rows(len(modules), func(i int) []any {
 				mark := int64(0)
@@ -256,8 +264,8 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 				return []any{r.info.AnalysisResult, r.info.Class, r.info.CodeType, r.info.Count,
 					name(r.mod, modules), int64(0), name(r.file, srcFiles), r.info.SourceLine, r.id, int64(-1), r.id}
 			})},
-			{Name: Lines, Columns: colsLines, Rows: lineRows(routines, func(r *Routine, pos int, l line) []any {
-				return []any{l.count, l.src, l.id, r.id, int64(pos)}
+			{Name: Lines, Columns: colsLines, Rows: lineRows(routines, func(r *Routine, id int64, pos int, l line) []any {
+				return []any{l.count, l.src, id, r.id, int64(pos)}
 			})},
 		},
 	}
@@ -279,18 +287,22 @@ func rows(n int, row func(i int) []any) iter.Seq2[[]any, error] {
 	}
 }
 
-func lineRows(routines []*Routine, row func(r *Routine, pos int, l line) []any) iter.Seq2[[]any, error] {
+// lineRows yields the lines of all routines, routine by routine; a line's ID
+// counts lines in that order.
+func lineRows(routines []*Routine, row func(r *Routine, id int64, pos int, l line) []any) iter.Seq2[[]any, error] {
 	// The number of lines per routine is taken now, with the tallies.
 	n := make([]int, len(routines))
 	for i, r := range routines {
 		n[i] = len(r.lines)
 	}
 	return func(yield func([]any, error) bool) {
+		id := int64(0)
 		for i, r := range routines {
 			for pos, l := range r.lines[:n[i]] {
-				if !yield(row(r, pos, l), nil) {
+				if !yield(row(r, id, pos, l), nil) {
 					return
 				}
+				id++
 			}
 		}
 	}

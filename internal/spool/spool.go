@@ -1,0 +1,228 @@
+package spool
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math"
+	"os"
+)
+
+// DefaultMemLimit is the number of encoded bytes a Spool keeps in memory
+// before it moves to a temporary file.
+const DefaultMemLimit = 1 << 20
+
+// Value tags of the encoding: each value is a tag byte followed by its data.
+const (
+	tagNil    = 0
+	tagInt    = 1 // zig-zag varint
+	tagString = 2 // uvarint length, bytes
+	tagFloat  = 3 // 8 bytes, IEEE 754 bits, little-endian
+)
+
+// Spool is an append-only sequence of rows. Each row is a slice of values of
+// the types nil, int64, int, string and float64. The zero Spool is not
+// usable; call New. A Spool is not safe for concurrent use.
+type Spool struct {
+	memLimit int
+	dir      string
+	mem      bytes.Buffer
+	f        *os.File
+	w        *bufio.Writer
+	size     int64 // bytes in the file (flushed or buffered)
+	rows     int64
+	err      error // sticky
+	scratch  []byte
+}
+
+// New returns an empty Spool that keeps up to memLimit encoded bytes in
+// memory (DefaultMemLimit if memLimit <= 0) and then moves to a temporary
+// file in dir (os.TempDir() if dir is "").
+func New(memLimit int, dir string) *Spool {
+	if memLimit <= 0 {
+		memLimit = DefaultMemLimit
+	}
+	return &Spool{memLimit: memLimit, dir: dir}
+}
+
+// Len returns the number of rows appended.
+func (s *Spool) Len() int64 { return s.rows }
+
+// OnDisk reports whether the spool has moved to a temporary file.
+func (s *Spool) OnDisk() bool { return s.f != nil }
+
+// Err returns the first error the spool met, if any.
+func (s *Spool) Err() error { return s.err }
+
+// Append adds a row. After an error every later Append returns it.
+func (s *Spool) Append(row []any) error {
+	if s.err != nil {
+		return s.err
+	}
+	b := s.scratch[:0]
+	b = binary.AppendUvarint(b, uint64(len(row)))
+	for _, v := range row {
+		switch x := v.(type) {
+		case nil:
+			b = append(b, tagNil)
+		case int64:
+			b = append(b, tagInt)
+			b = binary.AppendVarint(b, x)
+		case int:
+			b = append(b, tagInt)
+			b = binary.AppendVarint(b, int64(x))
+		case string:
+			b = append(b, tagString)
+			b = binary.AppendUvarint(b, uint64(len(x)))
+			b = append(b, x...)
+		case float64:
+			b = append(b, tagFloat)
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		default:
+			return fmt.Errorf("spool: cannot keep a value of type %T", v)
+		}
+	}
+	s.scratch = b
+	if s.f == nil && s.mem.Len()+len(b) > s.memLimit {
+		if err := s.toDisk(); err != nil {
+			s.err = err
+			return err
+		}
+	}
+	if s.f != nil {
+		if _, err := s.w.Write(b); err != nil {
+			s.err = fmt.Errorf("spool: %w", err)
+			return s.err
+		}
+		s.size += int64(len(b))
+	} else {
+		s.mem.Write(b)
+	}
+	s.rows++
+	return nil
+}
+
+func (s *Spool) toDisk() error {
+	f, err := os.CreateTemp(s.dir, "profdb-spool-*")
+	if err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	s.f = f
+	s.w = bufio.NewWriterSize(f, 64<<10)
+	n, err := s.w.Write(s.mem.Bytes())
+	s.size = int64(n)
+	s.mem = bytes.Buffer{}
+	if err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	return nil
+}
+
+// Rows returns an iterator over the rows appended so far, in order. Each
+// row is a new slice. Rows may be called any number of times; rows appended
+// while an iteration runs are not part of it. A read error ends the
+// iteration with that error.
+func (s *Spool) Rows() iter.Seq2[[]any, error] {
+	return func(yield func([]any, error) bool) {
+		if s.err != nil {
+			yield(nil, s.err)
+			return
+		}
+		var r *bufio.Reader
+		n := s.rows
+		if s.f != nil {
+			if err := s.w.Flush(); err != nil {
+				s.err = fmt.Errorf("spool: %w", err)
+				yield(nil, s.err)
+				return
+			}
+			r = bufio.NewReaderSize(io.NewSectionReader(s.f, 0, s.size), 64<<10)
+		} else {
+			r = bufio.NewReader(bytes.NewReader(s.mem.Bytes()))
+		}
+		for i := int64(0); i < n; i++ {
+			row, err := decode(r)
+			if err != nil {
+				yield(nil, fmt.Errorf("spool: row %d: %w", i+1, err))
+				return
+			}
+			if !yield(row, nil) {
+				return
+			}
+		}
+	}
+}
+
+var errCorrupt = errors.New("corrupt spool data")
+
+func decode(r *bufio.Reader) ([]any, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, err
+	}
+	if n > 1<<16 {
+		return nil, errCorrupt
+	}
+	row := make([]any, n)
+	for i := range row {
+		tag, err := r.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		switch tag {
+		case tagNil:
+		case tagInt:
+			v, err := binary.ReadVarint(r)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = v
+		case tagString:
+			l, err := binary.ReadUvarint(r)
+			if err != nil {
+				return nil, err
+			}
+			if l > math.MaxInt32 {
+				return nil, errCorrupt
+			}
+			buf := make([]byte, l)
+			if _, err := io.ReadFull(r, buf); err != nil {
+				return nil, err
+			}
+			row[i] = string(buf)
+		case tagFloat:
+			var buf [8]byte
+			if _, err := io.ReadFull(r, buf[:]); err != nil {
+				return nil, err
+			}
+			row[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[:]))
+		default:
+			return nil, errCorrupt
+		}
+	}
+	return row, nil
+}
+
+// Close removes the temporary file, if any. The spool is then empty and
+// unusable.
+func (s *Spool) Close() error {
+	s.mem = bytes.Buffer{}
+	if s.f == nil {
+		if s.err == nil {
+			s.err = errors.New("spool: closed")
+		}
+		return nil
+	}
+	name := s.f.Name()
+	err := s.f.Close()
+	if rerr := os.Remove(name); err == nil {
+		err = rerr
+	}
+	s.f, s.w = nil, nil
+	s.err = errors.New("spool: closed")
+	return err
+}

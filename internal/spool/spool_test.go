@@ -1,0 +1,104 @@
+package spool
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"testing"
+)
+
+func collect(t *testing.T, s *Spool) [][]any {
+	t.Helper()
+	var out [][]any
+	for row, err := range s.Rows() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, limit := range []int{1, 64, 1 << 20} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			dir := t.TempDir()
+			s := New(limit, dir)
+			want := [][]any{
+				{int64(0), int64(-1), nil, "abc", 1.5},
+				{},
+				{int64(1) << 62, int64(-1) << 63, "", "ünïcode", -0.25},
+			}
+			for i := 0; i < 100; i++ {
+				want = append(want, []any{int64(i), fmt.Sprint("row", i)})
+			}
+			for _, r := range want {
+				if err := s.Append(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Append([]any{3}); err != nil { // int becomes int64
+				t.Fatal(err)
+			}
+			want = append(want, []any{int64(3)})
+			if s.Len() != int64(len(want)) {
+				t.Errorf("Len %d, want %d", s.Len(), len(want))
+			}
+			if s.OnDisk() != (limit < 1<<20) {
+				t.Errorf("OnDisk %v with limit %d", s.OnDisk(), limit)
+			}
+			got := collect(t, s)
+			for i := range want {
+				if len(want[i]) == 0 && len(got[i]) == 0 {
+					continue
+				}
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Fatalf("row %d: got %#v, want %#v", i, got[i], want[i])
+				}
+			}
+			// A second pass, after more rows, sees them all again.
+			s.Append([]any{"late"})
+			if n := len(collect(t, s)); n != len(want)+1 {
+				t.Errorf("second pass %d rows, want %d", n, len(want)+1)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			ents, _ := os.ReadDir(dir)
+			if len(ents) != 0 {
+				t.Errorf("temporary file left behind: %v", ents)
+			}
+			if err := s.Append([]any{int64(1)}); err == nil {
+				t.Error("Append after Close succeeded")
+			}
+		})
+	}
+}
+
+func TestBadType(t *testing.T) {
+	s := New(0, t.TempDir())
+	if err := s.Append([]any{true}); err == nil {
+		t.Fatal("bool accepted")
+	}
+	if s.Len() != 0 {
+		t.Errorf("Len %d after failed Append", s.Len())
+	}
+}
+
+func TestBreakEarly(t *testing.T) {
+	s := New(8, t.TempDir())
+	defer s.Close()
+	for i := 0; i < 10; i++ {
+		s.Append([]any{int64(i)})
+	}
+	n := 0
+	for range s.Rows() {
+		n++
+		if n == 3 {
+			break
+		}
+	}
+	if n != 3 {
+		t.Errorf("n = %d", n)
+	}
+}
