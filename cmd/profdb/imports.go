@@ -15,6 +15,7 @@ import (
 	_ "github.com/profdb/profdb/profilers/resource"
 
 	_ "github.com/profdb/profdb/input/gocover"
+	_ "github.com/profdb/profdb/input/interchange"
 	_ "github.com/profdb/profdb/input/lcov"
 	_ "github.com/profdb/profdb/input/profilerj"
 )

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/profilers/functiontrace"
+)
+
+// buildProfdb builds the profdb binary once per test run.
+func buildProfdb(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "profdb")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// writeCallTraceJSON writes an interchange file with one function-trace
+// result set of n CALL_TRACE rows.
+func writeCallTraceJSON(t *testing.T, path, caption string, n int) int64 {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintf(w, `{"profiler":"function-trace","caption":%q,"tables":{`, caption)
+	fmt.Fprint(w, `"FUNCTION_TRACE_PROFILER_THREADS":[{"ID":0,"PARENT_ID":-1,"REC_ID":0,"COL_WIN32THREADID":7}],`)
+	fmt.Fprint(w, `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		fmt.Fprintf(w, `{"ID":%d,"PARENT_ID":0,"REC_ID":%d,"COL__S":%d,"COL__S_WITH_CHILDREN":%d,"COL_CALL_NO":%d,"COL_LINE_NUMBER":%d,"COL_NEXT":%d,"COL_PARENT_NO":%d,"COL_RECID":%d,"COL_ROUTINE_NAME":%d}`,
+			i, i, i*3, i*7, i, i%100, i+1, i-1, i%50, i%50)
+	}
+	fmt.Fprint(w, "]}}\n")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.Stat()
+	f.Close()
+	return st.Size()
+}
+
+// readBytes is how much a process has read so far (/proc/PID/io rchar).
+func readBytes(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return -1
+}
+
+// tableCounts counts the rows of INSTANCES, RELATIONS and every
+// function-trace table (-1 for a table that does not exist).
+func tableCounts(t *testing.T, dsn string) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d := db.Dialect()
+	names, err := d.Tables(ctx, db.SQL(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]string{}
+	for _, n := range names {
+		have[strings.ToUpper(n)] = n
+	}
+	def, _ := profilers.Lookup(functiontrace.Name)
+	out := map[string]int64{}
+	for _, tb := range append(profilers.Shared(), def.Tables...) {
+		real, ok := have[tb.Name]
+		if !ok {
+			out[tb.Name] = -1
+			continue
+		}
+		var n int64
+		if err := db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", real)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out[tb.Name] = n
+	}
+	return out
+}
+
+// TestKilledExportLeavesNoTrace SIGKILLs a child "profdb export" while it
+// is writing rows and checks that nothing of its result set remains, on
+// each local database and with both write paths.
+func TestKilledExportLeavesNoTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and writes a large file")
+	}
+	bin := buildProfdb(t)
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small.json")
+	writeCallTraceJSON(t, small, "complete", 10)
+	big := filepath.Join(dir, "big.json")
+	const rows = 600_000
+	size := writeCallTraceJSON(t, big, "killed mid-way", rows)
+	for _, dialect := range []string{"sqlite", "postgres", "mysql"} {
+		for _, bulk := range []string{"auto", "off"} {
+			t.Run(dialect+"/bulk="+bulk, func(t *testing.T) {
+				dsn := testdb.Fresh(t, dialect)
+				// One complete result set first: it must survive.
+				if out, err := exec.Command(bin, "export", "--db", dsn, "--bulk", bulk, small).CombinedOutput(); err != nil {
+					t.Fatalf("first export: %v\n%s", err, out)
+				}
+				before := tableCounts(t, dsn)
+				cmd := exec.Command(bin, "export", "--db", dsn, "--bulk", bulk, "--quiet", big)
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				// Kill once the child has read (and so sent on) a third of
+				// the input: it is then inside its transaction, rows written.
+				deadline := time.Now().Add(2 * time.Minute)
+				killedAt := int64(-1)
+				for time.Now().Before(deadline) {
+					if n := readBytes(cmd.Process.Pid); n >= size/3 {
+						killedAt = n
+						break
+					}
+					time.Sleep(2 * time.Millisecond)
+				}
+				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatalf("kill: %v (the export finished too early? stderr: %s)", err, stderr.String())
+				}
+				err := cmd.Wait()
+				ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+				if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+					t.Fatalf("the export was not killed mid-way (read %d of %d bytes): %v, stderr: %s", killedAt, size, err, stderr.String())
+				}
+				if killedAt < 0 {
+					t.Fatalf("the export never read a third of its input in 2 minutes; stderr: %s", stderr.String())
+				}
+				after := tableCounts(t, dsn)
+				// MySQL commits DDL, so its tables may exist, but empty;
+				// everywhere else nothing at all changed.
+				if !reflect.DeepEqual(before, after) {
+					t.Fatalf("killed export left rows: before %v, after %v", before, after)
+				}
+				out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput()
+				if err != nil {
+					t.Fatalf("verify after kill: %v\n%s", err, out)
+				}
+				out, err = exec.Command(bin, "list", "--db", dsn).CombinedOutput()
+				if err != nil || strings.Count(string(out), "\n") != 2 || strings.Contains(string(out), "killed mid-way") {
+					t.Fatalf("list after kill: %v\n%s", err, out)
+				}
+				// The database takes the next export normally.
+				out, err = exec.Command(bin, "export", "--db", dsn, small).CombinedOutput()
+				if err != nil || !strings.HasPrefix(string(out), "INST_ID 2 ") {
+					t.Fatalf("export after kill: %v\n%s", err, out)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,561 @@
+package interchange
+
+import (
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// Error is an error at a place in an interchange file. Line and Col are
+// 1-based; Col counts bytes from the start of the line and is 0 when only
+// the line is known (errors of the Target, reported at the line of the row
+// or result set they concern).
+type Error struct {
+	File string
+	Line int
+	Col  int
+	Err  error
+}
+
+// Error formats the error as FILE:LINE:COL: message (FILE:LINE: message
+// without a column).
+func (e *Error) Error() string {
+	if e.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d: %v", e.File, e.Line, e.Col, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+const (
+	bufSize  = 256 << 10 // the read window; it grows only for longer tokens
+	minAhead = 32        // bytes a number or literal scan wants in the window
+)
+
+// strPlain marks the bytes a string holds without special handling: neither
+// a quote, a backslash, a control character nor a non-ASCII byte.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return
+}()
+
+// scanner tokenizes JSON from a reader through a window buf[pos:end]. The
+// token being scanned starts at pos and stays in the window until it is
+// consumed (pos moves past it), so that a token is always contiguous: fill
+// keeps buf[pos:] and grows the window when a token outgrows it. Lines are
+// counted in white space, the only place JSON allows a newline.
+type scanner struct {
+	r         io.Reader
+	file      string
+	buf       []byte
+	pos, end  int
+	base      int64 // file offset of buf[0]
+	line      int   // line of buf[pos], 1-based
+	lineStart int64 // file offset of the first byte of that line
+	eof       bool  // the reader has nothing more
+	rerr      error // the read error, other than io.EOF
+	scratch   []byte
+}
+
+func newScanner(r io.Reader, file string) *scanner {
+	size := bufSize
+	if l, ok := r.(interface{ Len() int }); ok && l.Len() < size {
+		size = max(l.Len()+1, 512) // a small input in memory: a small window
+	}
+	return &scanner{r: r, file: file, buf: make([]byte, size), line: 1}
+}
+
+// fill reads more input, keeping buf[pos:end]; pos becomes 0. It reports
+// whether bytes arrived.
+func (s *scanner) fill() bool {
+	if s.eof {
+		return false
+	}
+	if s.pos > 0 {
+		n := copy(s.buf, s.buf[s.pos:s.end])
+		s.base += int64(s.pos)
+		s.end = n
+		s.pos = 0
+	}
+	if s.end == len(s.buf) {
+		nb := make([]byte, 2*len(s.buf))
+		copy(nb, s.buf[:s.end])
+		s.buf = nb
+	}
+	for range 100 {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err != nil {
+			s.eof = true
+			if err != io.EOF {
+				s.rerr = err
+			}
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+	s.eof, s.rerr = true, io.ErrNoProgress
+	return false
+}
+
+// ensure tries to have n bytes from pos in the window.
+func (s *scanner) ensure(n int) {
+	for s.end-s.pos < n && s.fill() {
+	}
+}
+
+// posOf returns the line and column of buf[p]; p must be on the line of pos.
+func (s *scanner) posOf(p int) (line, col int) {
+	return s.line, int(s.base+int64(p)-s.lineStart) + 1
+}
+
+// errAt returns an Error at buf[p].
+func (s *scanner) errAt(p int, format string, args ...any) *Error {
+	line, col := s.posOf(p)
+	return &Error{File: s.file, Line: line, Col: col, Err: fmt.Errorf(format, args...)}
+}
+
+// errEnd reports the end of the input where more was needed, or the read
+// error that ended it.
+func (s *scanner) errEnd(what string) *Error {
+	line, col := s.posOf(s.end)
+	if s.rerr != nil {
+		return &Error{File: s.file, Line: line, Col: col, Err: fmt.Errorf("reading: %w", s.rerr)}
+	}
+	return &Error{File: s.file, Line: line, Col: col, Err: fmt.Errorf("unexpected end of file %s", what)}
+}
+
+// peek skips white space and returns the next byte without consuming it;
+// ok is false at the end of the input.
+func (s *scanner) peek() (c byte, ok bool) {
+	if s.pos < s.end {
+		if c := s.buf[s.pos]; c > ' ' {
+			return c, true
+		}
+	}
+	return s.peekSlow()
+}
+
+func (s *scanner) peekSlow() (byte, bool) {
+	for {
+		for s.pos < s.end {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\r':
+				s.pos++
+			case '\n':
+				s.pos++
+				s.line++
+				s.lineStart = s.base + int64(s.pos)
+			default:
+				return c, true
+			}
+		}
+		if !s.fill() {
+			return 0, false
+		}
+	}
+}
+
+// describe names a byte for a message.
+func describe(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return fmt.Sprintf("%q", rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// expect skips white space and consumes the byte want; what says where
+// (for example "after object key").
+func (s *scanner) expect(want byte, what string) error {
+	c, ok := s.peek()
+	if !ok {
+		return s.errEnd(what)
+	}
+	if c != want {
+		return s.errAt(s.pos, "invalid character %s %s: want %q", describe(c), what, rune(want))
+	}
+	s.pos++
+	return nil
+}
+
+// next returns, after white space, ',' or the closing byte of a container
+// (consumed), or an error.
+func (s *scanner) next(closing byte, what string) (byte, error) {
+	c, ok := s.peek()
+	if !ok {
+		return 0, s.errEnd("in " + what)
+	}
+	if c == ',' || c == closing {
+		s.pos++
+		return c, nil
+	}
+	return 0, s.errAt(s.pos, "invalid character %s after %s element: want ',' or %q", describe(c), what, rune(closing))
+}
+
+// readString scans the string starting at pos (at its opening quote) and
+// returns its content decoded. The result is valid until the next scanner
+// call. Invalid UTF-8, control characters and invalid escapes are errors.
+func (s *scanner) readString() ([]byte, error) {
+	n := 1 // offset from pos
+	high := false
+	for {
+		buf := s.buf[s.pos:s.end]
+		for n < len(buf) {
+			c := buf[n]
+			if strPlain[c] {
+				n++
+				continue
+			}
+			switch {
+			case c == '"':
+				str := buf[1:n]
+				if high && !utf8.Valid(str) {
+					return nil, s.badUTF8(s.pos+1, str)
+				}
+				s.pos += n + 1
+				return str, nil
+			case c == '\\':
+				return s.readEscaped(n)
+			case c >= 0x80:
+				high = true
+				n++
+			default:
+				return nil, s.errAt(s.pos+n, "invalid control character %s in string (escape it)", describe(c))
+			}
+		}
+		if !s.fill() {
+			return nil, s.errEnd("in string")
+		}
+	}
+}
+
+// badUTF8 reports the first invalid UTF-8 sequence in str, which starts at
+// buf[p].
+func (s *scanner) badUTF8(p int, str []byte) error {
+	for i := 0; i < len(str); {
+		r, size := utf8.DecodeRune(str[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return s.errAt(p+i, "invalid UTF-8 in string (byte 0x%02x)", str[i])
+		}
+		i += size
+	}
+	return s.errAt(p, "invalid UTF-8 in string")
+}
+
+// readEscaped continues readString at the first backslash, n bytes after
+// pos, decoding into scratch.
+func (s *scanner) readEscaped(n int) ([]byte, error) {
+	out := append(s.scratch[:0], s.buf[s.pos+1:s.pos+n]...)
+	run := n // start of the current run of plain bytes
+	high := false
+	flush := func() error {
+		seg := s.buf[s.pos+run : s.pos+n]
+		if high && !utf8.Valid(seg) {
+			return s.badUTF8(s.pos+run, seg)
+		}
+		out = append(out, seg...)
+		high = false
+		return nil
+	}
+	if !utf8.Valid(out) {
+		return nil, s.badUTF8(s.pos+1, out)
+	}
+	for {
+		if s.pos+n >= s.end && !s.fill() {
+			return nil, s.errEnd("in string")
+		}
+		c := s.buf[s.pos+n]
+		switch {
+		case strPlain[c]:
+			n++
+		case c >= 0x80:
+			high = true
+			n++
+		case c == '"':
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			s.pos += n + 1
+			s.scratch = out
+			return out, nil
+		case c == '\\':
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			s.ensure(n + 12)
+			esc := n
+			if s.pos+n+1 >= s.end {
+				return nil, s.errEnd("in string escape")
+			}
+			e := s.buf[s.pos+n+1]
+			n += 2
+			switch e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := s.hex4(n)
+				if !ok {
+					return nil, s.badEscape(esc)
+				}
+				n += 4
+				switch {
+				case r >= 0xD800 && r < 0xDC00:
+					// A high surrogate must be followed by a low one.
+					var lo rune = -1
+					if s.pos+n+1 < s.end && s.buf[s.pos+n] == '\\' && s.buf[s.pos+n+1] == 'u' {
+						if l, ok := s.hex4(n + 2); ok && l >= 0xDC00 && l < 0xE000 {
+							lo = l
+						}
+					}
+					if lo < 0 {
+						return nil, s.errAt(s.pos+esc, "invalid escape %s in string: unpaired surrogate", s.escText(esc, 6))
+					}
+					n += 6
+					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+				case r >= 0xDC00 && r < 0xE000:
+					return nil, s.errAt(s.pos+esc, "invalid escape %s in string: unpaired surrogate", s.escText(esc, 6))
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				return nil, s.badEscape(esc)
+			}
+			run = n
+		default:
+			return nil, s.errAt(s.pos+n, "invalid control character %s in string (escape it)", describe(c))
+		}
+	}
+}
+
+// hex4 decodes four hex digits at pos+n.
+func (s *scanner) hex4(n int) (rune, bool) {
+	if s.pos+n+4 > s.end {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s.buf[s.pos+n : s.pos+n+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// escText quotes up to max bytes of the escape at pos+esc for a message.
+func (s *scanner) escText(esc, max int) string {
+	t := s.buf[s.pos+esc : min(s.pos+esc+max, s.end)]
+	for i, c := range t {
+		if i > 0 && (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f) {
+			t = t[:i]
+			break
+		}
+	}
+	return fmt.Sprintf("%q", t)
+}
+
+func (s *scanner) badEscape(esc int) error {
+	if s.pos+esc+2 > s.end {
+		return s.errEnd("in string escape")
+	}
+	if s.buf[s.pos+esc+1] == 'u' {
+		if s.pos+esc+6 > s.end {
+			return s.errEnd("in string escape")
+		}
+		return s.errAt(s.pos+esc, "invalid escape %s in string: want \\u and four hex digits", s.escText(esc, 6))
+	}
+	return s.errAt(s.pos+esc, "invalid escape %s in string", s.escText(esc, 2))
+}
+
+// byteAt returns the byte n after pos, or -1 at the end of the input.
+func (s *scanner) byteAt(n int) int {
+	if s.pos+n < s.end {
+		return int(s.buf[s.pos+n])
+	}
+	return s.byteAtSlow(n)
+}
+
+func (s *scanner) byteAtSlow(n int) int {
+	for s.pos+n >= s.end {
+		if !s.fill() {
+			return -1
+		}
+	}
+	return int(s.buf[s.pos+n])
+}
+
+// delimiter reports whether c (a byte or -1 for the end) may follow a
+// number or literal.
+func delimiter(c int) bool {
+	switch c {
+	case -1, ' ', '\t', '\n', '\r', ',', '}', ']':
+		return true
+	}
+	return false
+}
+
+func isDigit(c int) bool { return c >= '0' && c <= '9' }
+
+// readNumber scans the number at pos per the JSON grammar and consumes it.
+// It returns its text (valid until the next scanner call) and, when the
+// number is an integer of at most 18 digits without fraction or exponent
+// (and not -0), its value with isInt set.
+func (s *scanner) readNumber() (text []byte, v int64, isInt bool, err error) {
+	if s.end-s.pos < minAhead {
+		s.ensure(minAhead)
+	}
+	// Fast path: an integer of up to 18 digits followed by a delimiter.
+	if buf := s.buf[s.pos:s.end]; len(buf) >= minAhead {
+		i := 0
+		neg := buf[0] == '-'
+		if neg {
+			i = 1
+		}
+		var u uint64
+		j := i
+		for j < i+18 && buf[j] >= '0' && buf[j] <= '9' {
+			u = u*10 + uint64(buf[j]-'0')
+			j++
+		}
+		if j > i && (buf[i] != '0' || j == i+1) && !(neg && u == 0) {
+			switch buf[j] {
+			case ' ', '\t', '\n', '\r', ',', '}', ']':
+				text = buf[:j]
+				s.pos += j
+				v = int64(u)
+				if neg {
+					v = -v
+				}
+				return text, v, true, nil
+			}
+		}
+	}
+	n := 0
+	c := s.byteAt(0)
+	neg := c == '-'
+	if neg {
+		n++
+		c = s.byteAt(n)
+	}
+	digits := 0
+	var u uint64
+	switch {
+	case c == '0':
+		n++
+		digits = 1
+		c = s.byteAt(n)
+		if isDigit(c) {
+			return nil, 0, false, s.errAt(s.pos+n-1, "invalid number: leading zero")
+		}
+	case c >= '1' && c <= '9':
+		for isDigit(c) {
+			u = u*10 + uint64(c-'0')
+			digits++
+			n++
+			c = s.byteAt(n)
+		}
+	default:
+		return nil, 0, false, s.numberErr(n, c, "after '-'")
+	}
+	isInt = digits <= 18 && !(neg && u == 0)
+	if c == '.' {
+		isInt = false
+		n++
+		c = s.byteAt(n)
+		if !isDigit(c) {
+			return nil, 0, false, s.numberErr(n, c, "after the decimal point")
+		}
+		for isDigit(c) {
+			n++
+			c = s.byteAt(n)
+		}
+	}
+	if c == 'e' || c == 'E' {
+		isInt = false
+		n++
+		c = s.byteAt(n)
+		if c == '+' || c == '-' {
+			n++
+			c = s.byteAt(n)
+		}
+		if !isDigit(c) {
+			return nil, 0, false, s.numberErr(n, c, "in the exponent")
+		}
+		for isDigit(c) {
+			n++
+			c = s.byteAt(n)
+		}
+	}
+	if !delimiter(c) {
+		return nil, 0, false, s.errAt(s.pos+n, "invalid character %s in number", describe(byte(c)))
+	}
+	text = s.buf[s.pos : s.pos+n]
+	s.pos += n
+	if isInt {
+		v = int64(u)
+		if neg {
+			v = -v
+		}
+	}
+	return text, v, isInt, nil
+}
+
+func (s *scanner) numberErr(n, c int, where string) error {
+	if c < 0 {
+		return s.errEnd("in number")
+	}
+	return s.errAt(s.pos+n, "invalid number: want a digit %s, got %s", where, describe(byte(c)))
+}
+
+// readLiteral consumes the literal word (null, true or false) at pos.
+func (s *scanner) readLiteral(word string) error {
+	for i := 0; i < len(word); i++ {
+		c := s.byteAt(i)
+		if c < 0 {
+			return s.errEnd("in literal " + word)
+		}
+		if c != int(word[i]) {
+			return s.errAt(s.pos+i, "invalid character %s in literal %s", describe(byte(c)), word)
+		}
+	}
+	if c := s.byteAt(len(word)); !delimiter(c) {
+		return s.errAt(s.pos+len(word), "invalid character %s after literal %s", describe(byte(c)), word)
+	}
+	s.pos += len(word)
+	return nil
+}
+
+// errNotValue reports the byte at pos where a value was expected.
+func (s *scanner) errNotValue(c byte) error {
+	return s.errAt(s.pos, "invalid character %s looking for a value", describe(c))
+}
+
+// skipBOM drops a leading UTF-8 byte order mark.
+func (s *scanner) skipBOM() {
+	s.ensure(3)
+	if s.end-s.pos >= 3 && s.buf[s.pos] == 0xEF && s.buf[s.pos+1] == 0xBB && s.buf[s.pos+2] == 0xBF {
+		s.pos += 3
+		s.lineStart = s.base + int64(s.pos)
+	}
+}
