@@ -93,7 +93,9 @@ func (Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table strin
 //     the declared length, 0 for MAX (length -1) and for the large-object
 //     types ntext and text;
 //   - decimal, numeric, money, smallmoney: Decimal with Precision and Scale;
-//   - float, real: Float.
+//   - float, real: Float with FloatBits 64 for float (FLOAT(53)) and 32 for
+//     real; SQL Server stores FLOAT(n) with n <= 24 as real, and a float
+//     whose NUMERIC_PRECISION is 24 or less counts as 32 bits too.
 //
 // Any other type has Type 0.
 func describe(dataType string, maxLen, prec, scale sql.NullInt64) dialects.ColumnInfo {
@@ -127,7 +129,10 @@ func describe(dataType string, maxLen, prec, scale sql.NullInt64) dialects.Colum
 		c.Type = ddl.Decimal
 		c.Precision, c.Scale = int(prec.Int64), int(scale.Int64)
 	case "float", "real":
-		c.Type = ddl.Float
+		c.Type, c.FloatBits = ddl.Float, 64
+		if dt == "real" || prec.Valid && prec.Int64 > 0 && prec.Int64 <= 24 {
+			c.FloatBits = 32
+		}
 	}
 	return c
 }

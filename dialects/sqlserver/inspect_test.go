@@ -167,8 +167,8 @@ func TestColumns(t *testing.T) {
 		{Name: "COUNTER_FREQUENCY", DBType: "decimal(28,8)", Type: ddl.Decimal, Nullable: true, Precision: 28, Scale: 8},
 		{Name: "N", DBType: "numeric(10,2)", Type: ddl.Decimal, Nullable: true, Precision: 10, Scale: 2},
 		{Name: "M", DBType: "money", Type: ddl.Decimal, Nullable: true, Precision: 19, Scale: 4},
-		{Name: "F", DBType: "float", Type: ddl.Float, Nullable: true},
-		{Name: "R", DBType: "real", Type: ddl.Float, Nullable: true},
+		{Name: "F", DBType: "float", Type: ddl.Float, Nullable: true, FloatBits: 64},
+		{Name: "R", DBType: "real", Type: ddl.Float, Nullable: true, FloatBits: 32},
 		{Name: "BIT", DBType: "bit", Nullable: true},
 		{Name: "WHEN", DBType: "datetime2", Nullable: true, HasDefault: true},
 	}

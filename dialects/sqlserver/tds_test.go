@@ -201,7 +201,7 @@ func TestInspectOverTDS(t *testing.T) {
 		{Name: "CAPTION", DBType: "nvarchar(max)", Type: ddl.String, Nullable: true},
 		{Name: "COUNTER_FREQUENCY", DBType: "decimal(28,8)", Type: ddl.Decimal, Nullable: true, Precision: 28, Scale: 8},
 		{Name: "INST_ID", DBType: "bigint", Type: ddl.Integer, IntBits: 64},
-		{Name: "X", DBType: "float", Type: ddl.Float, Nullable: true, HasDefault: true},
+		{Name: "X", DBType: "float", Type: ddl.Float, Nullable: true, HasDefault: true, FloatBits: 64},
 	}
 	if !reflect.DeepEqual(cols, want) {
 		t.Errorf("Columns =\n%+v\nwant\n%+v", cols, want)
