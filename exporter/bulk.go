@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/profdb/profdb/dialects"
 )
@@ -50,15 +51,15 @@ func (tw *tableWriter) startBulk() error {
 		cancel: cancel,
 	}
 	rows := &feedRows{f: f, asked: make(chan struct{})}
-	skipped := make(chan bool, 1)
+	skipped := make(chan error, 1) // the ErrSkip, or nil when the loader ran
 	go func() {
 		defer close(f.done)
 		n, err := bl.BulkLoad(ctx, s.tx, target, rows)
 		if errors.Is(err, dialects.ErrSkip) && !rows.started {
-			skipped <- true
+			skipped <- err
 			return
 		}
-		skipped <- false
+		skipped <- nil
 		f.n, f.err = n, err
 		// Drain what the loader did not take, so that push never blocks.
 		for range f.ch {
@@ -66,11 +67,11 @@ func (tw *tableWriter) startBulk() error {
 	}()
 	// A loader that cannot serve says so before it asks for the first row.
 	select {
-	case sk := <-skipped:
-		if sk {
+	case skip := <-skipped:
+		if skip != nil {
 			cancel()
 			if s.db.opts.Logf != nil {
-				s.db.opts.Logf("%s: native bulk path not available for table %s; using batched INSERT", s.db.d.Name(), tw.lt.real)
+				s.db.opts.Logf("%s: native bulk path not available for table %s%s; using batched INSERT", s.db.d.Name(), tw.lt.real, skipReason(skip))
 			}
 			return nil
 		}
@@ -81,6 +82,17 @@ func (tw *tableWriter) startBulk() error {
 		tw.bulk = f
 		return nil
 	}
+}
+
+// skipReason is the reason a loader gave with its ErrSkip, as ": reason",
+// or "" when it gave none.
+func skipReason(err error) string {
+	msg := strings.TrimSuffix(err.Error(), dialects.ErrSkip.Error())
+	msg = strings.TrimSuffix(strings.TrimSpace(msg), ":")
+	if msg == "" {
+		return ""
+	}
+	return ": " + msg
 }
 
 // next returns a row slice to fill (ncols+1 values).
