@@ -40,8 +40,12 @@ func (tw *tableWriter) startBulk() error {
 		return nil
 	}
 	target := dialects.Target{Schema: s.db.opts.Schema, Table: tw.lt.real, Columns: tw.real}
-	target.Types = append(append(target.Types, tw.types...), 0)
-	target.Types[len(target.Types)-1] = tw.lt.def.Columns[tw.lt.def.ColumnIndex("INST_ID")].Type
+	for i, j := range tw.pos {
+		if j >= 0 {
+			target.Types = append(target.Types, tw.types[i])
+		}
+	}
+	target.Types = append(target.Types, tw.lt.def.Columns[tw.lt.def.ColumnIndex("INST_ID")].Type)
 	ctx, cancel := context.WithCancel(s.ctx)
 	f := &bulkFeed{
 		ch:     make(chan [][]any, 4),

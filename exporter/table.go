@@ -18,6 +18,7 @@ type tableWriter struct {
 	types    []ddl.Type
 	checks   []func(any) error
 	real     []string // real column names, INST_ID last
+	pos      []int    // for each input column, its place in real; -1 for a column the table lacks
 	ncols    int      // columns per input row
 	rows     int64    // rows written
 	buf      []any
@@ -46,13 +47,19 @@ func (s *session) newTableWriter(def ddl.Table, columns []string) (*tableWriter,
 			return nil, errorf("table %s: column %s given twice", def.Name, col.Name)
 		}
 		seen[col.Name] = true
-		lc, err := lt.column(col.Name)
-		if err != nil {
-			return nil, err
-		}
 		tw.names = append(tw.names, col.Name)
 		tw.types = append(tw.types, col.Type)
+		lc, err := lt.column(col.Name)
+		if err != nil {
+			// A table a DBA made may lack documented columns: rows that
+			// leave them NULL are fine, a value for one is an error
+			// (see Write).
+			tw.checks = append(tw.checks, nil)
+			tw.pos = append(tw.pos, -1)
+			continue
+		}
 		tw.checks = append(tw.checks, lc.check)
+		tw.pos = append(tw.pos, len(tw.real))
 		tw.real = append(tw.real, lc.info.Name)
 	}
 	inst, err := lt.column(ddl.InstID)
@@ -88,6 +95,15 @@ func (tw *tableWriter) Write(row []any) error {
 		vals = tw.bulk.next()
 	}
 	for i, v := range row {
+		j := tw.pos[i]
+		if j < 0 {
+			if v != nil {
+				tw.buf = tw.buf[:start]
+				return s.fail(errorf("table %s, column %s, row %d: the table in the database has no column %s to hold the value",
+					tw.def.Name, tw.names[i], tw.rowNo(), tw.names[i]))
+			}
+			continue
+		}
 		cv, err := Convert(tw.types[i], v)
 		if err == nil && tw.checks[i] != nil {
 			err = tw.checks[i](cv)
@@ -97,7 +113,7 @@ func (tw *tableWriter) Write(row []any) error {
 			return s.fail(errorf("table %s, column %s, row %d: %w", tw.def.Name, tw.names[i], tw.rowNo(), err))
 		}
 		if tw.bulk != nil {
-			vals[i] = cv
+			vals[j] = cv
 			continue
 		}
 		if str, ok := cv.(string); ok {
@@ -106,7 +122,7 @@ func (tw *tableWriter) Write(row []any) error {
 		tw.buf = append(tw.buf, s.bind(tw.types[i], cv))
 	}
 	if tw.bulk != nil {
-		vals[tw.ncols] = s.instID
+		vals[len(tw.real)-1] = s.instID
 		return tw.bulk.push(vals)
 	}
 	tw.buf = append(tw.buf, s.instID)

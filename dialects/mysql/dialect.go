@@ -102,3 +102,10 @@ func (d Dialect) quoteAll(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// DDLCommits implements dialects.DDLCommitter: MySQL and MariaDB commit the
+// open transaction on every DDL statement, so the exporter creates tables
+// before its data transaction begins.
+func (Dialect) DDLCommits() bool { return true }
+
+var _ dialects.DDLCommitter = Dialect{}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/profilers/functiontrace"
+)
+
+// TestBadInputLeavesDatabaseUnchanged feeds profdb export one bad file
+// after another and checks, on each local database, that each gets its own
+// clear error naming the place, and that no table's row count changes.
+func TestBadInputLeavesDatabaseUnchanged(t *testing.T) {
+	const head = `{"profiler":"function-trace","caption":"bad","tables":{"FUNCTION_TRACE_PROFILER_THREADS":[{"ID":0,"PARENT_ID":-1}],`
+	long := strings.Repeat("x", 300)
+	cases := []struct {
+		name, json string
+		want       []string // all must appear in stderr
+		narrowOnly bool     // needs the narrow ROUTINES table a DBA made
+	}{
+		{"malformed JSON", head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":1,,}]}}`, []string{"bad.json:1:", "want"}, false},
+		{"truncated file", head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":1},{"ID":2`, []string{"bad.json:1:", "unexpected end"}, false},
+		{"unknown profiler", `{"profiler":"allocation","tables":{}}`, []string{"bad.json:1:", "allocation"}, false},
+		{"unknown table", head + `"FUNCTION_TRACE_PROFILER_NOPE":[{"ID":1}]}}`, []string{"bad.json:1:", "FUNCTION_TRACE_PROFILER_NOPE"}, false},
+		{"unknown column", head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":1,"COL_NOPE":2}]}}`, []string{"bad.json:1:", "COL_NOPE"}, false},
+		{"INST_ID given", head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":1,"INST_ID":2}]}}`, []string{"bad.json:1:", "INST_ID"}, false},
+		{"text in an integer column", head + "\n" + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":1},` + "\n" + `{"ID":2,"COL__S":"fast"}]}}`,
+			[]string{"bad.json:3", "table FUNCTION_TRACE_PROFILER_CALL_TRACE, column COL__S, row 2", "want an integer"}, false},
+		{"integer out of range", head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":1,"COL__S":9223372036854775808}]}}`,
+			[]string{"bad.json:1", "column COL__S, row 1", "out of range"}, false},
+		{"decimal with 9 places", head + `"FUNCTION_TRACE_PROFILER_ROUTINES":[{"ID":1,"COL_ADDRESS":"0.123456789"}]}}`,
+			[]string{"bad.json:1", "column COL_ADDRESS, row 1", "more than 8 decimal places"}, false},
+		{"non-finite float", `{"profiler":"light-coverage","tables":{"LIGHT_COVERAGE_PROFILER_MODULES_DATA":[{"ID":1,"COL____COVERED":1e999}]}}`,
+			[]string{"bad.json:1", "COL____COVERED", "out of range"}, false},
+		{"overlong string for a narrow column", head + `"FUNCTION_TRACE_PROFILER_ROUTINES":[{"ID":1,"COL_CLASS_NAME":"ok"},{"ID":2,"COL_CLASS_NAME":"` + long + `"}]}}`,
+			[]string{"bad.json:1", "table FUNCTION_TRACE_PROFILER_ROUTINES, column COL_CLASS_NAME, row 2", "300 characters does not fit"}, true},
+		{"second result set bad, first kept", `{"profiler":"function-trace","caption":"good","tables":{}}` + "\n" + head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":"x"}]}}`,
+			[]string{"bad.json:2", "column ID, row 1"}, false},
+	}
+	for _, dialect := range []string{"sqlite", "postgres", "mysql"} {
+		t.Run(dialect, func(t *testing.T) {
+			dsn := testdb.Fresh(t, dialect)
+			mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json")
+			narrow := dialect != "sqlite" // SQLite does not enforce VARCHAR(n)
+			if narrow {
+				makeNarrowRoutines(t, dsn)
+			}
+			dir := t.TempDir()
+			for _, c := range cases {
+				if c.narrowOnly && !narrow {
+					continue
+				}
+				t.Run(c.name, func(t *testing.T) {
+					before := tableCounts(t, dsn)
+					path := filepath.Join(dir, "bad.json")
+					if err := os.WriteFile(path, []byte(c.json), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					stdout, stderr, code := runCLI(t, "export", "--db", dsn, path)
+					if code == 0 {
+						t.Fatalf("export succeeded; stdout %s", stdout)
+					}
+					for _, w := range c.want {
+						if !strings.Contains(stderr, w) {
+							t.Errorf("stderr %q does not contain %q", stderr, w)
+						}
+					}
+					after := tableCounts(t, dsn)
+					if c.name == "second result set bad, first kept" {
+						// Each result set is its own transaction: the good
+						// one before the bad one is committed, and reported.
+						if !strings.Contains(stdout, `"good"`) {
+							t.Errorf("the committed result set is not reported: %q", stdout)
+						}
+						before["INSTANCES"]++
+						before["RELATIONS"] += 10
+					}
+					if !reflect.DeepEqual(before, after) {
+						t.Fatalf("row counts changed:\nbefore %v\nafter  %v", before, after)
+					}
+				})
+			}
+		})
+	}
+}
+
+// makeNarrowRoutines replaces the function-trace ROUTINES table with one a
+// DBA made by hand, with a VARCHAR(255) class name.
+func makeNarrowRoutines(t *testing.T, dsn string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d := db.Dialect()
+	q := func(s string) string { return d.Quote(d.StoredName(s)) }
+	tbl := d.Qualify("", d.StoredName(functiontrace.Routines))
+	for _, s := range []string{
+		"DROP TABLE " + tbl,
+		fmt.Sprintf("CREATE TABLE %s (%s BIGINT NOT NULL, %s BIGINT, %s BIGINT, %s BIGINT, %s VARCHAR(255), %s DECIMAL(28,8))",
+			tbl, q("INST_ID"), q("ID"), q("PARENT_ID"), q("REC_ID"), q("COL_CLASS_NAME"), q("COL_ADDRESS")),
+	} {
+		if _, err := db.SQL().ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
