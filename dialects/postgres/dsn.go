@@ -33,13 +33,8 @@ func (Dialect) DriverDSN(dsn string) (string, error) {
 	out := strings.ToLower(scheme) + ":" + rest
 	u, err := url.Parse(out)
 	if err != nil {
-		// url.Error repeats the whole URL, password included: keep only
-		// the reason.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fail(err)
+		// The parser's message may quote the password (see URLError).
+		return fail(dialects.URLError(dsn, err))
 	}
 	if u.Fragment != "" {
 		return fail(errors.New("unexpected '#' fragment (percent-encode '#' in a password as %23)"))

@@ -15,12 +15,6 @@ import (
 // sys.dm_exec_sessions) unless the DSN names one.
 const AppName = "profdb"
 
-// errBadURL replaces the cause of a URL syntax error in a DSN with a
-// password: url.Parse quotes the offending part (a bad %-escape, a "port"
-// that is the rest of a password with a '/' in it), which may be part of
-// the password.
-var errBadURL = errors.New("not a valid URL (characters such as @ : / ? # % in a password must be percent-encoded)")
-
 // DriverDSN checks a profdb DSN and returns the go-mssqldb DSN for it. The
 // profdb DSN is a go-mssqldb URL:
 //
@@ -36,14 +30,7 @@ func (Dialect) DriverDSN(dsn string) (string, error) {
 	if err != nil {
 		// A *url.Error repeats the whole DSN, password included; keep only
 		// its cause.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		if len(secrets(dsn)) > 0 {
-			err = errBadURL
-		}
-		return "", dsnError(dsn, err)
+		return "", dsnError(dsn, dialects.URLError(dsn, err))
 	}
 	if !strings.EqualFold(u.Scheme, Name) {
 		return "", dsnError(dsn, fmt.Errorf("scheme %q, want %s://", u.Scheme, Name))
@@ -92,40 +79,5 @@ func dsnError(dsn string, cause error) error {
 	return err
 }
 
-// secrets returns the passwords in dsn, raw and decoded: the one in the
-// user information and any password or pwd query parameter. It works on
-// DSNs that url.Parse rejects.
-func secrets(dsn string) []string {
-	var out []string
-	add := func(s string) {
-		if s != "" {
-			out = append(out, s)
-			if d, err := url.PathUnescape(s); err == nil && d != s {
-				out = append(out, d)
-			}
-		}
-	}
-	if _, rest, ok := strings.Cut(dsn, "://"); ok {
-		// Up to the last '@' before the query: a password may hold an
-		// unescaped '/' that url.Parse would take for the path.
-		rest, _, _ = strings.Cut(rest, "?")
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
-				add(pw)
-			}
-		}
-	}
-	if _, query, ok := strings.Cut(dsn, "?"); ok {
-		for _, kv := range strings.Split(query, "&") {
-			k, v, _ := strings.Cut(kv, "=")
-			switch strings.ToLower(k) {
-			case "password", "pwd":
-				add(v)
-				if d, err := url.QueryUnescape(v); err == nil {
-					add(d)
-				}
-			}
-		}
-	}
-	return out
-}
+// secrets returns the passwords in dsn (see dialects.Secrets).
+func secrets(dsn string) []string { return dialects.Secrets(dsn) }
