@@ -84,6 +84,10 @@ type ColumnInfo struct {
 	Precision  int   // decimal columns: total digits
 	Scale      int   // decimal columns: fractional digits
 	FloatBits  int   // floating-point columns: 32 or 64; 0 otherwise
+	// ApproxNumbers is set for columns that store a number which does
+	// not fit a 64-bit integer as a 64-bit float, silently rounding it:
+	// SQLite's INTEGER, REAL and NUMERIC affinity outside STRICT tables.
+	ApproxNumbers bool
 }
 
 // DDLCommitter is implemented by dialects whose DDL statements commit the

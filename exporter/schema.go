@@ -126,6 +126,9 @@ func checker(d dialects.Dialect, def ddl.Column, c dialects.ColumnInfo) func(any
 			return nil
 		})
 	}
+	if c.ApproxNumbers && def.Type != ddl.String {
+		checks = append(checks, func(v any) error { return fitApprox(v, c.DBType) })
+	}
 	switch c.Type {
 	case ddl.Integer:
 		if c.IntBits > 0 && c.IntBits < 64 || def.Type != ddl.Integer {
@@ -233,6 +236,23 @@ func fitDecimal(v any, p, s int, dbType string) error {
 		return fmt.Errorf("%s has %d decimal places; column type %s keeps %d", v, len(fp), dbType, s)
 	}
 	return nil
+}
+
+// fitApprox accepts the numbers a column that rounds to 64-bit floats
+// keeps exactly: 64-bit integers, and decimals a double prints back the
+// same.
+func fitApprox(v any, dbType string) error {
+	d, ok := v.(dialects.Dec)
+	if !ok {
+		return nil
+	}
+	if _, err := strconv.ParseInt(string(d), 10, 64); err == nil {
+		return nil
+	}
+	if f, err := strconv.ParseFloat(string(d), 64); err == nil && strconv.FormatFloat(f, 'f', -1, 64) == string(d) {
+		return nil
+	}
+	return fmt.Errorf("%s would be rounded by column type %s (it stores such numbers as 64-bit floats; SQLite tables made by profdb are STRICT and keep them exactly)", d, dbType)
 }
 
 func fitFloat(v any, bits int, dbType string) error {

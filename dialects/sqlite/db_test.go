@@ -234,17 +234,17 @@ func TestInspectHandMade(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []dialects.ColumnInfo{
-		{Name: "a", DBType: "INT", Type: ddl.Integer, Nullable: true, IntBits: 64},
+		{Name: "a", DBType: "INT", Type: ddl.Integer, Nullable: true, IntBits: 64, ApproxNumbers: true},
 		{Name: "b", DBType: "VARCHAR(255)", Type: ddl.String, HasDefault: true},
-		{Name: "c", DBType: "DECIMAL(10,2)", Type: ddl.Decimal, Nullable: true, Precision: 10, Scale: 2},
-		{Name: "d", DBType: "FLOAT", Type: ddl.Float, Nullable: true, FloatBits: 64},
+		{Name: "c", DBType: "DECIMAL(10,2)", Type: ddl.Decimal, Nullable: true, Precision: 10, Scale: 2, ApproxNumbers: true},
+		{Name: "d", DBType: "FLOAT", Type: ddl.Float, Nullable: true, FloatBits: 64, ApproxNumbers: true},
 		{Name: "e", DBType: "TEXT", Type: ddl.String, Nullable: true},
 		{Name: "f", DBType: "BLOB", Nullable: true},
-		{Name: "g", DBType: "DOUBLE PRECISION", Type: ddl.Float, Nullable: true, FloatBits: 64},
-		{Name: "h", DBType: "NUMERIC", Type: ddl.Decimal, Nullable: true},
-		{Name: "i", DBType: "BIGINT", Type: ddl.Integer, Nullable: true, IntBits: 64},
-		{Name: "j", DBType: "NUMERIC(12)", Type: ddl.Decimal, Nullable: true, Precision: 12},
-		{Name: "k", DBType: "REAL", Type: ddl.Float, Nullable: true, FloatBits: 64},
+		{Name: "g", DBType: "DOUBLE PRECISION", Type: ddl.Float, Nullable: true, FloatBits: 64, ApproxNumbers: true},
+		{Name: "h", DBType: "NUMERIC", Type: ddl.Decimal, Nullable: true, ApproxNumbers: true},
+		{Name: "i", DBType: "BIGINT", Type: ddl.Integer, Nullable: true, IntBits: 64, ApproxNumbers: true},
+		{Name: "j", DBType: "NUMERIC(12)", Type: ddl.Decimal, Nullable: true, Precision: 12, ApproxNumbers: true},
+		{Name: "k", DBType: "REAL", Type: ddl.Float, Nullable: true, FloatBits: 64, ApproxNumbers: true},
 		{Name: "l", DBType: "", Nullable: true},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -255,7 +255,7 @@ func TestInspectHandMade(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = []dialects.ColumnInfo{
-		{Name: "id", DBType: "INTEGER", Type: ddl.Integer, IntBits: 64, HasDefault: true},
+		{Name: "id", DBType: "INTEGER", Type: ddl.Integer, IntBits: 64, HasDefault: true, ApproxNumbers: true},
 		{Name: "name", DBType: "TEXT", Type: ddl.String, Nullable: true},
 	}
 	if !reflect.DeepEqual(got, want) {

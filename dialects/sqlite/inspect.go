@@ -105,6 +105,9 @@ ORDER BY CASE schema WHEN 'temp' THEN 0 WHEN 'main' THEN 1 ELSE 2 END LIMIT 1`, 
 			return nil, fail(err)
 		}
 		c.info.Type = affinity(c.info.DBType)
+		// Outside STRICT tables, a numeric affinity turns numbers beyond
+		// int64 (and long decimals) into lossy REALs.
+		c.info.ApproxNumbers = !strict && (c.info.Type == ddl.Integer || c.info.Type == ddl.Decimal || c.info.Type == ddl.Float)
 		if c.info.Type == ddl.Float {
 			c.info.FloatBits = 64 // SQLite stores every REAL as an 8-byte double
 		}
