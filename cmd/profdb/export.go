@@ -32,6 +32,8 @@ func dbFlag(cmd *cobra.Command, dsn *string) {
 type exportOptions struct {
 	dsn, caption, schema, format, bulk, sourceRoot string
 	noCreate, quiet, asJSON, skipMissing           bool
+	sqlOut, dialect                                string // --sql-out FILE --dialect D: write a script (sqlout.go)
+	dbSet                                          bool   // --db was given
 }
 
 func newExportCmd() *cobra.Command {
@@ -49,16 +51,27 @@ LCOV tracefiles. "-" reads standard input.
 
 Missing tables are created unless --no-create is given; existing tables are
 found case-insensitively and checked: a value that does not fit a column
-fails the export, naming table, column and row.`,
+fails the export, naming table, column and row.
+
+With --sql-out FILE --dialect D, export writes a SQL script instead of
+touching a database: the tables' DDL, then every result set as INSERTs in
+one transaction, with INST_IDs assigned by the script when it runs, so that
+it appends to a database that already holds result sets.`,
 		Example: `  profdb export examples/function-trace.json
   profdb export --db postgres://user@db.example.com/prof --schema aqtime run.json
-  go test -coverprofile=c.out ./... && profdb export c.out`,
+  go test -coverprofile=c.out ./... && profdb export c.out
+  profdb export --sql-out run.sql --dialect postgres run.json && psql -v ON_ERROR_STOP=1 -d prof -f run.sql`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.dbSet = cmd.Flags().Changed("db")
+			if o.sqlOut != "" || o.dialect != "" {
+				return o.runSQLOut(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), args)
+			}
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), args)
 		},
 	}
 	dbFlag(cmd, &o.dsn)
+	sqlOutFlags(cmd, &o)
 	f := cmd.Flags()
 	f.StringVar(&o.caption, "caption", "", "caption of the result set (only for input holding one result set)")
 	f.BoolVar(&o.noCreate, "no-create", false, "never create tables: a missing table is an error")

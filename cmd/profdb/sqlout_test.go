@@ -1,0 +1,503 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/input/interchange"
+	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/profilers"
+)
+
+// fixture is a result set whose rows are kept, so that it can be written
+// as input and compared with what a database returns.
+type fixture struct {
+	header exporter.Header
+	tables []fixtureTable
+}
+
+type fixtureTable struct {
+	name    string
+	columns []string
+	rows    [][]any
+}
+
+// resultSet returns the fixture as an exporter.ResultSet.
+func (f *fixture) resultSet() *exporter.ResultSet {
+	rs := &exporter.ResultSet{Header: f.header}
+	for _, t := range f.tables {
+		rows := t.rows
+		rs.Tables = append(rs.Tables, exporter.TableRows{Name: t.name, Columns: t.columns,
+			Rows: func(yield func([]any, error) bool) {
+				for _, r := range rows {
+					if !yield(r, nil) {
+						return
+					}
+				}
+			}})
+	}
+	return rs
+}
+
+// edgeStrings are texts that break naive quoting in some client: quotes,
+// backslashes (a trailing one too), line breaks, lines that clients take
+// for commands (sqlite3 dot commands, psql and mysql backslash commands,
+// sqlcmd's GO, :setvar and $(var)), comment and statement delimiters, and
+// non-ASCII text.
+var edgeStrings = []string{
+	"",
+	`it's a "quote" ''`,
+	`C:\src\new\table\`,
+	"\\",
+	"line1\nline2\r\nline3\ttab\rcr",
+	"\nGO\ngo\n",
+	"$(PATH) $(x",
+	"-- not a comment; /* nor this */ ;",
+	".quit\n.bail off\n",
+	"\\q\n\\! echo no\n:setvar x 1\n",
+	"delimiter //\nsource /etc/passwd\n\\G",
+	"E'\\x41' \\x41 \\n",
+	"'; DROP TABLE INSTANCES; --",
+	"naïve Ünïcödé 中文 ж€😀 \u00a0\u2028\u2029",
+}
+
+var edgeInts = []int64{1, -1, math.MaxInt64, math.MinInt64, 42, 2147483648, -2147483649, 0}
+
+var edgeDecimals = []dialects.Dec{"18446744073709551615", "0.12345678", "-123.45", "99999999999999999999.99999999",
+	"-0.00000001", "0", "9223372036854775808", "-99999999999999999999.99999999", "0.5", "3", "-9223372036854775809"}
+
+// edgeFloats are doubles at the edges of the range, and a sample of random
+// bit patterns (SQLite's literal parser is not exact for all of them).
+func edgeFloats(dialect string) []float64 {
+	f := []float64{0.1, 1.0 / 3, math.MaxFloat64, -math.MaxFloat64, 2.2250738585072014e-308, 1e-300, -2.5, 0,
+		123456789.125, 9007199254740993, 1e22, -1.6903227171100861e-307, 2.607178989110452e-299}
+	if dialect != "mysql" && dialect != "sqlserver" {
+		f = append(f, math.SmallestNonzeroFloat64, 4.9e-322)
+	}
+	r := rand.New(rand.NewSource(7))
+	for len(f) < 120 {
+		v := math.Float64frombits(r.Uint64())
+		if math.IsNaN(v) || math.IsInf(v, 0) || (dialect == "mysql" || dialect == "sqlserver") && v != 0 && math.Abs(v) < 2.2250738585072014e-308 {
+			continue
+		}
+		f = append(f, v)
+	}
+	return f
+}
+
+// fullSet builds a result set of profiler with every table and every
+// column: rows rows per table (row 0 all NULL but for ID, PARENT_ID and
+// REC_ID), IDs 0..rows-1, each child's PARENT_ID naming a parent row, and
+// the other columns cycling through the edge values of their type. The
+// first String column of the first table holds 1 MiB of non-ASCII text in
+// row 1; with withNUL a text with U+0000 appears too.
+func fullSet(t testing.TB, profiler, caption, dialect string, rows int, withNUL bool) *fixture {
+	t.Helper()
+	def, err := profilers.Lookup(profiler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strs := append([]string{}, edgeStrings...)
+	if withNUL {
+		strs = append(strs, "nul\x00inside")
+	}
+	floats := edgeFloats(dialect)
+	f := &fixture{header: exporter.Header{Profiler: profiler, Caption: caption,
+		Counter: &exporter.Counter{Name: "Time", Description: "Elapsed 'time' \\ ✓", Frequency: dialects.Dec("18446744073709551615")}}}
+	big := strings.Repeat("ж€😀a", 1<<20/10)
+	for ti, tb := range def.Tables {
+		ft := fixtureTable{name: tb.Name}
+		for _, c := range tb.Columns {
+			if c.Name != ddl.InstID {
+				ft.columns = append(ft.columns, c.Name)
+			}
+		}
+		n := rows
+		if tb.Columns[0].Name == "COL____COVERED" {
+			n = len(floats) // every float once
+		}
+		bigDone := ti != 0
+		for r := 0; r < n; r++ {
+			row := make([]any, len(ft.columns))
+			for ci, name := range ft.columns {
+				col, _ := tb.Column(name)
+				k := r*7 + ci
+				switch {
+				case name == ddl.ID || name == ddl.RecID:
+					row[ci] = int64(r)
+				case name == ddl.ParentID && tb.Parent == "":
+					row[ci] = int64(-1)
+				case name == ddl.ParentID:
+					row[ci] = int64(r % rows)
+				case r == 0:
+					row[ci] = nil
+				case col.Type == ddl.String && !bigDone:
+					row[ci], bigDone = big, true
+				case col.Type == ddl.String:
+					row[ci] = strs[k%len(strs)]
+				case col.Type == ddl.Integer:
+					row[ci] = edgeInts[k%len(edgeInts)]
+				case col.Type == ddl.Decimal:
+					row[ci] = edgeDecimals[k%len(edgeDecimals)]
+				case col.Type == ddl.Float:
+					row[ci] = floats[r%len(floats)]
+				}
+			}
+			ft.rows = append(ft.rows, row)
+		}
+		f.tables = append(f.tables, ft)
+	}
+	return f
+}
+
+// writeInput writes the fixtures as one interchange JSON file.
+func writeInput(t testing.TB, path string, sets ...*fixture) string {
+	t.Helper()
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	tgt := interchange.NewTarget(out)
+	for _, f := range sets {
+		if _, err := exporter.Export(context.Background(), tgt, f.resultSet()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+// compareStored reads result set inst from db and checks that it holds
+// exactly the fixture's header and rows (in canonical form).
+func compareStored(t testing.TB, db *exporter.DB, inst int64, want *fixture) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	got, err := db.Read(ctx, inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Profiler != want.header.Profiler || got.Caption != want.header.Caption {
+		t.Errorf("INST_ID %d: header %s %q, want %s %q", inst, got.Profiler, got.Caption, want.header.Profiler, want.header.Caption)
+	}
+	if wc := want.header.Counter; wc != nil {
+		wf, _ := exporter.Convert(ddl.Decimal, wc.Frequency)
+		if got.Counter == nil || got.Counter.Name != wc.Name || got.Counter.Description != wc.Description || got.Counter.Frequency != wf {
+			t.Errorf("INST_ID %d: counter %+v, want %+v", inst, got.Counter, wc)
+		}
+	}
+	def, _ := profilers.Lookup(want.header.Profiler)
+	byName := map[string]exporter.TableRows{}
+	for _, tr := range got.Tables {
+		byName[tr.Name] = tr
+	}
+	for _, wt := range want.tables {
+		td, _ := def.Table(wt.name)
+		gt, ok := byName[wt.name]
+		if !ok {
+			t.Errorf("INST_ID %d: table %s not read back", inst, wt.name)
+			continue
+		}
+		pos := map[string]int{}
+		for i, c := range gt.Columns {
+			pos[c] = i
+		}
+		i := 0
+		for row, err := range gt.Rows {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(wt.rows) {
+				i++
+				continue
+			}
+			for ci, c := range wt.columns {
+				col, _ := td.Column(c)
+				wv, err := exporter.Convert(col.Type, wt.rows[i][ci])
+				if err != nil {
+					t.Fatal(err)
+				}
+				gv := row[pos[col.Name]]
+				if !reflect.DeepEqual(wv, gv) {
+					t.Errorf("INST_ID %d %s row %d %s: got %s, want %s", inst, wt.name, i, c, show(gv), show(wv))
+				}
+			}
+			i++
+		}
+		if i != len(wt.rows) {
+			t.Errorf("INST_ID %d %s: %d rows, want %d", inst, wt.name, i, len(wt.rows))
+		}
+	}
+}
+
+func show(v any) string {
+	s := fmt.Sprintf("%T(%q)", v, fmt.Sprint(v))
+	if len(s) > 100 {
+		s = s[:100] + "…"
+	}
+	return s
+}
+
+// scriptRunner runs a script file in the dialect's own client against a
+// profdb DSN and returns the client's output and error.
+type scriptRunner func(dsn, script string) (string, error)
+
+// execClient runs a client program with extra environment and stdin.
+// Arguments are never printed: they may name a server.
+func execClient(env []string, stdin, prog string, args ...string) (string, error) {
+	cmd := exec.Command(prog, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%s: %w", filepath.Base(prog), err)
+	}
+	return string(out), nil
+}
+
+func sqlite3Runner(t *testing.T) scriptRunner {
+	prog := client(t, true, "sqlite3")
+	return func(dsn, script string) (string, error) {
+		b, err := os.ReadFile(script)
+		if err != nil {
+			return "", err
+		}
+		// "sqlite3 DB < FILE", with -bail as the script's header advises.
+		return execClient(nil, string(b), prog, "-bail", strings.TrimPrefix(dsn, "sqlite:"))
+	}
+}
+
+func psqlRunner(t *testing.T) scriptRunner {
+	prog := client(t, true, "psql")
+	return func(dsn, script string) (string, error) {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return "", err
+		}
+		q := u.Query()
+		env := []string{"PGCONNECT_TIMEOUT=20"}
+		if sp := q.Get("search_path"); sp != "" {
+			env = append(env, "PGOPTIONS=-c search_path="+sp)
+			q.Del("search_path")
+		}
+		if pw, ok := u.User.Password(); ok {
+			env = append(env, "PGPASSWORD="+pw)
+			u.User = url.User(u.User.Username())
+		}
+		u.RawQuery = q.Encode()
+		return execClient(env, "", prog, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", u.String(), "-f", script)
+	}
+}
+
+func mariadbRunner(t *testing.T) scriptRunner {
+	prog := client(t, true, "mariadb", "mysql")
+	return func(dsn, script string) (string, error) {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return "", err
+		}
+		args := []string{"--protocol=TCP", "--batch", "--connect-timeout=20", "-h", u.Hostname(), "-u", u.User.Username()}
+		if p := u.Port(); p != "" {
+			args = append(args, "-P", p)
+		}
+		var env []string
+		if pw, ok := u.User.Password(); ok {
+			env = append(env, "MYSQL_PWD="+pw)
+		}
+		args = append(args, "-D", strings.TrimPrefix(u.Path, "/"))
+		b, err := os.ReadFile(script)
+		if err != nil {
+			return "", err
+		}
+		return execClient(env, string(b), prog, args...)
+	}
+}
+
+// TestSQLOutScriptAppends runs --sql-out scripts in the real clients
+// against databases that already hold result sets (exported with the
+// normal path), twice, and checks that verify is clean, list shows the new
+// INST_IDs and every value reads back exactly.
+func TestSQLOutScriptAppends(t *testing.T) {
+	for _, tc := range []struct {
+		dialect string
+		runner  func(t *testing.T) scriptRunner
+	}{
+		{"sqlite", sqlite3Runner},
+		{"postgres", psqlRunner},
+		{"mysql", mariadbRunner},
+	} {
+		t.Run(tc.dialect, func(t *testing.T) {
+			runScript := tc.runner(t)
+			dsn := testdb.Fresh(t, tc.dialect)
+			dir := t.TempDir()
+			withNUL := tc.dialect != "postgres"
+
+			// Two result sets exported the normal way first.
+			seed := []*fixture{
+				fullSet(t, "function-trace", "seed one", tc.dialect, 3, false),
+				fullSet(t, "resource", "seed two", tc.dialect, 3, false),
+			}
+			mustRun(t, "export", "--db", dsn, "-q", writeInput(t, filepath.Join(dir, "seed.json"), seed...))
+
+			// The script holds one result set of every profiler.
+			var sets []*fixture
+			for _, p := range profilers.Names() {
+				sets = append(sets, fullSet(t, p, "script "+p+" 'q' \\ \n✓", tc.dialect, 5, withNUL))
+			}
+			in := writeInput(t, filepath.Join(dir, "in.json"), sets...)
+			script := filepath.Join(dir, "out.sql")
+			out := mustRun(t, "export", "--sql-out", script, "--dialect", tc.dialect, in)
+			if !strings.Contains(out, fmt.Sprintf("wrote %s: %d result set(s)", script, len(sets))) {
+				t.Errorf("export --sql-out printed:\n%s", out)
+			}
+
+			db, err := exporter.Open(context.Background(), dsn, exporter.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			next := int64(len(seed) + 1)
+			for round := 0; round < 2; round++ {
+				if out, err := runScript(dsn, script); err != nil {
+					t.Fatalf("round %d: %v\n%s", round+1, err, out)
+				}
+				if got := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(got) != "ok" {
+					t.Fatalf("verify after round %d: %s", round+1, got)
+				}
+				var list []exporter.Listing
+				if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &list); err != nil {
+					t.Fatal(err)
+				}
+				if len(list) != len(seed)+(round+1)*len(sets) {
+					t.Fatalf("round %d: list shows %d result sets, want %d", round+1, len(list), len(seed)+(round+1)*len(sets))
+				}
+				for i, f := range sets {
+					l := list[int(next)-1+i]
+					if l.InstID != next+int64(i) || l.Profiler != f.header.Profiler || l.Caption != f.header.Caption {
+						t.Errorf("round %d: listing %+v, want INST_ID %d of %s", round+1, l, next+int64(i), f.header.Profiler)
+					}
+					compareStored(t, db, l.InstID, f)
+				}
+				next += int64(len(sets))
+			}
+			// The result sets exported before are untouched.
+			for i, f := range seed {
+				compareStored(t, db, int64(i+1), f)
+			}
+			// RELATIONS IDs stay unique across the table.
+			d := db.Dialect()
+			var dup int64
+			q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(d.StoredName("ID")), d.Qualify("", d.StoredName("RELATIONS")))
+			if err := db.SQL().QueryRow(q).Scan(&dup); err != nil || dup != 0 {
+				t.Fatalf("duplicate RELATIONS IDs: %d %v", dup, err)
+			}
+		})
+	}
+}
+
+// TestSQLOutFailingScriptLeavesNothing: a script that fails part-way (a
+// table a DBA made too narrow) leaves the database as it was.
+func TestSQLOutFailingScriptLeavesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		dialect string
+		runner  func(t *testing.T) scriptRunner
+		narrow  string
+	}{
+		{"postgres", psqlRunner, `ALTER TABLE function_trace_profiler_threads ALTER COLUMN col_win32threadid TYPE INT`},
+		{"mysql", mariadbRunner, "ALTER TABLE `FUNCTION_TRACE_PROFILER_THREADS` MODIFY `COL_WIN32THREADID` INT NULL"},
+	} {
+		t.Run(tc.dialect, func(t *testing.T) {
+			runScript := tc.runner(t)
+			dsn := testdb.Fresh(t, tc.dialect)
+			dir := t.TempDir()
+			seed := fullSet(t, "function-trace", "seed", tc.dialect, 3, false)
+			seed.tables = seed.tables[:0] // only INSTANCES and RELATIONS
+			mustRun(t, "export", "--db", dsn, "-q", writeInput(t, filepath.Join(dir, "seed.json"), seed))
+			db := testdb.Open(t, dsn)
+			if _, err := db.Exec(tc.narrow); err != nil {
+				t.Fatal(err)
+			}
+			set := fullSet(t, "function-trace", "too wide", tc.dialect, 3, false)
+			for i := range set.tables {
+				if set.tables[i].name == "FUNCTION_TRACE_PROFILER_THREADS" {
+					ci := slices.Index(set.tables[i].columns, "COL_WIN32THREADID")
+					set.tables[i].rows[2][ci] = int64(math.MaxInt64) // does not fit INT
+				}
+			}
+			script := filepath.Join(dir, "out.sql")
+			mustRun(t, "export", "--sql-out", script, "--dialect", tc.dialect, writeInput(t, filepath.Join(dir, "in.json"), set))
+			out, err := runScript(dsn, script)
+			if err == nil || !strings.Contains(strings.ToLower(out), "out of range") {
+				t.Fatalf("the script did not fail on the narrow column: %v\n%s", err, out)
+			}
+			var list []exporter.Listing
+			if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &list); err != nil {
+				t.Fatal(err)
+			}
+			if len(list) != 1 {
+				t.Fatalf("list after the failing script: %+v", list)
+			}
+			if got := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(got) != "ok" {
+				t.Fatalf("verify: %s", got)
+			}
+		})
+	}
+}
+
+// TestSQLOutUsage: the flag combinations that make no sense are refused,
+// and no file is written when an input fails.
+func TestSQLOutUsage(t *testing.T) {
+	dir := t.TempDir()
+	in := writeInput(t, filepath.Join(dir, "in.json"), fullSet(t, "function-trace", "x", "sqlite", 2, false))
+	script := filepath.Join(dir, "out.sql")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", "--sql-out", script, in}, "--sql-out needs --dialect"},
+		{[]string{"export", "--dialect", "sqlite", in}, "--dialect is for --sql-out"},
+		{[]string{"export", "--sql-out", script, "--dialect", "oracle", in}, `unknown dialect "oracle"`},
+		{[]string{"export", "--sql-out", script, "--dialect", "sqlite", "--db", "sqlite:x.db", in}, "leave out --db"},
+		{[]string{"export", "--sql-out", "-", "--dialect", "sqlite", "--json", in}, "choose one"},
+	} {
+		_, errOut, code := runCLI(t, c.args...)
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("profdb %s: exit %d, stderr %q; want %q", strings.Join(c.args, " "), code, errOut, c.want)
+		}
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"profiler": "function-trace", "tables": {"FUNCTION_TRACE_PROFILER_THREADS": [{"ID": "x"}]}}`), 0o644)
+	_, errOut, code := runCLI(t, "export", "--sql-out", script, "--dialect", "sqlite", in, bad)
+	if code == 0 || !strings.Contains(errOut, "no script written") {
+		t.Errorf("bad input: exit %d, %s", code, errOut)
+	}
+	if _, err := os.Stat(script); !os.IsNotExist(err) {
+		t.Errorf("a script was written despite the error: %v", err)
+	}
+	// PostgreSQL text cannot hold U+0000: the script is refused up front.
+	nul := writeInput(t, filepath.Join(dir, "nul.json"), fullSet(t, "function-trace", "x", "postgres", 3, true))
+	_, errOut, code = runCLI(t, "export", "--sql-out", script, "--dialect", "postgres", nul)
+	if code == 0 || !strings.Contains(errOut, "U+0000") || !strings.Contains(errOut, "column ") {
+		t.Errorf("NUL for postgres: exit %d, %s", code, errOut)
+	}
+	// Standard output, with --schema and --no-create.
+	out := mustRun(t, "export", "--sql-out", "-", "--dialect", "postgres", "--schema", "aqtime", "--no-create", in)
+	if strings.Contains(out, "CREATE TABLE") || !strings.Contains(out, `INSERT INTO "aqtime"."instances"`) || !strings.HasSuffix(out, "COMMIT;\n") {
+		t.Errorf("--sql-out - --schema aqtime --no-create:\n%.2000s", out)
+	}
+}

@@ -1,0 +1,234 @@
+package sqlscript
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+)
+
+// Allocation-lock names and keys shared with the dialects' export path, so
+// that a script and "profdb export" running at once take turns. They repeat
+// the constants of the dialect packages (dialects/postgres AllocLockKey,
+// dialects/mysql AllocLockName, dialects/sqlserver AllocLock), which this
+// package does not import: programs choose the dialects they register.
+const (
+	pgAllocLockKey int64 = 0x70726F6664620001
+	allocLockName        = "profdb.alloc"
+	lockTimeoutSec       = 600
+)
+
+// mysqlSQLMode is the session sql_mode of a MySQL script: the one
+// dialects/mysql gives every connection (SQLMode there): strict, and
+// backslash an ordinary character in string literals.
+const mysqlSQLMode = "STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION,NO_BACKSLASH_ESCAPES"
+
+// form is what differs between the dialects' scripts.
+type form interface {
+	// runHint says how the client runs the script.
+	runHint() string
+	// begin returns the statements before the DDL: session settings, and
+	// where DDL takes part in transactions, the start of the transaction
+	// and the lock.
+	begin() []string
+	// afterDDL returns the statements between the DDL and the first
+	// result set.
+	afterDDL() []string
+	// allocate returns the statements that compute a result set's INST_ID
+	// and RELATIONS base ID from the tables inst and rel (qualified) and
+	// their quoted INST_ID and ID columns.
+	allocate(inst, instCol, rel, relCol string) []string
+	// instID is the expression for the current INST_ID.
+	instID() string
+	// relID is the expression for the k-th (1-based) RELATIONS ID.
+	relID(k int) string
+	// end returns the statements that commit.
+	end() []string
+	// separator is the batch separator line ("GO") written after each DDL
+	// statement, or "".
+	separator() string
+	// batch wraps the statements of the data part that run together: with
+	// a batch separator, step numbers the batches from 1 and final marks
+	// the last one, the commit (see sqlserverForm); otherwise it returns
+	// stmts.
+	batch(step int, stmts []string, final bool) []string
+}
+
+func formFor(d dialects.Dialect) (form, error) {
+	switch d.Name() {
+	case "sqlite":
+		return sqliteForm{}, nil
+	case "postgres":
+		return postgresForm{}, nil
+	case "mysql":
+		return mysqlForm{}, nil
+	case "sqlserver":
+		return sqlserverForm{}, nil
+	}
+	return nil, fmt.Errorf("sqlscript: no script form for dialect %s", d.Name())
+}
+
+// tempIDs is the TEMP table of SQLite and PostgreSQL scripts.
+const tempIDs = "profdb_ids"
+
+// sqliteForm: BEGIN IMMEDIATE takes the database's write lock at once, as
+// profdb's own connections do (_txlock=immediate), so allocation cannot
+// race. The IDs live in a TEMP table.
+type sqliteForm struct{}
+
+func (sqliteForm) runHint() string { return "sqlite3 -bail DATABASE < FILE" }
+func (sqliteForm) begin() []string { return []string{"BEGIN IMMEDIATE"} }
+func (sqliteForm) afterDDL() []string {
+	return []string{"CREATE TEMP TABLE IF NOT EXISTS " + tempIDs + " (inst_id INTEGER, rel_id INTEGER)"}
+}
+func (sqliteForm) allocate(inst, instCol, rel, relCol string) []string {
+	return tempAllocate("temp."+tempIDs, inst, instCol, rel, relCol)
+}
+func (sqliteForm) instID() string { return "(SELECT inst_id FROM temp." + tempIDs + ")" }
+func (sqliteForm) relID(k int) string {
+	return "(SELECT rel_id FROM temp." + tempIDs + ") + " + strconv.Itoa(k)
+}
+func (sqliteForm) end() []string                                { return []string{"DROP TABLE temp." + tempIDs, "COMMIT"} }
+func (sqliteForm) batch(_ int, stmts []string, _ bool) []string { return stmts }
+func (sqliteForm) separator() string                            { return "" }
+
+func tempAllocate(tmp, inst, instCol, rel, relCol string) []string {
+	return []string{
+		"DELETE FROM " + tmp,
+		"INSERT INTO " + tmp + " (inst_id, rel_id) SELECT\n  (SELECT COALESCE(MAX(" + instCol + "), 0) + 1 FROM " + inst + "),\n  (SELECT COALESCE(MAX(" + relCol + "), 0) FROM " + rel + ")",
+	}
+}
+
+// postgresForm: the transaction-scoped advisory lock of profdb's exporter,
+// taken in a DO block so that psql prints nothing; the IDs live in a TEMP
+// table dropped at commit. client_encoding and standard_conforming_strings
+// make the literals mean what they say whatever the client's locale;
+// client_min_messages keeps the notices of CREATE ... IF NOT EXISTS quiet.
+type postgresForm struct{}
+
+func (postgresForm) runHint() string { return "psql -v ON_ERROR_STOP=1 -d DATABASE -f FILE" }
+func (postgresForm) begin() []string {
+	return []string{
+		"SET client_encoding = 'UTF8'",
+		"SET client_min_messages = warning",
+		"SET standard_conforming_strings = on",
+		"BEGIN",
+		"DO $$BEGIN PERFORM pg_advisory_xact_lock(" + strconv.FormatInt(pgAllocLockKey, 10) + "); END$$",
+	}
+}
+func (postgresForm) afterDDL() []string {
+	return []string{"CREATE TEMP TABLE " + tempIDs + " (inst_id BIGINT, rel_id BIGINT) ON COMMIT DROP"}
+}
+func (postgresForm) allocate(inst, instCol, rel, relCol string) []string {
+	return tempAllocate("pg_temp."+tempIDs, inst, instCol, rel, relCol)
+}
+func (postgresForm) instID() string { return "(SELECT inst_id FROM pg_temp." + tempIDs + ")" }
+func (postgresForm) relID(k int) string {
+	return "(SELECT rel_id FROM pg_temp." + tempIDs + ") + " + strconv.Itoa(k)
+}
+func (postgresForm) end() []string                                { return []string{"COMMIT"} }
+func (postgresForm) batch(_ int, stmts []string, _ bool) []string { return stmts }
+func (postgresForm) separator() string                            { return "" }
+
+// mysqlForm: the session lock of profdb's exporter, taken before the DDL
+// (which commits implicitly on MySQL) and released after the commit. SET
+// @profdb_lock = IF(GET_LOCK(...) = 1, 1, <a subquery of two rows>) fails
+// the statement when the lock times out (GET_LOCK returns 0) or fails
+// (NULL), without a stored program; DO would not do, as it ignores the
+// error. The IDs live in user variables.
+type mysqlForm struct{}
+
+func (mysqlForm) runHint() string { return "mariadb DATABASE < FILE (or mysql)" }
+func (mysqlForm) begin() []string {
+	return []string{
+		"SET NAMES utf8mb4 COLLATE utf8mb4_bin",
+		"SET SESSION sql_mode = '" + mysqlSQLMode + "'",
+		fmt.Sprintf("SET @profdb_lock = IF(GET_LOCK('%s', %d) = 1, 1, (SELECT 1 UNION ALL SELECT 2))", allocLockName, lockTimeoutSec),
+	}
+}
+func (mysqlForm) afterDDL() []string { return []string{"START TRANSACTION"} }
+func (mysqlForm) allocate(inst, instCol, rel, relCol string) []string {
+	return []string{
+		"SET @profdb_inst_id = (SELECT COALESCE(MAX(" + instCol + "), 0) + 1 FROM " + inst + ")",
+		"SET @profdb_rel_id = (SELECT COALESCE(MAX(" + relCol + "), 0) FROM " + rel + ")",
+	}
+}
+func (mysqlForm) instID() string     { return "@profdb_inst_id" }
+func (mysqlForm) relID(k int) string { return "@profdb_rel_id + " + strconv.Itoa(k) }
+func (mysqlForm) end() []string {
+	return []string{"COMMIT", "DO RELEASE_LOCK('" + allocLockName + "')"}
+}
+func (mysqlForm) batch(_ int, stmts []string, _ bool) []string { return stmts }
+func (mysqlForm) separator() string                            { return "" }
+
+// sqlserverForm: SQL Server scripts are split into batches by GO lines,
+// and T-SQL variables do not outlive a batch, so the IDs live in a #temp
+// table. SET XACT_ABORT ON makes a run-time error roll the transaction back
+// and end the batch; the later batches would then run outside any
+// transaction, and a compile error (a column the table lacks) ends its batch
+// without any rollback. So every data batch starts by checking that the
+// transaction is still open and that the batch before it ran to its end
+// (it counts batches in #profdb_ids.step); if not, it rolls back and stops
+// with THROW, which ends the batch. Run with sqlcmd -b, the client stops at
+// the first error anyway; -x keeps it from expanding $(...) in the data.
+// The lock is sp_getapplock owned by the transaction, as in profdb's
+// exporter.
+type sqlserverForm struct{}
+
+const sqlserverTemp = "#" + tempIDs
+
+func (sqlserverForm) runHint() string { return "sqlcmd -b -x -d DATABASE -i FILE" }
+func (sqlserverForm) begin() []string { return []string{"SET NOCOUNT ON", "SET XACT_ABORT ON"} }
+func (sqlserverForm) afterDDL() []string {
+	return []string{
+		"IF OBJECT_ID(N'tempdb.." + sqlserverTemp + "') IS NOT NULL DROP TABLE " + sqlserverTemp,
+		"CREATE TABLE " + sqlserverTemp + " (inst_id bigint NULL, rel_id bigint NULL, step int NOT NULL)",
+		"BEGIN TRANSACTION",
+		"DECLARE @profdb_lock int",
+		"EXEC @profdb_lock = sp_getapplock @Resource = N'" + allocLockName + "', @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = " +
+			strconv.Itoa(lockTimeoutSec*1000),
+		"IF @profdb_lock < 0 THROW 50000, N'profdb: could not lock " + allocLockName + "', 1",
+		"INSERT INTO " + sqlserverTemp + " (step) VALUES (0)",
+		"GO",
+	}
+}
+func (sqlserverForm) allocate(inst, instCol, rel, relCol string) []string {
+	return []string{
+		"UPDATE " + sqlserverTemp + " SET\n  inst_id = (SELECT COALESCE(MAX(" + instCol + "), 0) + 1 FROM " + inst + "),\n  rel_id = (SELECT COALESCE(MAX(" + relCol + "), 0) FROM " + rel + ")",
+	}
+}
+func (sqlserverForm) instID() string     { return "@profdb_inst_id" }
+func (sqlserverForm) relID(k int) string { return "@profdb_rel_id + " + strconv.Itoa(k) }
+func (sqlserverForm) end() []string {
+	return []string{"COMMIT TRANSACTION", "DROP TABLE " + sqlserverTemp}
+}
+func (sqlserverForm) separator() string { return "GO" }
+
+// batch makes stmts the batch number step: it runs only when the
+// transaction is open and batch step-1 ran to its end, and unless it is the
+// final one (the commit) it records its own end.
+func (sqlserverForm) batch(step int, stmts []string, final bool) []string {
+	guard := []string{
+		"IF @@TRANCOUNT = 0 OR NOT EXISTS (SELECT 1 FROM " + sqlserverTemp + " WHERE step = " + strconv.Itoa(step-1) + ")\n" +
+			"BEGIN\n" +
+			"  IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;\n" +
+			"  THROW 50000, N'profdb: an earlier batch of this script failed; everything is rolled back and nothing more is written', 1;\n" +
+			"END",
+	}
+	if final {
+		return append(append(guard, stmts...), "GO")
+	}
+	out := append(guard,
+		"DECLARE @profdb_inst_id bigint, @profdb_rel_id bigint",
+		"SELECT @profdb_inst_id = inst_id, @profdb_rel_id = rel_id FROM "+sqlserverTemp)
+	out = append(out, stmts...)
+	return append(out, "UPDATE "+sqlserverTemp+" SET step = "+strconv.Itoa(step), "GO")
+}
+
+// The columns of INSTANCES and RELATIONS the script writes, in the
+// exporter's order.
+var (
+	instanceCols = []string{"CAPTION", "COUNTER_DESCRIPTION", "COUNTER_FREQUENCY", "COUNTER_NAME", ddl.InstID}
+	relationCols = []string{"COL_CHILD_TABLE", "COL_PARENT_TABLE", ddl.ID, ddl.InstID}
+)

@@ -1,0 +1,588 @@
+package sqlscript
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/profilers"
+)
+
+// Options tune a Script.
+type Options struct {
+	// Schema is the existing schema (PostgreSQL, SQL Server), database
+	// (MySQL) or attached database (SQLite) the script writes into; ""
+	// means the connection's default.
+	Schema string
+	// NoCreate leaves out the CREATE TABLE and CREATE INDEX statements:
+	// the tables must exist when the script runs.
+	NoCreate bool
+	// Header lines are written as comments at the top of the script.
+	Header []string
+}
+
+// Limits of one INSERT statement of a script: at most MaxRows rows (or the
+// dialect's own limit on a VALUES list, if smaller), and no more rows once
+// the statement holds MaxStatementBytes of SQL (a single row may be
+// larger). 4 MiB keeps every statement below the 16 MiB max_allowed_packet
+// of the MySQL and MariaDB clients and servers.
+const (
+	MaxRows           = 1000
+	MaxStatementBytes = 4 << 20
+)
+
+// Script is an exporter.Target that writes result sets as a SQL script for
+// one dialect (see the package documentation). Committed result sets are
+// kept in a temporary file; WriteTo writes the whole script, Close removes
+// the file. A rolled-back result set leaves nothing in the script. A Script
+// takes one result set at a time.
+type Script struct {
+	d        dialects.Dialect
+	f        form
+	opts     Options
+	spool    *os.File
+	w        *bufio.Writer
+	size     int64 // bytes committed to the spool
+	sets     int
+	used     map[string]bool // profilers exported
+	open     *resultWriter
+	step     int // data batches written (SQL Server, see sqlserverForm)
+	rowLimit int
+	closed   bool
+}
+
+var _ exporter.Target = (*Script)(nil)
+
+// New returns an empty script for dialect d. Its temporary file lives in
+// os.TempDir(); call Close to remove it.
+func New(d dialects.Dialect, o Options) (*Script, error) {
+	f, err := formFor(d)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsFunc(o.Schema, unicode.IsControl) {
+		return nil, fmt.Errorf("sqlscript: schema %q: control characters are not allowed", o.Schema)
+	}
+	spool, err := os.CreateTemp("", "profdb-script-*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("sqlscript: %w", err)
+	}
+	rows := MaxRows
+	if l := d.Limits().MaxRows; l > 0 && l < rows {
+		rows = l
+	}
+	return &Script{d: d, f: f, opts: o, spool: spool, w: bufio.NewWriterSize(spool, 256<<10),
+		used: map[string]bool{}, rowLimit: rows}, nil
+}
+
+// Dialect returns the script's dialect.
+func (s *Script) Dialect() dialects.Dialect { return s.d }
+
+// ResultSets returns the number of result sets committed so far.
+func (s *Script) ResultSets() int { return s.sets }
+
+// Close removes the temporary file. The script cannot be used afterwards.
+func (s *Script) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	name := s.spool.Name()
+	err := s.spool.Close()
+	if rerr := os.Remove(name); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// Begin implements exporter.Target: it starts a result set of the script.
+func (s *Script) Begin(_ context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+	if s.closed {
+		return nil, errors.New("sqlscript: script closed")
+	}
+	if s.open != nil {
+		return nil, errors.New("sqlscript: a script takes one result set at a time")
+	}
+	def, err := profilers.Lookup(h.Profiler)
+	if err != nil {
+		return nil, fmt.Errorf("sqlscript: %w", err)
+	}
+	if _, err := counterFrequency(h.Counter); err != nil {
+		return nil, fmt.Errorf("sqlscript: INSTANCES, column COUNTER_FREQUENCY: %w", err)
+	}
+	h.Profiler = def.Name
+	rw := &resultWriter{s: s, def: def, header: h, started: map[string]bool{}, start: s.size, step: s.step,
+		result: exporter.Result{Profiler: def.Name, Caption: h.Caption, Tables: map[string]int64{}}}
+	if err := rw.begin(); err != nil {
+		rw.Rollback()
+		return nil, err
+	}
+	s.open = rw
+	return rw, nil
+}
+
+// WriteTo writes the whole script to w: the header, session settings, the
+// transaction's start and lock, the DDL of INSTANCES, RELATIONS and the
+// tables of the profilers exported (unless Options.NoCreate), every
+// committed result set and the commit. It fails while a result set is open.
+func (s *Script) WriteTo(w io.Writer) (int64, error) {
+	if s.closed {
+		return 0, errors.New("sqlscript: script closed")
+	}
+	if s.open != nil {
+		return 0, errors.New("sqlscript: a result set is still open")
+	}
+	if err := s.w.Flush(); err != nil {
+		return 0, fmt.Errorf("sqlscript: %w", err)
+	}
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 256<<10)
+	s.writeHead(bw)
+	if err := bw.Flush(); err != nil {
+		return cw.n, err
+	}
+	if _, err := s.spool.Seek(0, io.SeekStart); err != nil {
+		return cw.n, fmt.Errorf("sqlscript: %w", err)
+	}
+	if _, err := io.Copy(bw, io.LimitReader(s.spool, s.size)); err != nil {
+		return cw.n, err
+	}
+	if _, err := s.spool.Seek(s.size, io.SeekStart); err != nil {
+		return cw.n, fmt.Errorf("sqlscript: %w", err)
+	}
+	bw.WriteString("\n-- end of the result sets\n")
+	s.writeAll(bw, s.f.batch(s.step+1, s.f.end(), true))
+	err := bw.Flush()
+	return cw.n, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+// Write implements io.Writer, counting the bytes written.
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// writeAll writes statements, each ended by ";" and a line break; the
+// batch separator is written as a line of its own.
+func (s *Script) writeAll(w *bufio.Writer, stmts []string) {
+	sep := s.f.separator()
+	for _, st := range stmts {
+		if sep != "" && st == sep {
+			w.WriteString(sep + "\n")
+			continue
+		}
+		w.WriteString(st)
+		w.WriteString(";\n")
+	}
+}
+
+// emit writes statements of the data part that run together.
+func (s *Script) emit(stmts ...string) {
+	s.step++
+	s.writeAll(s.w, s.f.batch(s.step, stmts, false))
+}
+
+// writeHead writes everything before the first result set.
+func (s *Script) writeHead(w *bufio.Writer) {
+	var names []string
+	for _, n := range profilers.Names() {
+		if s.used[n] {
+			names = append(names, n)
+		}
+	}
+	header := append([]string{}, s.opts.Header...)
+	header = append(header,
+		"dialect: "+s.d.Name(),
+		fmt.Sprintf("result sets: %d (profilers: %s)", s.sets, orNone(strings.Join(names, ", "))),
+	)
+	if s.opts.Schema != "" {
+		header = append(header, "schema: "+s.opts.Schema)
+	}
+	header = append(header,
+		"run: "+s.f.runHint(),
+		"INST_IDs and RELATIONS IDs are assigned when the script runs: it appends to",
+		"a database that already holds result sets. Everything is one transaction.")
+	for _, h := range header {
+		w.WriteString("-- ")
+		w.WriteString(comment(h))
+		w.WriteByte('\n')
+	}
+	w.WriteByte('\n')
+	sep := s.f.separator()
+	s.writeAll(w, s.f.begin())
+	if sep != "" {
+		w.WriteString(sep + "\n")
+	}
+	if !s.opts.NoCreate {
+		w.WriteString("\n-- tables (each statement does nothing when its object exists)\n")
+		for _, t := range s.tables() {
+			for _, st := range s.d.CreateTableIn(s.opts.Schema, t) {
+				s.writeAll(w, []string{st})
+				if sep != "" {
+					w.WriteString(sep + "\n")
+				}
+			}
+		}
+	}
+	w.WriteByte('\n')
+	s.writeAll(w, s.f.afterDDL())
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// tables returns INSTANCES, RELATIONS and the tables of the profilers used,
+// in registry order, parents first, each once.
+func (s *Script) tables() []ddl.Table {
+	out := profilers.Shared()
+	seen := map[string]bool{}
+	for _, t := range out {
+		seen[strings.ToUpper(t.Name)] = true
+	}
+	for _, def := range profilers.All() {
+		if !s.used[def.Name] {
+			continue
+		}
+		for _, t := range def.Tables {
+			if !seen[strings.ToUpper(t.Name)] {
+				seen[strings.ToUpper(t.Name)] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// comment makes text safe for a "-- " comment line.
+func comment(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func counterFrequency(c *exporter.Counter) (any, error) {
+	if c == nil || c.Frequency == nil {
+		return nil, nil
+	}
+	return exporter.Convert(ddl.Decimal, c.Frequency)
+}
+
+// resultWriter writes one result set into the spool.
+type resultWriter struct {
+	s       *Script
+	def     profilers.Definition
+	header  exporter.Header
+	started map[string]bool
+	cur     *tableWriter
+	start   int64 // spool size before the result set
+	step    int   // Script.step before the result set
+	result  exporter.Result
+	failed  error
+	done    bool
+}
+
+func (rw *resultWriter) qualified(table string) string {
+	return rw.s.d.Qualify(rw.s.opts.Schema, rw.s.d.StoredName(table))
+}
+
+func (rw *resultWriter) col(name string) string {
+	return rw.s.d.Quote(rw.s.d.StoredName(name))
+}
+
+func (rw *resultWriter) cols(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = rw.col(n)
+	}
+	return out
+}
+
+// begin writes the allocation and the RELATIONS rows.
+func (rw *resultWriter) begin() error {
+	s := rw.s
+	w := s.w
+	fmt.Fprintf(w, "\n-- result set %d: %s %s\n", s.sets+1, rw.def.Name, comment(fmt.Sprintf("%q", rw.header.Caption)))
+	s.emit(s.f.allocate(rw.qualified(profilers.InstancesTable), rw.col(ddl.InstID),
+		rw.qualified(profilers.RelationsTable), rw.col(ddl.ID))...)
+	ins := newInsert(rw, profilers.RelationsTable, rw.cols(relationCols))
+	for i, t := range rw.def.Tables {
+		parent := "NULL"
+		if t.Parent != "" {
+			p, err := stringLiteral(s.d.Name(), t.Parent)
+			if err != nil {
+				return err
+			}
+			parent = p
+		}
+		child, err := stringLiteral(s.d.Name(), t.Name)
+		if err != nil {
+			return err
+		}
+		ins.add(child + ", " + parent + ", " + s.f.relID(i+1) + ", " + s.f.instID())
+	}
+	ins.flush()
+	return nil
+}
+
+// SetHeader implements exporter.ResultWriter.
+func (rw *resultWriter) SetHeader(h exporter.Header) error {
+	if err := rw.usable(); err != nil {
+		return err
+	}
+	if h.Profiler != "" && h.Profiler != rw.def.Name {
+		return fmt.Errorf("sqlscript: result set of profiler %s cannot become %s", rw.def.Name, h.Profiler)
+	}
+	if _, err := counterFrequency(h.Counter); err != nil {
+		return fmt.Errorf("sqlscript: INSTANCES, column COUNTER_FREQUENCY: %w", err)
+	}
+	h.Profiler = rw.def.Name
+	rw.header = h
+	rw.result.Caption = h.Caption
+	return nil
+}
+
+func (rw *resultWriter) usable() error {
+	if rw.done {
+		return errors.New("sqlscript: result set already ended")
+	}
+	return rw.failed
+}
+
+func (rw *resultWriter) fail(err error) error {
+	if rw.failed == nil {
+		rw.failed = err
+	}
+	return err
+}
+
+// Table implements exporter.ResultWriter.
+func (rw *resultWriter) Table(name string, columns []string) (exporter.TableWriter, error) {
+	if err := rw.usable(); err != nil {
+		return nil, err
+	}
+	rw.endTable()
+	def, ok := rw.def.Table(name)
+	if !ok {
+		return nil, rw.fail(fmt.Errorf("sqlscript: profiler %s has no table %s", rw.def.Name, name))
+	}
+	if rw.started[def.Name] {
+		return nil, rw.fail(fmt.Errorf("sqlscript: table %s given twice in one result set", def.Name))
+	}
+	rw.started[def.Name] = true
+	tw := &tableWriter{rw: rw, name: def.Name}
+	seen := map[string]bool{}
+	var quoted []string
+	for _, c := range columns {
+		col, ok := def.Column(c)
+		if !ok {
+			return nil, rw.fail(fmt.Errorf("sqlscript: table %s has no column %s (columns: %s)", def.Name, c, strings.Join(def.ColumnNames(), ", ")))
+		}
+		if col.Name == ddl.InstID {
+			return nil, rw.fail(fmt.Errorf("sqlscript: table %s: INST_ID is assigned by profdb and must not be given", def.Name))
+		}
+		if seen[col.Name] {
+			return nil, rw.fail(fmt.Errorf("sqlscript: table %s: column %s given twice", def.Name, col.Name))
+		}
+		seen[col.Name] = true
+		tw.names = append(tw.names, col.Name)
+		tw.types = append(tw.types, col.Type)
+		quoted = append(quoted, rw.col(col.Name))
+	}
+	quoted = append(quoted, rw.col(ddl.InstID))
+	tw.ins = newInsert(rw, def.Name, quoted)
+	rw.cur = tw
+	return tw, nil
+}
+
+func (rw *resultWriter) endTable() {
+	if rw.cur == nil {
+		return
+	}
+	tw := rw.cur
+	rw.cur = nil
+	tw.ins.flush()
+	rw.result.Tables[tw.name] = tw.rows
+	rw.result.Rows += tw.rows
+}
+
+// Commit implements exporter.ResultWriter: it writes the INSTANCES row and
+// keeps the result set in the script. The Result's InstID is 0: the script
+// assigns it when it runs.
+func (rw *resultWriter) Commit() (exporter.Result, error) {
+	if err := rw.usable(); err != nil {
+		return exporter.Result{}, err
+	}
+	rw.endTable()
+	s := rw.s
+	var name, desc, freq any
+	if c := rw.header.Counter; c != nil {
+		if c.Name != "" {
+			name = c.Name
+		}
+		if c.Description != "" {
+			desc = c.Description
+		}
+		freq, _ = counterFrequency(c)
+	}
+	vals := []any{rw.header.Caption, desc, freq, name}
+	types := []ddl.Type{ddl.String, ddl.String, ddl.Decimal, ddl.String}
+	lits := make([]string, 0, 5)
+	for i, v := range vals {
+		lit, err := literal(s.d.Name(), types[i], v)
+		if err != nil {
+			rw.Rollback()
+			return exporter.Result{}, fmt.Errorf("sqlscript: table INSTANCES, column %s: %w", instanceCols[i], err)
+		}
+		lits = append(lits, lit)
+	}
+	lits = append(lits, s.f.instID())
+	ins := newInsert(rw, profilers.InstancesTable, rw.cols(instanceCols))
+	ins.add(strings.Join(lits, ", "))
+	ins.flush()
+	if err := s.w.Flush(); err != nil {
+		rw.Rollback()
+		return exporter.Result{}, fmt.Errorf("sqlscript: %w", err)
+	}
+	size, err := s.spool.Seek(0, io.SeekCurrent)
+	if err != nil {
+		rw.Rollback()
+		return exporter.Result{}, fmt.Errorf("sqlscript: %w", err)
+	}
+	s.size = size
+	s.sets++
+	s.used[rw.def.Name] = true
+	rw.done = true
+	s.open = nil
+	for _, t := range rw.def.Tables {
+		if _, ok := rw.result.Tables[t.Name]; !ok {
+			rw.result.Tables[t.Name] = 0
+		}
+	}
+	return rw.result, nil
+}
+
+// Rollback implements exporter.ResultWriter: the result set is cut from the
+// script. It does nothing after Commit.
+func (rw *resultWriter) Rollback() error {
+	if rw.done {
+		return nil
+	}
+	rw.done = true
+	s := rw.s
+	if s.open == rw {
+		s.open = nil
+	}
+	s.w.Reset(s.spool)
+	s.step = rw.step
+	if err := s.spool.Truncate(rw.start); err != nil {
+		return fmt.Errorf("sqlscript: %w", err)
+	}
+	if _, err := s.spool.Seek(rw.start, io.SeekStart); err != nil {
+		return fmt.Errorf("sqlscript: %w", err)
+	}
+	return nil
+}
+
+// tableWriter writes the rows of one table as multi-row INSERTs.
+type tableWriter struct {
+	rw    *resultWriter
+	name  string
+	names []string
+	types []ddl.Type
+	ins   *insert
+	rows  int64
+	row   strings.Builder
+}
+
+// Write implements exporter.TableWriter. Values are converted and checked
+// as for a database (exporter.Convert); an error names table, column and
+// row.
+func (tw *tableWriter) Write(row []any) error {
+	rw := tw.rw
+	if err := rw.usable(); err != nil {
+		return err
+	}
+	if rw.cur != tw {
+		return rw.fail(fmt.Errorf("sqlscript: table %s: rows written after the next table started", tw.name))
+	}
+	rowNo := tw.rows + 1
+	if len(row) != len(tw.types) {
+		return rw.fail(fmt.Errorf("sqlscript: table %s, row %d: %d values for %d columns", tw.name, rowNo, len(row), len(tw.types)))
+	}
+	b := &tw.row
+	b.Reset()
+	for i, v := range row {
+		cv, err := exporter.Convert(tw.types[i], v)
+		var lit string
+		if err == nil {
+			lit, err = literal(rw.s.d.Name(), tw.types[i], cv)
+		}
+		if err != nil {
+			return rw.fail(fmt.Errorf("sqlscript: table %s, column %s, row %d: %w", tw.name, tw.names[i], rowNo, err))
+		}
+		b.WriteString(lit)
+		b.WriteString(", ")
+	}
+	b.WriteString(rw.s.f.instID())
+	tw.ins.add(b.String())
+	tw.rows++
+	return nil
+}
+
+// insert accumulates the rows of one multi-row INSERT and writes it when
+// it is full.
+type insert struct {
+	rw    *resultWriter
+	head  string
+	rows  int
+	bytes int
+	buf   strings.Builder
+}
+
+func newInsert(rw *resultWriter, table string, quotedCols []string) *insert {
+	return &insert{rw: rw, head: "INSERT INTO " + rw.qualified(table) + " (" + strings.Join(quotedCols, ", ") + ") VALUES\n"}
+}
+
+func (in *insert) add(values string) {
+	if in.rows > 0 && (in.rows >= in.rw.s.rowLimit || in.bytes+len(values) > MaxStatementBytes) {
+		in.flush()
+	}
+	if in.rows > 0 {
+		in.buf.WriteString(",\n")
+	}
+	in.buf.WriteByte('(')
+	in.buf.WriteString(values)
+	in.buf.WriteByte(')')
+	in.rows++
+	in.bytes += len(values) + 4
+}
+
+func (in *insert) flush() {
+	if in.rows == 0 {
+		return
+	}
+	in.rw.s.emit(in.head + in.buf.String())
+	in.buf.Reset()
+	in.rows, in.bytes = 0, 0
+}

@@ -1,0 +1,75 @@
+package integration
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/profilers/functiontrace"
+)
+
+// TestCopyChain copies result sets SQLite -> PostgreSQL -> MariaDB/MySQL ->
+// SQLite with "profdb copy": at each target every value reads back as
+// exported, the result sets get new INST_IDs after the ones already there,
+// and verify finds the parent-child graph intact.
+func TestCopyChain(t *testing.T) {
+	pg := Lookup(t, "postgres")
+	my := Lookup(t, "mysql")
+	src := Lookup(t, "sqlite").Fresh(t)
+	hops := []Namespace{pg.Fresh(t), my.Fresh(t), Lookup(t, "sqlite").Fresh(t)}
+
+	// One result set of every profiler, with edge values every dialect
+	// holds (no subnormal floats for MySQL).
+	var sets []*Fixture
+	for _, p := range profilers.Names() {
+		sets = append(sets, FullSet(t, p, "copied "+p+" ✓ 'q'", "mysql", 4))
+	}
+	srcDB := OpenExporter(t, src.DSN, exporter.Options{})
+	for _, f := range sets {
+		Export(t, srcDB, f)
+	}
+	// The targets already hold result sets: 2, 1 and 3 of them.
+	for i, ns := range hops {
+		db := OpenExporter(t, ns.DSN, exporter.Options{})
+		for j := 0; j < []int{2, 1, 3}[i]; j++ {
+			Export(t, db, callSet(fmt.Sprintf("already there %d", j), 10))
+		}
+	}
+
+	from := src
+	ids := []int64{1, 2, 3, 4} // the INST_IDs of sets at from
+	for i, to := range hops {
+		args := []string{"copy", "--from", from.DSN, "--to", to.DSN}
+		for _, id := range ids {
+			args = append(args, "--inst", strconv.FormatInt(id, 10))
+		}
+		out := mustProfdb(t, args...)
+		got := instIDs(t, out)
+		already := int64([]int{2, 1, 3}[i])
+		want := []int64{already + 1, already + 2, already + 3, already + 4}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("copy to %s: new INST_IDs %v, want %v\n%s", to.Dialect, got, want, out)
+		}
+		for k, id := range ids {
+			if !strings.Contains(out, fmt.Sprintf("INST_ID %d -> INST_ID %d ", id, want[k])) {
+				t.Errorf("copy to %s: no line for INST_ID %d:\n%s", to.Dialect, id, out)
+			}
+		}
+		db := OpenExporter(t, to.DSN, exporter.Options{})
+		for k, f := range sets {
+			CompareStored(t, db, want[k], f)
+		}
+		if out := mustProfdb(t, "verify", "--db", to.DSN); strings.TrimSpace(out) != "ok" {
+			t.Fatalf("verify at %s: %s", to.Dialect, out)
+		}
+		list, err := db.List(Ctx(t))
+		if err != nil || len(list) != int(already)+len(sets) || list[0].Profiler != functiontrace.Name {
+			t.Fatalf("list at %s: %+v %v", to.Dialect, list, err)
+		}
+		from, ids = to, want
+	}
+}

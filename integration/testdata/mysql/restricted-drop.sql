@@ -1,0 +1,3 @@
+-- Removes the login of restricted.sql.
+
+DROP USER IF EXISTS '${USER}'@'%';

@@ -1,0 +1,3 @@
+-- Drops the database of schema.sql with everything in it.
+
+DROP DATABASE IF EXISTS ${SCHEMA};

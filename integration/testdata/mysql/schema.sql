@@ -1,0 +1,20 @@
+-- A separate schema (a database on MySQL) for profdb's tables, with INSTANCES and RELATIONS
+-- made by the DBA; profdb creates the profiler tables in it (--schema).
+-- ${SCHEMA} is replaced by the test's schema name.
+
+CREATE DATABASE ${SCHEMA} CHARACTER SET utf8mb4;
+CREATE TABLE ${SCHEMA}.INSTANCES (
+    CAPTION LONGTEXT,
+    COUNTER_DESCRIPTION LONGTEXT,
+    COUNTER_FREQUENCY DECIMAL(28,8),
+    COUNTER_NAME LONGTEXT,
+    INST_ID BIGINT NOT NULL,
+    PRIMARY KEY (INST_ID)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+CREATE TABLE ${SCHEMA}.RELATIONS (
+    COL_CHILD_TABLE LONGTEXT,
+    COL_PARENT_TABLE LONGTEXT,
+    ID BIGINT NOT NULL,
+    INST_ID BIGINT NOT NULL,
+    PRIMARY KEY (ID)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

@@ -1,0 +1,3 @@
+-- Drops the schema of schema.sql with everything in it.
+
+DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE;

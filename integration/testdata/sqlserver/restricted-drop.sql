@@ -1,0 +1,6 @@
+-- Removes the login of restricted.sql.
+
+DROP USER IF EXISTS ${USER};
+GO
+DROP LOGIN ${USER};
+GO

@@ -1,0 +1,23 @@
+-- A separate schema for profdb's tables, with INSTANCES and RELATIONS
+-- made by the DBA; profdb creates the profiler tables in it (--schema).
+-- ${SCHEMA} is replaced by the test's schema name.
+
+CREATE SCHEMA ${SCHEMA};
+GO
+CREATE TABLE ${SCHEMA}.INSTANCES (
+    CAPTION NVARCHAR(MAX),
+    COUNTER_DESCRIPTION NVARCHAR(MAX),
+    COUNTER_FREQUENCY DECIMAL(28,8),
+    COUNTER_NAME NVARCHAR(MAX),
+    INST_ID BIGINT NOT NULL,
+    PRIMARY KEY (INST_ID)
+);
+GO
+CREATE TABLE ${SCHEMA}.RELATIONS (
+    COL_CHILD_TABLE NVARCHAR(MAX),
+    COL_PARENT_TABLE NVARCHAR(MAX),
+    ID BIGINT NOT NULL,
+    INST_ID BIGINT NOT NULL,
+    PRIMARY KEY (ID)
+);
+GO
