@@ -115,9 +115,11 @@ type Binder interface {
 // Locker is implemented by dialects that serialize result-set allocation
 // with a lock of their own. Lock returns statements to run at the start of
 // the export transaction and, for a session lock, statements to run after
-// it ended on the same connection.
+// it ended on the same connection. The lock covers the tables of one
+// database: schema is the one the export writes into ("" for the
+// connection's default), for dialects whose locks span a whole server.
 type Locker interface {
-	Lock() (acquire, release []string)
+	Lock(schema string) (acquire, release []string)
 }
 
 // ErrSkip is returned by an optional capability that cannot serve this

@@ -65,7 +65,7 @@ func (s *session) begin() error {
 	ctx, d := s.ctx, s.db.d
 	var acquire []string
 	if l, ok := d.(dialects.Locker); ok {
-		acquire, s.release = l.Lock()
+		acquire, s.release = l.Lock(s.db.opts.Schema)
 	}
 	all := append(profilers.Shared(), s.def.Tables...)
 	ddlCommits := false

@@ -283,8 +283,8 @@ func TestConsumerQuery(t *testing.T) {
 // transaction, on one connection.
 func TestLock(t *testing.T) {
 	ctx := testCtx(t)
-	db, _ := open(t)
-	acquire, release := Dialect{}.Lock()
+	db, dbName := open(t)
+	acquire, release := Dialect{}.Lock("")
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +298,7 @@ func TestLock(t *testing.T) {
 	}
 	free := func() bool {
 		var n sql.NullInt64
-		if err := db.QueryRowContext(ctx, "SELECT IS_FREE_LOCK(?)", AllocLockName).Scan(&n); err != nil {
+		if err := db.QueryRowContext(ctx, "SELECT IS_FREE_LOCK(CONCAT('profdb.', MD5(?)))", dbName).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n.Int64 == 1

@@ -61,26 +61,39 @@ const MaxParams = 65535
 // package documentation and MaxAllowedPacket.
 func (Dialect) Limits() dialects.Limits { return dialects.Limits{MaxParams: MaxParams} }
 
-// AllocLockName is the named lock that serializes result-set allocation.
-const AllocLockName = "profdb.alloc"
+// AllocLockPrefix starts the name of the lock that serializes result-set
+// allocation in one database: the prefix and the MD5 of the database name
+// (a lock name holds at most 64 characters).
+const AllocLockPrefix = "profdb."
 
 // AllocLockTimeout is how many seconds the acquire statement waits.
 const AllocLockTimeout = 600
 
-// Lock returns the statements that serialize result-set allocation with a
-// session lock:
+// Lock returns the statements that serialize result-set allocation in the
+// database schema ("" for the session's current database) with a session
+// lock; GET_LOCK names are server-wide, so the name carries the database:
 //
-//	acquire: SELECT GET_LOCK('profdb.alloc', 600)
-//	release: SELECT RELEASE_LOCK('profdb.alloc')
+//	acquire: SELECT GET_LOCK(CONCAT('profdb.', MD5(DATABASE())), 600)
+//	release: SELECT RELEASE_LOCK(CONCAT('profdb.', MD5(DATABASE())))
 //
 // The lock belongs to the session, not the transaction: run both on the
 // same *sql.Conn, release after the transaction ended. GET_LOCK returns 1
 // when it got the lock, 0 on timeout and NULL on error; a caller that runs
 // acquire with Exec learns nothing of that, so it should read the result
 // and fail unless it is 1.
-func (Dialect) Lock() (acquire, release []string) {
-	return []string{fmt.Sprintf("SELECT GET_LOCK('%s', %d)", AllocLockName, AllocLockTimeout)},
-		[]string{fmt.Sprintf("SELECT RELEASE_LOCK('%s')", AllocLockName)}
+func (Dialect) Lock(schema string) (acquire, release []string) {
+	return []string{fmt.Sprintf("SELECT GET_LOCK(%s, %d)", AllocLockNameSQL(schema), AllocLockTimeout)},
+		[]string{fmt.Sprintf("SELECT RELEASE_LOCK(%s)", AllocLockNameSQL(schema))}
+}
+
+// AllocLockNameSQL is the SQL expression of the allocation lock's name for
+// the database schema ("" for the session's current database).
+func AllocLockNameSQL(schema string) string {
+	db := "DATABASE()"
+	if schema != "" {
+		db = "'" + strings.ReplaceAll(schema, "'", "''") + "'"
+	}
+	return fmt.Sprintf("CONCAT('%s', MD5(%s))", AllocLockPrefix, db)
 }
 
 // MaxAllowedPacket returns the session's max_allowed_packet in bytes: each

@@ -83,9 +83,14 @@ func TestBind(t *testing.T) {
 }
 
 func TestLockStatements(t *testing.T) {
-	acquire, release := Dialect{}.Lock()
-	if strings.Join(acquire, ";") != "SELECT GET_LOCK('profdb.alloc', 600)" || strings.Join(release, ";") != "SELECT RELEASE_LOCK('profdb.alloc')" {
-		t.Errorf("Lock() = %q, %q", acquire, release)
+	acquire, release := Dialect{}.Lock("")
+	if strings.Join(acquire, ";") != "SELECT GET_LOCK(CONCAT('profdb.', MD5(DATABASE())), 600)" ||
+		strings.Join(release, ";") != "SELECT RELEASE_LOCK(CONCAT('profdb.', MD5(DATABASE())))" {
+		t.Errorf("Lock(\"\") = %q, %q", acquire, release)
+	}
+	acquire, _ = Dialect{}.Lock("o'brien")
+	if strings.Join(acquire, ";") != "SELECT GET_LOCK(CONCAT('profdb.', MD5('o''brien')), 600)" {
+		t.Errorf("Lock(o'brien) = %q", acquire)
 	}
 }
 

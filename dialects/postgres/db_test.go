@@ -260,7 +260,7 @@ func TestConsumerQuery(t *testing.T) {
 func TestLock(t *testing.T) {
 	ctx := testCtx(t)
 	db, _ := open(t)
-	acquire, release := Dialect{}.Lock()
+	acquire, release := Dialect{}.Lock("")
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

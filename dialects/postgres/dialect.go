@@ -66,8 +66,9 @@ const AllocLockKey int64 = 0x70726F6664620001
 
 // Lock returns the statement that serializes result-set allocation:
 // SELECT pg_advisory_xact_lock(AllocLockKey). The lock belongs to the
-// transaction and ends with it, so there is nothing to release.
-func (Dialect) Lock() (acquire, release []string) {
+// transaction and ends with it, so there is nothing to release. Advisory
+// locks are per database already; the schema does not change the lock.
+func (Dialect) Lock(string) (acquire, release []string) {
 	return []string{"SELECT pg_advisory_xact_lock(" + strconv.FormatInt(AllocLockKey, 10) + ")"}, nil
 }
 

@@ -92,7 +92,7 @@ func TestBind(t *testing.T) {
 }
 
 func TestLockStatements(t *testing.T) {
-	acquire, release := Dialect{}.Lock()
+	acquire, release := Dialect{}.Lock("")
 	if len(acquire) != 1 || acquire[0] != "SELECT pg_advisory_xact_lock(8102661165154435073)" || len(release) != 0 {
 		t.Errorf("Lock() = %q, %q", acquire, release)
 	}

@@ -90,8 +90,9 @@ const LockTimeout = 600000
 // sp_getapplock reports a timeout, a cancellation or a deadlock through its
 // return status (negative), not as an error; the statement turns a
 // negative status into a severity-16 error so that the export stops
-// instead of proceeding unlocked.
-func (d Dialect) Lock() (acquire, release []string) {
+// instead of proceeding unlocked. Application locks are per database
+// already; the schema does not change the lock.
+func (d Dialect) Lock(string) (acquire, release []string) {
 	stmt := "DECLARE @profdb_lock int;\n" +
 		"EXEC @profdb_lock = sp_getapplock @Resource = " + nString(AllocLock) +
 		", @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = " + strconv.Itoa(LockTimeout) + ";\n" +

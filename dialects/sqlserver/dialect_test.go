@@ -162,7 +162,7 @@ func TestBind(t *testing.T) {
 
 func TestLock(t *testing.T) {
 	var d sqlserver.Dialect
-	acquire, release := d.Lock()
+	acquire, release := d.Lock("")
 	if len(release) != 0 {
 		t.Errorf("release = %q: the lock is owned by the transaction", release)
 	}

@@ -101,7 +101,7 @@ func TestRealServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	acquire, _ := d.Lock()
+	acquire, _ := d.Lock("")
 	for _, s := range acquire {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)

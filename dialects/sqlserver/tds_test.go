@@ -230,7 +230,7 @@ func TestInspectOverTDS(t *testing.T) {
 func TestLockOverTDS(t *testing.T) {
 	var d sqlserver.Dialect
 	srv, conn, ctx := openTDS(t, nil)
-	acquire, release := d.Lock()
+	acquire, release := d.Lock("")
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

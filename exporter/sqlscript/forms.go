@@ -3,6 +3,7 @@ package sqlscript
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -11,7 +12,7 @@ import (
 // Allocation-lock names and keys shared with the dialects' export path, so
 // that a script and "profdb export" running at once take turns. They repeat
 // the constants of the dialect packages (dialects/postgres AllocLockKey,
-// dialects/mysql AllocLockName, dialects/sqlserver AllocLock), which this
+// dialects/mysql AllocLockNameSQL, dialects/sqlserver AllocLock), which this
 // package does not import: programs choose the dialects they register.
 const (
 	pgAllocLockKey int64 = 0x70726F6664620001
@@ -55,14 +56,14 @@ type form interface {
 	batch(step int, stmts []string, final bool) []string
 }
 
-func formFor(d dialects.Dialect) (form, error) {
+func formFor(d dialects.Dialect, schema string) (form, error) {
 	switch d.Name() {
 	case "sqlite":
 		return sqliteForm{}, nil
 	case "postgres":
 		return postgresForm{}, nil
 	case "mysql":
-		return mysqlForm{}, nil
+		return mysqlForm{schema: schema}, nil
 	case "sqlserver":
 		return sqlserverForm{}, nil
 	}
@@ -137,14 +138,24 @@ func (postgresForm) separator() string                            { return "" }
 // the statement when the lock times out (GET_LOCK returns 0) or fails
 // (NULL), without a stored program; DO would not do, as it ignores the
 // error. The IDs live in user variables.
-type mysqlForm struct{}
+type mysqlForm struct{ schema string }
+
+// lock names the allocation lock of the database the script writes into,
+// as dialects/mysql does: MySQL lock names are server-wide.
+func (f mysqlForm) lock() string {
+	db := "DATABASE()"
+	if f.schema != "" {
+		db = "'" + strings.ReplaceAll(f.schema, "'", "''") + "'"
+	}
+	return "CONCAT('profdb.', MD5(" + db + "))"
+}
 
 func (mysqlForm) runHint() string { return "mariadb DATABASE < FILE (or mysql)" }
-func (mysqlForm) begin() []string {
+func (f mysqlForm) begin() []string {
 	return []string{
 		"SET NAMES utf8mb4 COLLATE utf8mb4_bin",
 		"SET SESSION sql_mode = '" + mysqlSQLMode + "'",
-		fmt.Sprintf("SET @profdb_lock = IF(GET_LOCK('%s', %d) = 1, 1, (SELECT 1 UNION ALL SELECT 2))", allocLockName, lockTimeoutSec),
+		fmt.Sprintf("SET @profdb_lock = IF(GET_LOCK(%s, %d) = 1, 1, (SELECT 1 UNION ALL SELECT 2))", f.lock(), lockTimeoutSec),
 	}
 }
 func (mysqlForm) afterDDL() []string { return []string{"START TRANSACTION"} }
@@ -156,8 +167,8 @@ func (mysqlForm) allocate(inst, instCol, rel, relCol string) []string {
 }
 func (mysqlForm) instID() string     { return "@profdb_inst_id" }
 func (mysqlForm) relID(k int) string { return "@profdb_rel_id + " + strconv.Itoa(k) }
-func (mysqlForm) end() []string {
-	return []string{"COMMIT", "DO RELEASE_LOCK('" + allocLockName + "')"}
+func (f mysqlForm) end() []string {
+	return []string{"COMMIT", "DO RELEASE_LOCK(" + f.lock() + ")"}
 }
 func (mysqlForm) batch(_ int, stmts []string, _ bool) []string { return stmts }
 func (mysqlForm) separator() string                            { return "" }

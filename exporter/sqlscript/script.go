@@ -64,7 +64,7 @@ var _ exporter.Target = (*Script)(nil)
 // New returns an empty script for dialect d. Its temporary file lives in
 // os.TempDir(); call Close to remove it.
 func New(d dialects.Dialect, o Options) (*Script, error) {
-	f, err := formFor(d)
+	f, err := formFor(d, o.Schema)
 	if err != nil {
 		return nil, err
 	}
