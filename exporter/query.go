@@ -222,6 +222,7 @@ type Finding struct {
 	Message string `json:"message"`
 }
 
+// String formats the finding as verify prints it: "INST_ID n: TABLE: message".
 func (f Finding) String() string {
 	if f.Table != "" {
 		return fmt.Sprintf("INST_ID %d: %s: %s", f.InstID, f.Table, f.Message)
