@@ -2,7 +2,9 @@ package exporter
 
 import (
 	"database/sql"
+	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -104,7 +106,7 @@ func (tw *tableWriter) Write(row []any) error {
 			}
 			continue
 		}
-		cv, err := Convert(tw.types[i], v)
+		cv, err := convert(tw.types[i], v)
 		if err == nil && tw.checks[i] != nil {
 			err = tw.checks[i](cv)
 		}
@@ -123,7 +125,13 @@ func (tw *tableWriter) Write(row []any) error {
 	}
 	if tw.bulk != nil {
 		vals[len(tw.real)-1] = s.instID
-		return tw.bulk.push(vals)
+		if err := tw.bulk.push(vals); err != nil {
+			return s.fail(errorf("table %s: %w", tw.def.Name, err))
+		}
+		if tw.bulk.queued%bulkBatch == 0 {
+			s.progressed(tw.bulk.queued)
+		}
+		return nil
 	}
 	tw.buf = append(tw.buf, s.instID)
 	tw.bufRows++
@@ -132,6 +140,29 @@ func (tw *tableWriter) Write(row []any) error {
 		return tw.flush()
 	}
 	return nil
+}
+
+// convert is Convert with a shortcut for the values most rows carry, an
+// int64 for an Integer, a finite float64 for a Float and a valid UTF-8
+// string for a String: they are already canonical and are returned as
+// given, after the same checks, instead of being boxed into a new
+// interface value (an allocation per value).
+func convert(t ddl.Type, v any) (any, error) {
+	switch x := v.(type) {
+	case int64:
+		if t == ddl.Integer {
+			return v, nil
+		}
+	case float64:
+		if t == ddl.Float && !math.IsNaN(x) && !math.IsInf(x, 0) {
+			return v, nil
+		}
+	case string:
+		if t == ddl.String && utf8.ValidString(x) {
+			return v, nil
+		}
+	}
+	return Convert(t, v)
 }
 
 // rowNo is the 1-based number of the row being written.
@@ -180,6 +211,7 @@ func (tw *tableWriter) close() error {
 		if err != nil {
 			return tw.s.fail(err)
 		}
+		tw.s.progressed(tw.rows)
 		return nil
 	}
 	return tw.flush()

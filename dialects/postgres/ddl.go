@@ -4,7 +4,10 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 )
+
+var _ dialects.IndexSplitter = Dialect{}
 
 // CreateTable is CreateTableIn for the current schema.
 func (d Dialect) CreateTable(t ddl.Table) []string { return d.CreateTableIn("", t) }
@@ -63,4 +66,18 @@ func (d Dialect) CreateTableIn(schema string, t ddl.Table) []string {
 			" ON "+table+" ("+d.quoteAll(ix.Columns)+")")
 	}
 	return stmts
+}
+
+// CreateTableOnly returns the first statement of CreateTableIn: the CREATE
+// TABLE IF NOT EXISTS with the primary key, without the secondary indexes.
+// It implements dialects.IndexSplitter.
+func (d Dialect) CreateTableOnly(schema string, t ddl.Table) []string {
+	return d.CreateTableIn(schema, t)[:1]
+}
+
+// CreateIndexes returns the CREATE INDEX IF NOT EXISTS statements of
+// CreateTableIn, each safe to run again. It implements
+// dialects.IndexSplitter.
+func (d Dialect) CreateIndexes(schema string, t ddl.Table) []string {
+	return d.CreateTableIn(schema, t)[1:]
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 )
 
 // CreateTable is CreateTableIn for the default schema.
@@ -71,4 +72,20 @@ func contains(names []string, name string) bool {
 		}
 	}
 	return false
+}
+
+var _ dialects.IndexSplitter = Dialect{}
+
+// CreateTableOnly returns the first statement of CreateTableIn: the CREATE
+// TABLE IF NOT EXISTS ... STRICT with the primary key, without the
+// secondary indexes. It implements dialects.IndexSplitter.
+func (d Dialect) CreateTableOnly(schema string, t ddl.Table) []string {
+	return d.CreateTableIn(schema, t)[:1]
+}
+
+// CreateIndexes returns the CREATE INDEX IF NOT EXISTS statements of
+// CreateTableIn, each safe to run again. It implements
+// dialects.IndexSplitter.
+func (d Dialect) CreateIndexes(schema string, t ddl.Table) []string {
+	return d.CreateTableIn(schema, t)[1:]
 }

@@ -1,0 +1,267 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/profilers/functiontrace"
+)
+
+// sliceRows is a dialects.Rows over canonical rows that reuses one slice,
+// as the exporter does; after the rows it returns err, or io.EOF.
+type sliceRows struct {
+	rows  [][]any
+	err   error
+	i     int
+	buf   []any
+	asked int
+}
+
+func (r *sliceRows) Next() ([]any, error) {
+	r.asked++
+	if r.i == len(r.rows) {
+		if r.err != nil {
+			return nil, r.err
+		}
+		return nil, io.EOF
+	}
+	r.buf = append(r.buf[:0], r.rows[r.i]...)
+	r.i++
+	return r.buf, nil
+}
+
+// bulkRows are the round-trip rows plus strings that LOAD DATA's text must
+// escape: over 1 MiB of non-ASCII text full of tabs, newlines, backslashes
+// and quotes, and values that look like NULL markers.
+func bulkRows(withNUL bool) [][]any {
+	nasty := strings.Repeat("ж\t€\n😀\\'\"\r`,;|\\N NULL ", 1<<20/30+1)
+	rows := roundTripRows(withNUL)
+	for i, s := range []string{nasty, `\N`, `\\N`, "NULL", "\t", "\n", "\\", "\r\n", "a\\", " x\t\ty ", "\x00", "0x09"} {
+		rows = append(rows, []any{int64(100 + i), s, nil, nil, nil})
+	}
+	return rows
+}
+
+// roundTripTarget is the bulk target of the round-trip table.
+func roundTripTarget(d dialects.Dialect, schema string) dialects.Target {
+	t := dialects.Target{Schema: schema, Table: d.StoredName(roundTripTable.Name)}
+	for _, c := range roundTripTable.Columns {
+		t.Columns = append(t.Columns, d.StoredName(c.Name))
+		t.Types = append(t.Types, c.Type)
+	}
+	return t
+}
+
+// bulkLoad runs BulkLoad in a transaction of its own and commits.
+func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dialects.Target, rows dialects.Rows) (int64, error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	n, err := d.BulkLoad(ctx, tx, target, rows)
+	if err != nil {
+		tx.Rollback()
+		return n, err
+	}
+	return n, tx.Commit()
+}
+
+func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB) {
+	t.Helper()
+	for _, s := range (Dialect{}).CreateTable(roundTripTable) {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func count(ctx context.Context, t *testing.T, db *sql.DB, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestLoadDataSQL(t *testing.T) {
+	got := Dialect{}.LoadDataSQL("profdb-7", "db", "T`X", []string{"A", "INST_ID"})
+	want := "LOAD DATA LOCAL INFILE 'Reader::profdb-7' INTO TABLE `db`.`T``X` CHARACTER SET utf8mb4 " +
+		"FIELDS TERMINATED BY X'09' ENCLOSED BY '' ESCAPED BY X'5C' LINES STARTING BY '' TERMINATED BY X'0A' (`A`, `INST_ID`)"
+	if got != want {
+		t.Errorf("LoadDataSQL =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestBulkRoundTrip: every edge value comes back exactly through LOAD DATA,
+// on a session with NO_BACKSLASH_ESCAPES, in the current and a named
+// database; the reader handler is gone afterwards.
+func TestBulkRoundTrip(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db, name := open(t)
+	var mode string
+	if err := db.QueryRowContext(ctx, "SELECT @@SESSION.sql_mode").Scan(&mode); err != nil || !strings.Contains(mode, "NO_BACKSLASH_ESCAPES") {
+		t.Fatalf("sql_mode = %q (%v): the test needs NO_BACKSLASH_ESCAPES", mode, err)
+	}
+	createRoundTrip(ctx, t, db)
+	want := bulkRows(true)
+	n, err := bulkLoad(ctx, db, d, roundTripTarget(d, name), &sliceRows{rows: want})
+	if err != nil || n != int64(len(want)) {
+		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
+	}
+	checkRoundTrip(ctx, t, d, db, want)           // text protocol
+	checkRoundTrip(ctx, t, d, db, want, int64(0)) // binary protocol
+	more := [][]any{{int64(1000), "more", int64(1), dialects.Dec("1"), 1.0}}
+	if n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: more}); err != nil || n != 1 {
+		t.Fatalf("BulkLoad into the current database = %d, %v", n, err)
+	}
+	// The handler was deregistered.
+	last := "profdb-" + strconv.FormatUint(readerSeq.Load(), 10)
+	_, err = db.ExecContext(ctx, d.LoadDataSQL(last, "", d.StoredName(roundTripTable.Name), []string{"INST_ID"}))
+	if err == nil || !strings.Contains(err.Error(), "not registered") {
+		t.Errorf("LOAD DATA from %s after BulkLoad: %v, want \"not registered\"", last, err)
+	}
+}
+
+// TestBulkWarningsFail: what LOAD DATA LOCAL would store changed or skip
+// with a warning is an error naming the table, and nothing remains.
+func TestBulkWarningsFail(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db, _ := open(t)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE NARROW (ID BIGINT NOT NULL PRIMARY KEY, S VARCHAR(10), I INT, D DECIMAL(10,2), F FLOAT)"); err != nil {
+		t.Fatal(err)
+	}
+	target := dialects.Target{Table: "NARROW", Columns: []string{"ID", "S", "I", "D", "F"}}
+	target.Types = roundTripTarget(d, "").Types
+	fits := []any{int64(1), "0123456789", int64(2147483647), dialects.Dec("12345678.25"), 1.5}
+	if n, err := bulkLoad(ctx, db, d, target, &sliceRows{rows: [][]any{fits}}); err != nil || n != 1 {
+		t.Fatalf("values that fit: %d, %v", n, err)
+	}
+	for _, c := range []struct {
+		name string
+		row  []any
+		want string
+	}{
+		{"too long", []any{int64(2), "01234567890", nil, nil, nil}, "1265: Data truncated for column 'S'"},
+		{"out of range", []any{int64(2), nil, int64(2147483648), nil, nil}, "1264"},
+		{"too many places", []any{int64(2), nil, nil, dialects.Dec("1.125"), nil}, "1265: Data truncated for column 'D'"},
+		{"too many digits", []any{int64(2), nil, nil, dialects.Dec("123456789.5"), nil}, "1264"},
+		{"float out of range", []any{int64(2), nil, nil, nil, 1e300}, "1264"},
+		{"duplicate key", []any{int64(1), nil, nil, nil, nil}, "1062"},
+		{"NULL key", []any{nil, nil, nil, nil, nil}, "NARROW"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows := [][]any{{int64(10), "ok", nil, nil, nil}, c.row, {int64(11), "ok", nil, nil, nil}}
+			_, err := bulkLoad(ctx, db, d, target, &sliceRows{rows: rows})
+			if err == nil || !strings.Contains(err.Error(), "NARROW") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error = %v, want one naming NARROW and %s", err, c.want)
+			}
+			t.Log(err)
+			if n := count(ctx, t, db, "NARROW"); n != 1 {
+				t.Fatalf("%d rows after the failed load, want 1", n)
+			}
+		})
+	}
+}
+
+// TestBulkFailures: failing Rows and a missing table are errors; the
+// transaction leaves nothing.
+func TestBulkFailures(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db, _ := open(t)
+	createRoundTrip(ctx, t, db)
+	good := roundTripRows(false)
+	boom := errors.New("boom")
+	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: good, err: boom}); !errors.Is(err, boom) {
+		t.Errorf("failing rows: error = %v, want boom", err)
+	}
+	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: [][]any{{int64(1)}}}); err == nil {
+		t.Error("a row of 1 value for 5 columns was accepted")
+	}
+	missing := roundTripTarget(d, "")
+	missing.Table = "NO_SUCH_TABLE"
+	if _, err := bulkLoad(ctx, db, d, missing, &sliceRows{rows: good}); err == nil || !strings.Contains(err.Error(), "NO_SUCH_TABLE") {
+		t.Errorf("missing table: error = %v", err)
+	}
+	if n := count(ctx, t, db, "PROFDB_ROUND_TRIP"); n != 0 {
+		t.Fatalf("%d rows left after failed loads", n)
+	}
+	// The connections are still good.
+	if n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: good}); err != nil || n != int64(len(good)) {
+		t.Fatalf("after the failures: %d, %v", n, err)
+	}
+}
+
+// withLocalInfileOff makes BulkLoad see a server with local_infile=0
+// without changing the server-wide setting that other tests share.
+func withLocalInfileOff(t *testing.T) {
+	old := localInfileQuery
+	localInfileQuery = "SELECT 0"
+	t.Cleanup(func() { localInfileQuery = old })
+}
+
+// TestBulkSkipsWithoutLocalInfile: with local_infile off, BulkLoad returns
+// ErrSkip before it asks for a row, and an export says why in one line and
+// writes every row with INSERT.
+func TestBulkSkipsWithoutLocalInfile(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db, _ := open(t)
+	createRoundTrip(ctx, t, db)
+	withLocalInfileOff(t)
+	rows := &sliceRows{rows: roundTripRows(false)}
+	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), rows); !errors.Is(err, dialects.ErrSkip) || rows.asked != 0 {
+		t.Fatalf("BulkLoad = %v after %d rows, want ErrSkip before the first", err, rows.asked)
+	}
+
+	var logs []string
+	xdb, err := exporter.Open(ctx, testdb.Fresh(t, "mysql"), exporter.Options{
+		Logf: func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer xdb.Close()
+	const calls = 3000
+	rs := &exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "no local_infile"},
+		Tables: []exporter.TableRows{
+			{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID"}, Rows: func(yield func([]any, error) bool) {
+				yield([]any{int64(0), int64(-1)}, nil)
+			}},
+			{Name: functiontrace.CallTrace, Columns: []string{"ID", "PARENT_ID", "COL_ROUTINE_NAME"}, Rows: func(yield func([]any, error) bool) {
+				for i := range calls {
+					if !yield([]any{int64(i), int64(0), int64(i % 7)}, nil) {
+						return
+					}
+				}
+			}},
+		}}
+	res, err := exporter.Export(ctx, xdb, rs)
+	if err != nil || res.Rows != calls+1 {
+		t.Fatalf("Export = %+v, %v", res, err)
+	}
+	if n := count(ctx, t, xdb.SQL(), functiontrace.CallTrace); n != calls {
+		t.Fatalf("%d call-trace rows, want %d", n, calls)
+	}
+	if len(logs) != 2 {
+		t.Fatalf("log = %q, want one line per table", logs)
+	}
+	for i, table := range []string{functiontrace.Threads, functiontrace.CallTrace} {
+		want := "mysql: native bulk path not available for table " + table +
+			": the server does not allow LOAD DATA LOCAL INFILE (local_infile is 0); using batched INSERT"
+		if logs[i] != want {
+			t.Errorf("log line %d = %q\nwant %q", i, logs[i], want)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/profdb/profdb/dialects"
+)
+
+// sliceRows is a dialects.Rows over canonical rows that reuses one slice,
+// as the exporter does; after the rows it returns err, or io.EOF.
+type sliceRows struct {
+	rows [][]any
+	err  error
+	i    int
+	buf  []any
+}
+
+func (r *sliceRows) Next() ([]any, error) {
+	if r.i == len(r.rows) {
+		if r.err != nil {
+			return nil, r.err
+		}
+		return nil, io.EOF
+	}
+	r.buf = append(r.buf[:0], r.rows[r.i]...)
+	r.i++
+	return r.buf, nil
+}
+
+// bulkRows are the round-trip rows plus strings that text-based bulk
+// formats must escape: over 1 MiB of non-ASCII text full of tabs,
+// newlines, backslashes and quotes, and values that look like NULL
+// markers.
+func bulkRows(withNUL bool) [][]any {
+	nasty := strings.Repeat("ж\t€\n😀\\'\"\r`,;|\\N NULL ", 1<<20/30+1)
+	rows := roundTripRows(withNUL)
+	for i, s := range []string{nasty, `\N`, `\\N`, "NULL", "\t", "\n", "\\", "\r\n", "a\\", " x\t\ty "} {
+		rows = append(rows, []any{int64(100 + i), s, nil, nil, nil})
+	}
+	return rows
+}
+
+// roundTripTarget is the bulk target of the round-trip table.
+func roundTripTarget(d dialects.Dialect, schema string) dialects.Target {
+	t := dialects.Target{Schema: schema, Table: d.StoredName(roundTripTable.Name)}
+	for _, c := range roundTripTable.Columns {
+		t.Columns = append(t.Columns, d.StoredName(c.Name))
+		t.Types = append(t.Types, c.Type)
+	}
+	return t
+}
+
+// bulkLoad runs BulkLoad in a transaction of its own and commits.
+func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dialects.Target, rows dialects.Rows) (int64, error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	n, err := d.BulkLoad(ctx, tx, target, rows)
+	if err != nil {
+		tx.Rollback()
+		return n, err
+	}
+	return n, tx.Commit()
+}
+
+func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB) {
+	t.Helper()
+	for _, s := range (Dialect{}).CreateTable(roundTripTable) {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestBulkRoundTrip: every edge value comes back exactly, stored as the
+// INSERT path stores it.
+func TestBulkRoundTrip(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db := open(t)
+	createRoundTrip(ctx, t, db)
+	want := bulkRows(true)
+	n, err := bulkLoad(ctx, db, d, roundTripTarget(d, "main"), &sliceRows{rows: want})
+	if err != nil || n != int64(len(want)) {
+		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
+	}
+	checkRoundTrip(ctx, t, d, db, want)
+	// Decimals keep the storage class Bind picks.
+	var classes string
+	if err := db.QueryRowContext(ctx, `SELECT group_concat(typeof(COL_DECIMAL), ',') FROM (SELECT COL_DECIMAL FROM PROFDB_ROUND_TRIP WHERE INST_ID <= 3 ORDER BY INST_ID)`).Scan(&classes); err != nil {
+		t.Fatal(err)
+	}
+	if classes != "text,real,real" {
+		t.Errorf("storage classes of the first decimals = %s, want text,real,real", classes)
+	}
+}
+
+// TestBulkBatches: row counts around the statement size, and long strings
+// that go row by row, all arrive in order.
+func TestBulkBatches(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	long := strings.Repeat("x", BulkBytes/3)
+	for _, count := range []int{0, 1, BulkRows - 1, BulkRows, BulkRows + 1, 3*BulkRows + 7} {
+		for _, withLong := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d,long=%v", count, withLong), func(t *testing.T) {
+				db := open(t)
+				createRoundTrip(ctx, t, db)
+				var rows [][]any
+				for i := range count {
+					s := "s"
+					if withLong && i%50 < 5 {
+						s = long
+					}
+					rows = append(rows, []any{int64(i), s, int64(-i), dialects.Dec(fmt.Sprint(i)), float64(i) / 4})
+				}
+				n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: rows})
+				if err != nil || n != int64(count) {
+					t.Fatalf("BulkLoad = %d, %v; want %d", n, err, count)
+				}
+				checkRoundTrip(ctx, t, d, db, rows)
+			})
+		}
+	}
+}
+
+// TestBulkFailures: a value the table refuses and a failing Rows are
+// errors, and the transaction leaves nothing.
+func TestBulkFailures(t *testing.T) {
+	ctx := testCtx(t)
+	d := Dialect{}
+	db := open(t)
+	createRoundTrip(ctx, t, db)
+	good := roundTripRows(false)
+	// Text in an INTEGER column of the STRICT table, in a full statement
+	// and in the single-row tail.
+	for _, at := range []int{3, BulkRows + 3} {
+		var rows [][]any
+		for i := range BulkRows + 10 {
+			rows = append(rows, []any{int64(i), "s", int64(i), nil, nil})
+		}
+		rows[at][2] = "text"
+		if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: rows}); err == nil || !strings.Contains(err.Error(), "PROFDB_ROUND_TRIP") {
+			t.Errorf("text in an INTEGER column at row %d: error = %v", at+1, err)
+		}
+	}
+	boom := errors.New("boom")
+	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: good, err: boom}); !errors.Is(err, boom) {
+		t.Errorf("failing rows: error = %v, want boom", err)
+	}
+	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: [][]any{{int64(1)}}}); err == nil {
+		t.Error("a row of 1 value for 5 columns was accepted")
+	}
+	var count int64
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM PROFDB_ROUND_TRIP").Scan(&count); err != nil || count != 0 {
+		t.Fatalf("rows left after failed loads: %d, %v", count, err)
+	}
+}
+
+// TestIndexSplitter: CreateTableOnly and CreateIndexes together are
+// CreateTableIn, and the indexes built after the table are the documented
+// ones.
+func TestIndexSplitter(t *testing.T) {
+	d := Dialect{}
+	ctx := testCtx(t)
+	db := open(t)
+	for _, tab := range allTables(t) {
+		for _, schema := range []string{"", "main"} {
+			all := d.CreateTableIn(schema, tab)
+			split := append(d.CreateTableOnly(schema, tab), d.CreateIndexes(schema, tab)...)
+			if !reflect.DeepEqual(all, split) {
+				t.Fatalf("%s: split statements differ:\n%q\n%q", tab.Name, split, all)
+			}
+		}
+		for _, s := range d.CreateTableOnly("main", tab) {
+			if strings.Contains(s, "CREATE INDEX") {
+				t.Fatalf("%s: CreateTableOnly creates an index: %s", tab.Name, s)
+			}
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, tab.Name).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("%s: %d indexes before CreateIndexes (%v)", tab.Name, n, err)
+		}
+		for _, s := range d.CreateIndexes("main", tab) {
+			for range 2 { // safe to run again
+				if _, err := db.ExecContext(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		want := 0
+		for _, ix := range tab.Indexes() {
+			if !ix.Primary {
+				want++
+			}
+		}
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, tab.Name).Scan(&n); err != nil || n != want {
+			t.Fatalf("%s: %d indexes after CreateIndexes, want %d (%v)", tab.Name, n, want, err)
+		}
+	}
+}
