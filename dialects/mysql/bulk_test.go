@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"io"
 	"strconv"
 	"strings"
@@ -44,7 +45,7 @@ func (r *sliceRows) Next() ([]any, error) {
 // and quotes, and values that look like NULL markers.
 func bulkRows(withNUL bool) [][]any {
 	nasty := strings.Repeat("ж\t€\n😀\\'\"\r`,;|\\N NULL ", 1<<20/30+1)
-	rows := roundTripRows(withNUL)
+	rows := dialecttest.RoundTripRows(withNUL)
 	for i, s := range []string{nasty, `\N`, `\\N`, "NULL", "\t", "\n", "\\", "\r\n", "a\\", " x\t\ty ", "\x00", "0x09"} {
 		rows = append(rows, []any{int64(100 + i), s, nil, nil, nil})
 	}
@@ -53,8 +54,8 @@ func bulkRows(withNUL bool) [][]any {
 
 // roundTripTarget is the bulk target of the round-trip table.
 func roundTripTarget(d dialects.Dialect, schema string) dialects.Target {
-	t := dialects.Target{Schema: schema, Table: d.StoredName(roundTripTable.Name)}
-	for _, c := range roundTripTable.Columns {
+	t := dialects.Target{Schema: schema, Table: d.StoredName(dialecttest.RoundTripTable().Name)}
+	for _, c := range dialecttest.RoundTripTable().Columns {
 		t.Columns = append(t.Columns, d.StoredName(c.Name))
 		t.Types = append(t.Types, c.Type)
 	}
@@ -77,7 +78,7 @@ func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dia
 
 func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB) {
 	t.Helper()
-	for _, s := range (Dialect{}).CreateTable(roundTripTable) {
+	for _, s := range (Dialect{}).CreateTable(dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +107,7 @@ func TestLoadDataSQL(t *testing.T) {
 // on a session with NO_BACKSLASH_ESCAPES, in the current and a named
 // database; the reader handler is gone afterwards.
 func TestBulkRoundTrip(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, name := open(t)
 	var mode string
@@ -119,15 +120,15 @@ func TestBulkRoundTrip(t *testing.T) {
 	if err != nil || n != int64(len(want)) {
 		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
 	}
-	checkRoundTrip(ctx, t, d, db, want)           // text protocol
-	checkRoundTrip(ctx, t, d, db, want, int64(0)) // binary protocol
+	dialecttest.CheckRoundTrip(ctx, t, d, db, want)           // text protocol
+	dialecttest.CheckRoundTrip(ctx, t, d, db, want, int64(0)) // binary protocol
 	more := [][]any{{int64(1000), "more", int64(1), dialects.Dec("1"), 1.0}}
 	if n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: more}); err != nil || n != 1 {
 		t.Fatalf("BulkLoad into the current database = %d, %v", n, err)
 	}
 	// The handler was deregistered.
 	last := "profdb-" + strconv.FormatUint(readerSeq.Load(), 10)
-	_, err = db.ExecContext(ctx, d.LoadDataSQL(last, "", d.StoredName(roundTripTable.Name), []string{"INST_ID"}))
+	_, err = db.ExecContext(ctx, d.LoadDataSQL(last, "", d.StoredName(dialecttest.RoundTripTable().Name), []string{"INST_ID"}))
 	if err == nil || !strings.Contains(err.Error(), "not registered") {
 		t.Errorf("LOAD DATA from %s after BulkLoad: %v, want \"not registered\"", last, err)
 	}
@@ -136,7 +137,7 @@ func TestBulkRoundTrip(t *testing.T) {
 // TestBulkWarningsFail: what LOAD DATA LOCAL would store changed or skip
 // with a warning is an error naming the table, and nothing remains.
 func TestBulkWarningsFail(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
 	if _, err := db.ExecContext(ctx, "CREATE TABLE NARROW (ID BIGINT NOT NULL PRIMARY KEY, S VARCHAR(10), I INT, D DECIMAL(10,2), F FLOAT)"); err != nil {
@@ -178,11 +179,11 @@ func TestBulkWarningsFail(t *testing.T) {
 // TestBulkFailures: failing Rows and a missing table are errors; the
 // transaction leaves nothing.
 func TestBulkFailures(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
 	createRoundTrip(ctx, t, db)
-	good := roundTripRows(false)
+	good := dialecttest.RoundTripRows(false)
 	boom := errors.New("boom")
 	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: good, err: boom}); !errors.Is(err, boom) {
 		t.Errorf("failing rows: error = %v, want boom", err)
@@ -216,12 +217,12 @@ func withLocalInfileOff(t *testing.T) {
 // ErrSkip before it asks for a row, and an export says why in one line and
 // writes every row with INSERT.
 func TestBulkSkipsWithoutLocalInfile(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
 	createRoundTrip(ctx, t, db)
 	withLocalInfileOff(t)
-	rows := &sliceRows{rows: roundTripRows(false)}
+	rows := &sliceRows{rows: dialecttest.RoundTripRows(false)}
 	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), rows); !errors.Is(err, dialects.ErrSkip) || rows.asked != 0 {
 		t.Fatalf("BulkLoad = %v after %d rows, want ErrSkip before the first", err, rows.asked)
 	}

@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"database/sql"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"net/url"
 	"reflect"
 	"strings"
@@ -25,7 +26,7 @@ func open(t *testing.T) (*sql.DB, string) {
 
 // TestSession: every connection runs in strict mode with utf8mb4_bin.
 func TestSession(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	db, _ := open(t)
 	var mode, coll, client, results string
 	if err := db.QueryRowContext(ctx, "SELECT @@SESSION.sql_mode, @@collation_connection, @@character_set_client, @@character_set_results").
@@ -50,10 +51,10 @@ func TestSession(t *testing.T) {
 // once naming it) and checks what Tables and Columns report, and the
 // indexes, against the documented layout.
 func TestSchema(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, schema := open(t)
-	tables := allTables(t)
+	tables := dialecttest.AllTables(t)
 	for _, s := range []string{"", schema} {
 		for _, tab := range tables {
 			for _, stmt := range d.CreateTableIn(s, tab) {
@@ -131,7 +132,7 @@ func sorted(s []string) []string {
 // tab.Indexes(), and checks engine and collation.
 func checkTable(t *testing.T, q dialects.DBTX, schema string, tab ddl.Table) {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	var engine, coll string
 	if err := q.QueryRowContext(ctx, "SELECT ENGINE, TABLE_COLLATION FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
 		schema, tab.Name).Scan(&engine, &coll); err != nil {
@@ -174,27 +175,27 @@ WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY INDEX_NAME, SEQ_IN_INDEX`, sc
 }
 
 func TestValueRoundTrip(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(roundTripTable) {
+	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rows := roundTripRows(true)
-	insertRows(ctx, t, d, db, "", roundTripTable, rows)
-	checkRoundTrip(ctx, t, d, db, rows)           // text protocol
-	checkRoundTrip(ctx, t, d, db, rows, int64(0)) // binary protocol (prepared statement)
+	rows := dialecttest.RoundTripRows(true)
+	dialecttest.InsertRows(ctx, t, d, db, "", dialecttest.RoundTripTable(), rows)
+	dialecttest.CheckRoundTrip(ctx, t, d, db, rows)           // text protocol
+	dialecttest.CheckRoundTrip(ctx, t, d, db, rows, int64(0)) // binary protocol (prepared statement)
 }
 
 // TestStrict: out-of-range and malformed values are errors, not clamped,
 // truncated or converted.
 func TestStrict(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(roundTripTable) {
+	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -214,20 +215,20 @@ func TestStrict(t *testing.T) {
 }
 
 func TestMaxParamsStatement(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(roundTripTable) {
+	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	maxParamsStatement(ctx, t, d, db)
+	dialecttest.MaxParamsStatement(ctx, t, d, db)
 }
 
 // TestInspectHandMade: a table a DBA created with the usual types.
 func TestInspectHandMade(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, schema := open(t)
 	if _, err := db.ExecContext(ctx, `CREATE TABLE dba_made (
@@ -274,15 +275,15 @@ func TestInspectHandMade(t *testing.T) {
 }
 
 func TestConsumerQuery(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	db, _ := open(t)
-	checkConsumerQuery(ctx, t, Dialect{}, db)
+	dialecttest.CheckConsumerQuery(ctx, t, Dialect{}, db)
 }
 
 // TestLock: the session lock is held from acquire to release, across the
 // transaction, on one connection.
 func TestLock(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	db, dbName := open(t)
 	acquire, release := Dialect{}.Lock("")
 	conn, err := db.Conn(ctx)
@@ -327,10 +328,10 @@ func TestLock(t *testing.T) {
 // all (the driver sends long values in packets of their own); a single
 // value larger than max_allowed_packet is an error.
 func TestLargeStatement(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(roundTripTable) {
+	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -348,7 +349,7 @@ func TestLargeStatement(t *testing.T) {
 	for i := range rows {
 		rows[i] = []any{int64(i + 1), big, nil, nil, nil}
 	}
-	insertRows(ctx, t, d, db, "", roundTripTable, rows)
+	dialecttest.InsertRows(ctx, t, d, db, "", dialecttest.RoundTripTable(), rows)
 	var total int64
 	if err := db.QueryRowContext(ctx, "SELECT SUM(LENGTH(COL_STRING)) FROM PROFDB_ROUND_TRIP").Scan(&total); err != nil {
 		t.Fatal(err)

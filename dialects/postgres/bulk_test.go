@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"io"
 	"reflect"
 	"strings"
@@ -41,7 +42,7 @@ func (r *sliceRows) Next() ([]any, error) {
 // formats' NULL markers.
 func bulkRows(withNUL bool) [][]any {
 	nasty := strings.Repeat("ж\t€\n😀\\'\"\r`,;|\\N NULL ", 1<<20/30+1)
-	rows := roundTripRows(withNUL)
+	rows := dialecttest.RoundTripRows(withNUL)
 	for i, s := range []string{nasty, `\N`, `\\N`, "NULL", "\t", "\n", "\\", "\r\n", "a\\", " x\t\ty "} {
 		rows = append(rows, []any{int64(100 + i), s, nil, nil, nil})
 	}
@@ -50,8 +51,8 @@ func bulkRows(withNUL bool) [][]any {
 
 // roundTripTarget is the bulk target of the round-trip table.
 func roundTripTarget(d dialects.Dialect, schema string) dialects.Target {
-	t := dialects.Target{Schema: schema, Table: d.StoredName(roundTripTable.Name)}
-	for _, c := range roundTripTable.Columns {
+	t := dialects.Target{Schema: schema, Table: d.StoredName(dialecttest.RoundTripTable().Name)}
+	for _, c := range dialecttest.RoundTripTable().Columns {
 		t.Columns = append(t.Columns, d.StoredName(c.Name))
 		t.Types = append(t.Types, c.Type)
 	}
@@ -74,7 +75,7 @@ func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dia
 
 func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB, schema string) {
 	t.Helper()
-	for _, s := range (Dialect{}).CreateTableIn(schema, roundTripTable) {
+	for _, s := range (Dialect{}).CreateTableIn(schema, dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +85,7 @@ func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB, schema strin
 // TestBulkRoundTrip: every edge value comes back exactly through COPY, in
 // the default schema and a named one.
 func TestBulkRoundTrip(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, schema := open(t)
 	createRoundTrip(ctx, t, db, "")
@@ -93,10 +94,10 @@ func TestBulkRoundTrip(t *testing.T) {
 	if err != nil || n != int64(len(want)) {
 		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
 	}
-	checkRoundTrip(ctx, t, d, db, want)
+	dialecttest.CheckRoundTrip(ctx, t, d, db, want)
 
 	// Named schema, and a table name that needs quoting.
-	odd := roundTripTable
+	odd := dialecttest.RoundTripTable()
 	odd.Name = `Odd "Name"`
 	for _, s := range d.CreateTableIn(schema, odd) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
@@ -113,11 +114,11 @@ func TestBulkRoundTrip(t *testing.T) {
 // TestBulkFailures: a value the server refuses and a failing Rows are
 // errors, and the transaction leaves nothing.
 func TestBulkFailures(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
 	createRoundTrip(ctx, t, db, "")
-	good := roundTripRows(false)
+	good := dialecttest.RoundTripRows(false)
 
 	// U+0000 cannot be stored: the server refuses it, as for INSERT.
 	bad := append(append([][]any(nil), good...), []any{int64(50), "a\x00b", nil, nil, nil})
@@ -159,8 +160,8 @@ func TestBulkFailures(t *testing.T) {
 // rows.
 func TestIndexSplitter(t *testing.T) {
 	d := Dialect{}
-	ctx := testCtx(t)
-	for _, tab := range allTables(t) {
+	ctx := dialecttest.Context(t)
+	for _, tab := range dialecttest.AllTables(t) {
 		for _, schema := range []string{"", "s"} {
 			all := d.CreateTableIn(schema, tab)
 			split := append(d.CreateTableOnly(schema, tab), d.CreateIndexes(schema, tab)...)
@@ -175,7 +176,7 @@ func TestIndexSplitter(t *testing.T) {
 		}
 	}
 	db, _ := open(t)
-	for _, tab := range allTables(t) {
+	for _, tab := range dialecttest.AllTables(t) {
 		if len(d.CreateIndexes("", tab)) == 0 {
 			continue
 		}

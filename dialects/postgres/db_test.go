@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"database/sql"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"net/url"
 	"reflect"
 	"strings"
@@ -27,10 +28,10 @@ func open(t *testing.T) (*sql.DB, string) {
 // naming it) and checks what Tables and Columns report, and the indexes,
 // against the documented layout.
 func TestSchema(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, schema := open(t)
-	tables := allTables(t)
+	tables := dialecttest.AllTables(t)
 	for _, s := range []string{"", schema} {
 		for _, tab := range tables {
 			for _, stmt := range d.CreateTableIn(s, tab) {
@@ -102,7 +103,7 @@ func sorted(s []string) []string {
 // tab.Indexes(), names and columns in stored (lower) case.
 func checkIndexes(t *testing.T, q dialects.DBTX, tab ddl.Table) {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	rows, err := q.QueryContext(ctx, `SELECT ic.relname, x.indisprimary, a.attname
 FROM pg_index x
@@ -149,17 +150,17 @@ ORDER BY ic.relname, k.n`, d.StoredName(tab.Name))
 }
 
 func TestValueRoundTrip(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(roundTripTable) {
+	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rows := roundTripRows(false)
-	insertRows(ctx, t, d, db, "", roundTripTable, rows)
-	checkRoundTrip(ctx, t, d, db, rows)
+	rows := dialecttest.RoundTripRows(false)
+	dialecttest.InsertRows(ctx, t, d, db, "", dialecttest.RoundTripTable(), rows)
+	dialecttest.CheckRoundTrip(ctx, t, d, db, rows)
 
 	// U+0000 cannot be stored: an error, not a silent change.
 	bad := [][]any{{int64(100), "a\x00b", nil, nil, nil}}
@@ -175,21 +176,21 @@ func TestValueRoundTrip(t *testing.T) {
 }
 
 func TestMaxParamsStatement(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(roundTripTable) {
+	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	maxParamsStatement(ctx, t, d, db)
+	dialecttest.MaxParamsStatement(ctx, t, d, db)
 }
 
 // TestInspectHandMade: tables a DBA created, unquoted (stored lower case)
 // and quoted upper case, with the usual types.
 func TestInspectHandMade(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, schema := open(t)
 	for _, s := range []string{
@@ -250,15 +251,15 @@ func TestInspectHandMade(t *testing.T) {
 }
 
 func TestConsumerQuery(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	db, _ := open(t)
-	checkConsumerQuery(ctx, t, Dialect{}, db)
+	dialecttest.CheckConsumerQuery(ctx, t, Dialect{}, db)
 }
 
 // TestLock: the acquire statement holds the lock until the transaction
 // ends.
 func TestLock(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	db, _ := open(t)
 	acquire, release := Dialect{}.Lock("")
 	tx, err := db.BeginTx(ctx, nil)

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"database/sql"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func open(t *testing.T) *sql.DB {
 // TestSchema runs the whole DDL twice and checks what Tables and Columns
 // report, and the indexes, against the documented layout.
 func TestSchema(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
 	conn, err := db.Conn(ctx)
@@ -31,7 +32,7 @@ func TestSchema(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS "aux"`, t.TempDir()+"/aux db.db"); err != nil {
 		t.Fatal(err)
 	}
-	tables := allTables(t)
+	tables := dialecttest.AllTables(t)
 	for _, schema := range []string{"", "aux"} {
 		for pass := 0; pass < 2; pass++ {
 			for _, tab := range tables {
@@ -100,7 +101,7 @@ func sorted(s []string) []string {
 // tab.Indexes(); a single INTEGER primary key is the rowid (no index).
 func checkIndexes(t *testing.T, q dialects.DBTX, schema string, tab ddl.Table) {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	if schema == "" {
 		schema = "main"
@@ -142,17 +143,17 @@ WHERE il.origin = 'c' ORDER BY il.name, ii.seqno`, tab.Name, schema)
 }
 
 func TestValueRoundTrip(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
-	for _, s := range d.CreateTable(roundTripTable) {
+	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rows := roundTripRows(true)
-	insertRows(ctx, t, d, db, "", roundTripTable, rows)
-	checkRoundTrip(ctx, t, d, db, rows)
+	rows := dialecttest.RoundTripRows(true)
+	dialecttest.InsertRows(ctx, t, d, db, "", dialecttest.RoundTripTable(), rows)
+	dialecttest.CheckRoundTrip(ctx, t, d, db, rows)
 
 	// Decimals of ordinary size are stored as numbers, so they compare
 	// numerically; the huge ones are text, kept exactly.
@@ -168,10 +169,10 @@ func TestValueRoundTrip(t *testing.T) {
 // TestStrictRejects: STRICT tables refuse text in number columns instead
 // of storing it silently.
 func TestStrictRejects(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
-	for _, s := range d.CreateTable(roundTripTable) {
+	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func TestStrictRejects(t *testing.T) {
 	}
 	// INSTANCES.INST_ID is an INTEGER PRIMARY KEY, where SQLite assigns
 	// the next rowid for a NULL; in profiler tables it is NOT NULL.
-	for _, tab := range allTables(t) {
+	for _, tab := range dialecttest.AllTables(t) {
 		if tab.Name != "LIGHT_COVERAGE_PROFILER_LINES" {
 			continue
 		}
@@ -203,21 +204,21 @@ func TestStrictRejects(t *testing.T) {
 }
 
 func TestMaxParamsStatement(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
-	for _, s := range d.CreateTable(roundTripTable) {
+	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	maxParamsStatement(ctx, t, d, db)
+	dialecttest.MaxParamsStatement(ctx, t, d, db)
 }
 
 // TestInspectHandMade: tables a DBA created without STRICT, with the usual
 // type names, map by SQLite's affinity rules.
 func TestInspectHandMade(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
 	if _, err := db.ExecContext(ctx, `CREATE TABLE dba_made (
@@ -268,14 +269,14 @@ func TestInspectHandMade(t *testing.T) {
 }
 
 func TestConsumerQuery(t *testing.T) {
-	ctx := testCtx(t)
-	checkConsumerQuery(ctx, t, Dialect{}, open(t))
+	ctx := dialecttest.Context(t)
+	dialecttest.CheckConsumerQuery(ctx, t, Dialect{}, open(t))
 }
 
 // TestDriverDSNOpens: the driver DSN opens the file the profdb DSN names,
 // with the busy timeout set, even for a path with a space, '?' and '#'.
 func TestDriverDSNOpens(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := dialecttest.Context(t)
 	path := t.TempDir() + "/a b?c#d%41.db"
 	db := testdb.Open(t, "sqlite:"+path)
 	if _, err := db.ExecContext(ctx, "CREATE TABLE t (x INTEGER)"); err != nil {

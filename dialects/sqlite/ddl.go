@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 )
 
 // CreateTable is CreateTableIn for the default schema.
@@ -74,18 +73,9 @@ func contains(names []string, name string) bool {
 	return false
 }
 
-var _ dialects.IndexSplitter = Dialect{}
-
-// CreateTableOnly returns the first statement of CreateTableIn: the CREATE
-// TABLE IF NOT EXISTS ... STRICT with the primary key, without the
-// secondary indexes. It implements dialects.IndexSplitter.
-func (d Dialect) CreateTableOnly(schema string, t ddl.Table) []string {
-	return d.CreateTableIn(schema, t)[:1]
-}
-
-// CreateIndexes returns the CREATE INDEX IF NOT EXISTS statements of
-// CreateTableIn, each safe to run again. It implements
-// dialects.IndexSplitter.
-func (d Dialect) CreateIndexes(schema string, t ddl.Table) []string {
-	return d.CreateTableIn(schema, t)[1:]
-}
+// The SQLite dialect deliberately does not implement dialects.IndexSplitter:
+// building the indexes after the load needs SQLite's sorter, whose memory
+// grows with the table (the profdb process held 210 MiB at 1M rows, 275 MiB
+// at 4M), while maintaining them in place as the rows arrive costs little,
+// since profdb's IDs arrive in order: measured with the export benchmark,
+// 1.01 of the raw driver speed at a flat 54 MiB.

@@ -158,7 +158,7 @@ func TestCreateTableStatements(t *testing.T) {
 
 func TestDriverDSN(t *testing.T) {
 	d := Dialect{}
-	const q = "?_pragma=busy_timeout%2860000%29&_pragma=cache_size%28-65536%29&_txlock=immediate&_dqs=0"
+	const q = "?_pragma=busy_timeout%2860000%29&_pragma=cache_size%28-16384%29&_txlock=immediate&_dqs=0"
 	cases := map[string]string{
 		"sqlite:/tmp/x.db":           "file:///tmp/x.db" + q,
 		"sqlite:x.db":                "file:x.db" + q,

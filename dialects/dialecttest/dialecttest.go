@@ -1,4 +1,4 @@
-package sqlite
+package dialecttest
 
 import (
 	"context"
@@ -19,9 +19,9 @@ import (
 	_ "github.com/profdb/profdb/profilers/resource"
 )
 
-// allTables returns INSTANCES, RELATIONS and the 37 tables of the four
+// AllTables returns INSTANCES, RELATIONS and the 37 tables of the four
 // profilers.
-func allTables(t *testing.T) []ddl.Table {
+func AllTables(t *testing.T) []ddl.Table {
 	t.Helper()
 	tables := profilers.Shared()
 	for _, def := range profilers.All() {
@@ -33,16 +33,18 @@ func allTables(t *testing.T) []ddl.Table {
 	return tables
 }
 
-func testCtx(t *testing.T) context.Context {
+// Context is a test context that ends with the test, after 5 minutes at
+// the latest.
+func Context(t *testing.T) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-// normDec brings a decimal read back from the database into canonical form:
+// NormDec brings a decimal read back from the database into canonical form:
 // no trailing fractional zeros, no trailing point.
-func normDec(v any) (string, bool) {
+func NormDec(v any) (string, bool) {
 	var s string
 	switch x := v.(type) {
 	case nil:
@@ -68,7 +70,8 @@ func normDec(v any) (string, bool) {
 	return s, true
 }
 
-func asString(v any) (string, bool) {
+// AsString reads a scanned text value ([]byte or string).
+func AsString(v any) (string, bool) {
 	switch x := v.(type) {
 	case []byte:
 		return string(x), true
@@ -78,7 +81,8 @@ func asString(v any) (string, bool) {
 	return "", false
 }
 
-func asFloat(v any) (float64, bool) {
+// AsFloat reads a scanned floating-point value (float64, or text).
+func AsFloat(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		return x, true
@@ -89,7 +93,8 @@ func asFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-func asInt(v any) (int64, bool) {
+// AsInt reads a scanned integer value (int64, or text).
+func AsInt(v any) (int64, bool) {
 	switch x := v.(type) {
 	case int64:
 		return x, true
@@ -100,7 +105,7 @@ func asInt(v any) (int64, bool) {
 	return 0, false
 }
 
-// roundTripTable has one column of every logical type.
+// roundTripTable has one column of every logical type; see RoundTripTable.
 var roundTripTable = ddl.Table{
 	Name: "PROFDB_ROUND_TRIP",
 	Key:  "INST_ID",
@@ -113,9 +118,9 @@ var roundTripTable = ddl.Table{
 	},
 }
 
-// roundTripRows are the values the spec allows at their extremes, with
+// RoundTripRows are the values the spec allows at their extremes, with
 // NULLs, in canonical form; INST_ID is the row number.
-func roundTripRows(withNUL bool) [][]any {
+func RoundTripRows(withNUL bool) [][]any {
 	big := strings.Repeat("ж€😀", (1<<20)/9+1) // 9 bytes per repetition: > 1 MiB of non-ASCII
 	rows := [][]any{
 		{int64(1), big, int64(math.MaxInt64), dialects.Dec("18446744073709551615"), 1e308},
@@ -136,9 +141,9 @@ func roundTripRows(withNUL bool) [][]any {
 	return rows
 }
 
-// insertRows inserts canonical rows into table through Bind and InsertSQL,
+// InsertRows inserts canonical rows into table through Bind and InsertSQL,
 // one statement for all of them.
-func insertRows(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX, schema string, table ddl.Table, rows [][]any) {
+func InsertRows(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX, schema string, table ddl.Table, rows [][]any) {
 	t.Helper()
 	cols := make([]string, len(table.Columns))
 	for i, c := range table.Columns {
@@ -159,9 +164,9 @@ func insertRows(ctx context.Context, t *testing.T, d dialects.Dialect, q dialect
 	}
 }
 
-// checkRoundTrip reads the round-trip table back (args select the binary
+// CheckRoundTrip reads the round-trip table back (args select the binary
 // protocol on MySQL) and compares every value exactly.
-func checkRoundTrip(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX, want [][]any, args ...any) {
+func CheckRoundTrip(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX, want [][]any, args ...any) {
 	t.Helper()
 	var cols []string
 	for _, c := range roundTripTable.Columns {
@@ -201,22 +206,22 @@ func checkRoundTrip(ctx context.Context, t *testing.T, d dialects.Dialect, q dia
 			}
 			switch c.Type {
 			case ddl.Integer:
-				g, ok := asInt(got[i])
+				g, ok := AsInt(got[i])
 				if !ok || g != w[i].(int64) {
 					t.Errorf("row %v %s: got %#v, want %d", w[0], c.Name, got[i], w[i])
 				}
 			case ddl.Decimal:
-				g, ok := normDec(got[i])
+				g, ok := NormDec(got[i])
 				if !ok || g != string(w[i].(dialects.Dec)) {
 					t.Errorf("row %v %s: got %#v (%T), want %s", w[0], c.Name, got[i], got[i], w[i])
 				}
 			case ddl.Float:
-				g, ok := asFloat(got[i])
+				g, ok := AsFloat(got[i])
 				if !ok || math.Float64bits(g) != math.Float64bits(w[i].(float64)) {
 					t.Errorf("row %v %s: got %#v, want %v", w[0], c.Name, got[i], w[i])
 				}
 			case ddl.String:
-				g, ok := asString(got[i])
+				g, ok := AsString(got[i])
 				if !ok || g != w[i].(string) {
 					t.Errorf("row %v %s: got %d bytes %.40q, want %d bytes %.40q", w[0], c.Name, len(g), g, len(w[i].(string)), w[i])
 				}
@@ -237,12 +242,12 @@ FROM LIGHT_COVERAGE_PROFILER_LINES l
 INNER JOIN LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA f ON l.PARENT_ID = f.ID
 ORDER BY COL_FILE_NAME`
 
-// checkConsumerQuery creates the tables, fills two source files and three
+// CheckConsumerQuery creates the tables, fills two source files and three
 // lines, and runs the consumer's query.
-func checkConsumerQuery(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX) {
+func CheckConsumerQuery(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX) {
 	t.Helper()
 	var lines, files ddl.Table
-	for _, tab := range allTables(t) {
+	for _, tab := range AllTables(t) {
 		switch tab.Name {
 		case "LIGHT_COVERAGE_PROFILER_LINES":
 			lines = tab
@@ -268,11 +273,11 @@ func checkConsumerQuery(ctx context.Context, t *testing.T, d dialects.Dialect, q
 		}
 		return r
 	}
-	insertRows(ctx, t, d, q, "", files, [][]any{
+	InsertRows(ctx, t, d, q, "", files, [][]any{
 		row(files, map[string]any{"ID": int64(10), "INST_ID": int64(1), "COL_FILE_NAME": "b.pas", "COL____COVERED": dialects.Dec("50")}),
 		row(files, map[string]any{"ID": int64(11), "INST_ID": int64(1), "COL_FILE_NAME": "a.pas", "COL____COVERED": dialects.Dec("100")}),
 	})
-	insertRows(ctx, t, d, q, "", lines, [][]any{
+	InsertRows(ctx, t, d, q, "", lines, [][]any{
 		row(lines, map[string]any{"ID": int64(1), "INST_ID": int64(1), "PARENT_ID": int64(10), "COL_MARK": dialects.Dec("1"), "COL_SOURCE_LINE": int64(7)}),
 		row(lines, map[string]any{"ID": int64(2), "INST_ID": int64(1), "PARENT_ID": int64(11), "COL_MARK": dialects.Dec("2"), "COL_SOURCE_LINE": int64(8)}),
 	})
@@ -292,8 +297,8 @@ func checkConsumerQuery(ctx context.Context, t *testing.T, d dialects.Dialect, q
 		if err := rows.Scan(&id, &name, &mark, &line, &covered); err != nil {
 			t.Fatal(err)
 		}
-		c, _ := normDec(covered)
-		m, _ := normDec(mark.String)
+		c, _ := NormDec(covered)
+		m, _ := NormDec(mark.String)
 		got = append(got, fmt.Sprintf("%d %s %s %d %s", id, name, m, line, c))
 	}
 	if err := rows.Err(); err != nil {
@@ -305,9 +310,9 @@ func checkConsumerQuery(ctx context.Context, t *testing.T, d dialects.Dialect, q
 	}
 }
 
-// maxParamsStatement runs one INSERT with as many parameters as the
+// MaxParamsStatement runs one INSERT with as many parameters as the
 // dialect's limit allows, in rows of the round-trip table.
-func maxParamsStatement(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX) {
+func MaxParamsStatement(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX) {
 	t.Helper()
 	cols := len(roundTripTable.Columns)
 	n := dialects.RowsPerInsert(d.Limits(), cols)
@@ -318,7 +323,7 @@ func maxParamsStatement(ctx context.Context, t *testing.T, d dialects.Dialect, q
 	for i := range rows {
 		rows[i] = []any{int64(1000 + i), "s", int64(i), dialects.Dec("1.5"), 2.5}
 	}
-	insertRows(ctx, t, d, q, "", roundTripTable, rows)
+	InsertRows(ctx, t, d, q, "", roundTripTable, rows)
 	var count int64
 	if err := q.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", d.StoredName(roundTripTable.Name))).Scan(&count); err != nil {
 		t.Fatal(err)
@@ -327,3 +332,7 @@ func maxParamsStatement(ctx context.Context, t *testing.T, d dialects.Dialect, q
 		t.Fatalf("count = %d, want %d", count, n)
 	}
 }
+
+// RoundTripTable returns the table the round trip uses: one column of every
+// logical type.
+func RoundTripTable() ddl.Table { return roundTripTable.Clone() }
