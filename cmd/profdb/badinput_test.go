@@ -44,8 +44,11 @@ func TestBadInputLeavesDatabaseUnchanged(t *testing.T) {
 		{"second result set bad, first kept", `{"profiler":"function-trace","caption":"good","tables":{}}` + "\n" + head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":"x"}]}}`,
 			[]string{"bad.json:2", "column ID, row 1"}, false},
 	}
-	for _, dialect := range []string{"sqlite", "postgres", "mysql"} {
-		t.Run(dialect, func(t *testing.T) {
+	for _, target := range []struct{ dialect, bulk string }{
+		{"sqlite", "auto"}, {"sqlite", "off"}, {"postgres", "auto"}, {"postgres", "off"}, {"mysql", "auto"}, {"mysql", "off"},
+	} {
+		dialect := target.dialect
+		t.Run(dialect+"/bulk="+target.bulk, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dialect)
 			mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json")
 			narrow := dialect != "sqlite" // SQLite does not enforce VARCHAR(n)
@@ -63,7 +66,7 @@ func TestBadInputLeavesDatabaseUnchanged(t *testing.T) {
 					if err := os.WriteFile(path, []byte(c.json), 0o644); err != nil {
 						t.Fatal(err)
 					}
-					stdout, stderr, code := runCLI(t, "export", "--db", dsn, path)
+					stdout, stderr, code := runCLI(t, "export", "--db", dsn, "--bulk", target.bulk, path)
 					if code == 0 {
 						t.Fatalf("export succeeded; stdout %s", stdout)
 					}
