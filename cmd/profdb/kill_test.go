@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -116,6 +117,9 @@ func tableCounts(t *testing.T, dsn string) map[string]int64 {
 func TestKilledExportLeavesNoTrace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and writes a large file")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("watches the child's progress through /proc/PID/io, which only Linux has")
 	}
 	bin := buildProfdb(t)
 	dir := t.TempDir()
