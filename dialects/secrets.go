@@ -81,8 +81,8 @@ func pathUnescape(s string) string {
 }
 
 // ScrubError returns err with every password of dsn in its text replaced
-// by "xxxxx" (the error then no longer unwraps), or err itself when its
-// text holds none.
+// by "xxxxx", matched without regard to case (the error then no longer
+// unwraps), or err itself when its text holds none.
 func ScrubError(dsn string, err error) error {
 	if err == nil {
 		return nil
@@ -90,10 +90,35 @@ func ScrubError(dsn string, err error) error {
 	msg := err.Error()
 	masked := msg
 	for _, s := range Secrets(dsn) {
-		masked = strings.ReplaceAll(masked, s, "xxxxx")
+		masked = replaceFold(masked, s, "xxxxx")
 	}
 	if masked == msg {
 		return err
 	}
 	return errors.New(masked)
+}
+
+// replaceFold replaces every appearance of old in s, matched without
+// regard to case, with repl.
+func replaceFold(s, old, repl string) string {
+	if old == "" {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i+len(old) <= len(s); {
+		if strings.EqualFold(s[i:i+len(old)], old) {
+			b.WriteString(s[last:i])
+			b.WriteString(repl)
+			i += len(old)
+			last = i
+			continue
+		}
+		i++
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }

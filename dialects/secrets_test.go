@@ -58,6 +58,9 @@ func TestScrubErrorAndRedact(t *testing.T) {
 	if err.Error() != "login failed for xxxxx and xxxxx" {
 		t.Errorf("ScrubError = %v", err)
 	}
+	if got := dialects.ScrubError(dsn, errors.New("echo s3CR3T: S3cr3tS3cr3t")).Error(); got != "echo xxxxx: xxxxxxxxxx" {
+		t.Errorf("ScrubError ignoring case = %q", got)
+	}
 	plain := errors.New("no secret")
 	if dialects.ScrubError(dsn, plain) != plain {
 		t.Error("ScrubError changed an error without secrets")

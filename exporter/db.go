@@ -3,7 +3,6 @@ package exporter
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/profdb/profdb/dialects"
@@ -37,7 +36,7 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	}
 	if err := sqldb.PingContext(ctx); err != nil {
 		sqldb.Close()
-		return nil, errorf("open %s: %w", dialects.Redact(dsn), redactErr(err, dsn))
+		return nil, errorf("open %s: %w", dialects.Redact(dsn), dialects.ScrubError(dsn, err))
 	}
 	db := New(sqldb, d, o)
 	db.display = dialects.Redact(dsn)
@@ -73,25 +72,4 @@ func (db *DB) String() string { return db.display }
 // errorf formats an error with the package's operation prefix.
 func errorf(format string, args ...any) error {
 	return fmt.Errorf("export: "+format, args...)
-}
-
-// redactErr replaces any appearance of the DSN's password in a driver's
-// error text.
-func redactErr(err error, dsn string) error {
-	if err == nil {
-		return nil
-	}
-	red := dialects.Redact(dsn)
-	if red == dsn {
-		return err
-	}
-	pw := passwordOf(dsn)
-	if pw == "" {
-		return err
-	}
-	msg := err.Error()
-	if !containsFold(msg, pw) {
-		return err
-	}
-	return errors.New(replaceAllFold(msg, pw, "xxxxx"))
 }
