@@ -137,9 +137,9 @@ type setState struct {
 	headerLate bool // caption or counter came after Begin
 	keys       uint8
 	w          exporter.ResultWriter
-	done       []bool   // per table of def: written
-	given      []bool   // per table of def: named in this result set
-	spools     []*spool // per table of def: rows waiting for the parent
+	done       []bool        // per table of def: written
+	given      []bool        // per table of def: named in this result set
+	spools     []*tableSpool // per table of def: rows waiting for the parent
 }
 
 // The keys of a result set object, as bits of setState.keys.
@@ -274,7 +274,7 @@ func (st *setState) setDef(def profilers.Definition) {
 	st.def, st.defKnown = def, true
 	st.done = make([]bool, len(def.Tables))
 	st.given = make([]bool, len(def.Tables))
-	st.spools = make([]*spool, len(def.Tables))
+	st.spools = make([]*tableSpool, len(def.Tables))
 }
 
 func (d *decoder) profiler(st *setState) error {
@@ -604,7 +604,7 @@ func (d *decoder) replayReady(st *setState) error {
 }
 
 // replay writes spooled table idx to the Target.
-func (d *decoder) replay(st *setState, idx int, sp *spool) error {
+func (d *decoder) replay(st *setState, idx int, sp *tableSpool) error {
 	if err := d.begin(st); err != nil {
 		return err
 	}

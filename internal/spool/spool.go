@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,10 +23,14 @@ const (
 	tagInt    = 1 // zig-zag varint
 	tagString = 2 // uvarint length, bytes
 	tagFloat  = 3 // 8 bytes, IEEE 754 bits, little-endian
+	tagNumber = 4 // uvarint length, the text of a json.Number
+	tagTrue   = 5
+	tagFalse  = 6
 )
 
 // Spool is an append-only sequence of rows. Each row is a slice of values of
-// the types nil, int64, int, string and float64. The zero Spool is not
+// the types nil, int64, int, string, float64, json.Number and bool; they
+// come back as they went in (int as int64). The zero Spool is not
 // usable; call New. A Spool is not safe for concurrent use.
 type Spool struct {
 	memLimit int
@@ -82,6 +87,16 @@ func (s *Spool) Append(row []any) error {
 		case float64:
 			b = append(b, tagFloat)
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		case json.Number:
+			b = append(b, tagNumber)
+			b = binary.AppendUvarint(b, uint64(len(x)))
+			b = append(b, x...)
+		case bool:
+			if x {
+				b = append(b, tagTrue)
+			} else {
+				b = append(b, tagFalse)
+			}
 		default:
 			return fmt.Errorf("spool: cannot keep a value of type %T", v)
 		}
@@ -181,7 +196,7 @@ func decode(r *bufio.Reader) ([]any, error) {
 				return nil, err
 			}
 			row[i] = v
-		case tagString:
+		case tagString, tagNumber:
 			l, err := binary.ReadUvarint(r)
 			if err != nil {
 				return nil, err
@@ -193,7 +208,15 @@ func decode(r *bufio.Reader) ([]any, error) {
 			if _, err := io.ReadFull(r, buf); err != nil {
 				return nil, err
 			}
-			row[i] = string(buf)
+			if tag == tagNumber {
+				row[i] = json.Number(buf)
+			} else {
+				row[i] = string(buf)
+			}
+		case tagTrue:
+			row[i] = true
+		case tagFalse:
+			row[i] = false
 		case tagFloat:
 			var buf [8]byte
 			if _, err := io.ReadFull(r, buf[:]); err != nil {

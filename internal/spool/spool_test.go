@@ -1,6 +1,7 @@
 package spool
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
@@ -77,8 +78,8 @@ func TestRoundTrip(t *testing.T) {
 
 func TestBadType(t *testing.T) {
 	s := New(0, t.TempDir())
-	if err := s.Append([]any{true}); err == nil {
-		t.Fatal("bool accepted")
+	if err := s.Append([]any{[]byte("x")}); err == nil {
+		t.Fatal("[]byte accepted")
 	}
 	if s.Len() != 0 {
 		t.Errorf("Len %d after failed Append", s.Len())
@@ -100,5 +101,36 @@ func TestBreakEarly(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("n = %d", n)
+	}
+}
+
+// TestNumbersAndBools: json.Number keeps its exact text and bools come back,
+// from memory and from disk.
+func TestNumbersAndBools(t *testing.T) {
+	for _, limit := range []int{1 << 20, 1} {
+		s := New(limit, t.TempDir())
+		want := [][]any{
+			{json.Number("18446744073709551615"), true, false, nil},
+			{json.Number("-0.12345678e-3"), false, true, int64(-1)},
+		}
+		for _, r := range want {
+			if err := s.Append(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got [][]any
+		for r, err := range s.Rows() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, r)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("limit %d: got %#v, want %#v", limit, got, want)
+		}
+		if s.OnDisk() != (limit == 1) {
+			t.Errorf("limit %d: on disk %v", limit, s.OnDisk())
+		}
+		s.Close()
 	}
 }
