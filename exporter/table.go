@@ -2,9 +2,7 @@ package exporter
 
 import (
 	"database/sql"
-	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -106,7 +104,7 @@ func (tw *tableWriter) Write(row []any) error {
 			}
 			continue
 		}
-		cv, err := convert(tw.types[i], v)
+		cv, err := Convert(tw.types[i], v)
 		if err == nil && tw.checks[i] != nil {
 			err = tw.checks[i](cv)
 		}
@@ -140,29 +138,6 @@ func (tw *tableWriter) Write(row []any) error {
 		return tw.flush()
 	}
 	return nil
-}
-
-// convert is Convert with a shortcut for the values most rows carry, an
-// int64 for an Integer, a finite float64 for a Float and a valid UTF-8
-// string for a String: they are already canonical and are returned as
-// given, after the same checks, instead of being boxed into a new
-// interface value (an allocation per value).
-func convert(t ddl.Type, v any) (any, error) {
-	switch x := v.(type) {
-	case int64:
-		if t == ddl.Integer {
-			return v, nil
-		}
-	case float64:
-		if t == ddl.Float && !math.IsNaN(x) && !math.IsInf(x, 0) {
-			return v, nil
-		}
-	case string:
-		if t == ddl.String && utf8.ValidString(x) {
-			return v, nil
-		}
-	}
-	return Convert(t, v)
 }
 
 // rowNo is the 1-based number of the row being written.

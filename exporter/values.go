@@ -22,8 +22,24 @@ import (
 // invalid UTF-8 is an error saying what is wrong with the value (the caller
 // adds table, column and row).
 func Convert(t ddl.Type, v any) (any, error) {
-	if v == nil {
+	// The values most rows carry are already canonical: they are returned
+	// as given, after the same checks, rather than boxed into a new
+	// interface value (an allocation per value on the hot path).
+	switch x := v.(type) {
+	case nil:
 		return nil, nil
+	case int64:
+		if t == ddl.Integer {
+			return v, nil
+		}
+	case float64:
+		if t == ddl.Float && !math.IsNaN(x) && !math.IsInf(x, 0) {
+			return v, nil
+		}
+	case string:
+		if t == ddl.String && utf8.ValidString(x) {
+			return v, nil
+		}
 	}
 	switch t {
 	case ddl.Integer:
