@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -336,3 +338,57 @@ func MaxParamsStatement(ctx context.Context, t *testing.T, d dialects.Dialect, q
 // RoundTripTable returns the table the round trip uses: one column of every
 // logical type.
 func RoundTripTable() ddl.Table { return roundTripTable.Clone() }
+
+// CheckCatalogue creates the whole catalogue (AllTables) twice in each of
+// schemas with d.CreateTableIn, proving the DDL idempotent; checks that
+// d.Tables lists exactly the tables created, under their stored names; that
+// d.Columns describes every column as want says; and runs check, the
+// dialect's own checks (its indexes, say), for every table. Columns of a
+// missing table must fail naming it.
+func CheckCatalogue(t *testing.T, d dialects.Dialect, q dialects.DBTX, schemas []string,
+	want func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo, check func(schema string, tab ddl.Table)) {
+	t.Helper()
+	ctx := Context(t)
+	tables := AllTables(t)
+	var names []string
+	for _, tab := range tables {
+		names = append(names, d.StoredName(tab.Name))
+	}
+	slices.Sort(names)
+	for _, schema := range schemas {
+		for pass := 1; pass <= 2; pass++ {
+			for _, tab := range tables {
+				for _, stmt := range d.CreateTableIn(schema, tab) {
+					if _, err := q.ExecContext(ctx, stmt); err != nil {
+						t.Fatalf("schema %q, pass %d: %s: %v", schema, pass, stmt, err)
+					}
+				}
+			}
+		}
+		got, err := d.Tables(ctx, q, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, names) {
+			t.Fatalf("Tables(%q) = %v\nwant %v", schema, got, names)
+		}
+		for _, tab := range tables {
+			cols, err := d.Columns(ctx, q, schema, d.StoredName(tab.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantCols []dialects.ColumnInfo
+			for _, c := range tab.Columns {
+				wantCols = append(wantCols, want(tab, c))
+			}
+			if !reflect.DeepEqual(cols, wantCols) {
+				t.Errorf("Columns(%q, %s) =\n%+v\nwant\n%+v", schema, tab.Name, cols, wantCols)
+			}
+			check(schema, tab)
+		}
+	}
+	missing := d.StoredName("NO_SUCH_TABLE")
+	if _, err := d.Columns(ctx, q, schemas[len(schemas)-1], missing); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("Columns of a missing table: %v", err)
+	}
+}

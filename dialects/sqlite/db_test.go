@@ -22,8 +22,7 @@ func open(t *testing.T) *sql.DB {
 func TestSchema(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
-	db := open(t)
-	conn, err := db.Conn(ctx)
+	conn, err := open(t).Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,69 +31,20 @@ func TestSchema(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS "aux"`, t.TempDir()+"/aux db.db"); err != nil {
 		t.Fatal(err)
 	}
-	tables := dialecttest.AllTables(t)
-	for _, schema := range []string{"", "aux"} {
-		for pass := 0; pass < 2; pass++ {
-			for _, tab := range tables {
-				for _, s := range d.CreateTableIn(schema, tab) {
-					if _, err := conn.ExecContext(ctx, s); err != nil {
-						t.Fatalf("schema %q pass %d: %s: %v", schema, pass+1, s, err)
-					}
-				}
-			}
+	dialecttest.CheckCatalogue(t, d, conn, []string{"", "aux"}, func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo {
+		isKey := c.Name == tab.Key
+		ci := dialects.ColumnInfo{
+			Name: d.StoredName(c.Name), DBType: d.ColumnType(c.Type), Type: c.Type,
+			Nullable: !c.NotNull && !isKey, HasDefault: isKey && c.Type == ddl.Integer, // INTEGER PRIMARY KEY: the rowid
 		}
-		got, err := d.Tables(ctx, conn, schema)
-		if err != nil {
-			t.Fatal(err)
+		switch c.Type {
+		case ddl.Integer:
+			ci.IntBits = 64
+		case ddl.Float:
+			ci.FloatBits = 64
 		}
-		var want []string
-		for _, tab := range tables {
-			want = append(want, d.StoredName(tab.Name))
-		}
-		if strings.Join(got, ",") != strings.Join(sorted(want), ",") {
-			t.Fatalf("Tables(%q) = %v\nwant %v", schema, got, sorted(want))
-		}
-		for _, tab := range tables {
-			cols, err := d.Columns(ctx, conn, schema, d.StoredName(tab.Name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var wantCols []dialects.ColumnInfo
-			for _, c := range tab.Columns {
-				isKey := c.Name == tab.Key
-				ci := dialects.ColumnInfo{
-					Name: d.StoredName(c.Name), DBType: d.ColumnType(c.Type), Type: c.Type,
-					Nullable: !c.NotNull && !isKey, HasDefault: isKey && c.Type == ddl.Integer, // INTEGER PRIMARY KEY: the rowid
-				}
-				if c.Type == ddl.Integer {
-					ci.IntBits = 64
-				}
-				if c.Type == ddl.Float {
-					ci.FloatBits = 64
-				}
-				wantCols = append(wantCols, ci)
-			}
-			if !reflect.DeepEqual(cols, wantCols) {
-				t.Errorf("Columns(%q, %s) =\n%+v\nwant\n%+v", schema, tab.Name, cols, wantCols)
-			}
-			checkIndexes(t, conn, schema, tab)
-		}
-	}
-	if _, err := d.Columns(ctx, conn, "", "NO_SUCH_TABLE"); err == nil || !strings.Contains(err.Error(), "NO_SUCH_TABLE") {
-		t.Errorf("Columns of a missing table: %v", err)
-	}
-}
-
-func sorted(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
+		return ci
+	}, func(schema string, tab ddl.Table) { checkIndexes(t, conn, schema, tab) })
 }
 
 // checkIndexes compares the table's indexes in the catalog with
