@@ -163,3 +163,16 @@ func Export(ctx context.Context, t Target, rs *ResultSet) (Result, error) {
 	}
 	return res, nil
 }
+
+// IndexedRows returns the rows of a table held as n items: row(i) builds
+// the i-th row, for i from 0 to n-1. It suits TableRows.Rows when a
+// builder keeps its data in slices.
+func IndexedRows(n int, row func(i int) []any) iter.Seq2[[]any, error] {
+	return func(yield func([]any, error) bool) {
+		for i := range n {
+			if !yield(row(i), nil) {
+				return
+			}
+		}
+	}
+}

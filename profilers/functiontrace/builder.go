@@ -402,7 +402,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 	return &exporter.ResultSet{
 		Header: exporter.Header{Profiler: Name, Caption: caption, Counter: b.counter},
 		Tables: []exporter.TableRows{
-			{Name: Threads, Columns: colsThreads, Rows: rows(len(threads), func(i int) []any {
+			{Name: Threads, Columns: colsThreads, Rows: exporter.IndexedRows(len(threads), func(i int) []any {
 				t := threads[i]
 				var win any
 				if t.info.Win32ThreadID != 0 {
@@ -410,7 +410,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 				}
 				return []any{nil, win, t.id, int64(-1), t.id}
 			})},
-			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: rows(len(routines), func(i int) []any {
+			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				in := r.info
 				// No actions or triggers: their flags are 0; the reserved and
@@ -421,7 +421,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					in.Token, in.UnitName, int64(0), int64(0), nil, int64(0), nil, int64(0), int64(0), int64(0),
 					r.id, int64(-1), r.id}
 			})},
-			{Name: Routines, Columns: colsRoutines, Rows: rows(len(routines), func(i int) []any {
+			{Name: Routines, Columns: colsRoutines, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				in := r.info
 				return []any{in.Address, in.AnalysisResult, in.Class, in.CodeType, r.hits, in.Module,
@@ -452,7 +452,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 			{Name: CallTrace, Columns: colsCallTrace, Rows: b.spooled(func() *spool.Spool { return b.calls })},
 			{Name: ParametersOnEnter, Columns: colsOnEnter, Rows: b.spooled(func() *spool.Spool { return b.onEnter })},
 			{Name: ParametersOnExit, Columns: colsOnExit, Rows: b.spooled(func() *spool.Spool { return b.onExit })},
-			{Name: CallRoutes, Columns: colsCallRoutes, Rows: rows(len(routes), func(i int) []any {
+			{Name: CallRoutes, Columns: colsCallRoutes, Rows: exporter.IndexedRows(len(routes), func(i int) []any {
 				rt := routes[i]
 				return []any{int64(rt.routine), rt.hits, rt.rec, int64(i), int64(rt.routine), rt.rec}
 			})},
@@ -497,16 +497,6 @@ func (b *Builder) spooled(s func() *spool.Spool) iter.Seq2[[]any, error] {
 		}
 		for row, err := range sp.Rows() {
 			if !yield(row, err) || err != nil {
-				return
-			}
-		}
-	}
-}
-
-func rows(n int, row func(i int) []any) iter.Seq2[[]any, error] {
-	return func(yield func([]any, error) bool) {
-		for i := 0; i < n; i++ {
-			if !yield(row(i), nil) {
 				return
 			}
 		}

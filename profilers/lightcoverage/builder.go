@@ -234,13 +234,13 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 	return &exporter.ResultSet{
 		Header: exporter.Header{Profiler: Name, Caption: caption},
 		Tables: []exporter.TableRows{
-			{Name: MetaModules, Columns: colsMetaModules, Rows: rows(len(modules), func(i int) []any {
+			{Name: MetaModules, Columns: colsMetaModules, Rows: exporter.IndexedRows(len(modules), func(i int) []any {
 				return []any{modules[i].name, int64(i), int64(-1), int64(i)}
 			})},
-			{Name: MetaSourceFiles, Columns: colsMetaSourceFiles, Rows: rows(len(srcFiles), func(i int) []any {
+			{Name: MetaSourceFiles, Columns: colsMetaSourceFiles, Rows: exporter.IndexedRows(len(srcFiles), func(i int) []any {
 				return []any{srcFiles[i].name, "", int64(i), int64(-1), int64(i)}
 			})},
-			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: rows(len(routines), func(i int) []any {
+			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				return []any{r.info.Address, r.info.AnalysisResult, r.info.Class, r.info.CodeType,
 					name(r.mod, modules), r.info.Namespace, profileLines(r), r.info.Name, name(r.file, srcFiles),
@@ -249,17 +249,17 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 			{Name: MetaLines, Columns: colsMetaLines, Rows: lineRows(routines, func(r *Routine, id int64, pos int, l line) []any {
 				return []any{l.src, id, r.id, int64(pos)}
 			})},
-			{Name: ModulesData, Columns: colsModulesData, Rows: rows(len(modules), func(i int) []any {
+			{Name: ModulesData, Columns: colsModulesData, Rows: exporter.IndexedRows(len(modules), func(i int) []any {
 				mark := int64(0)
 				if mods[i].ran {
 					mark = 1
 				}
 				return []any{mods[i].percent(), int64(-1), mark, modules[i].name, int64(0), int64(i), int64(-1), int64(i)}
 			})},
-			{Name: SourceFilesData, Columns: colsSourceFilesData, Rows: rows(len(srcFiles), func(i int) []any {
+			{Name: SourceFilesData, Columns: colsSourceFilesData, Rows: exporter.IndexedRows(len(srcFiles), func(i int) []any {
 				return []any{files[i].percent(), int64(-1), srcFiles[i].name, files[i].covered, int64(0), int64(i), int64(-1), int64(i)}
 			})},
-			{Name: RoutinesData, Columns: colsRoutinesData, Rows: rows(len(routines), func(i int) []any {
+			{Name: RoutinesData, Columns: colsRoutinesData, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				return []any{r.info.AnalysisResult, r.info.Class, r.info.CodeType, r.info.Count,
 					name(r.mod, modules), int64(0), name(r.file, srcFiles), r.info.SourceLine, r.id, int64(-1), r.id}
@@ -275,16 +275,6 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 // exporter.Export).
 func (b *Builder) Export(ctx context.Context, t exporter.Target, caption string) (exporter.Result, error) {
 	return exporter.Export(ctx, t, b.ResultSet(caption))
-}
-
-func rows(n int, row func(i int) []any) iter.Seq2[[]any, error] {
-	return func(yield func([]any, error) bool) {
-		for i := 0; i < n; i++ {
-			if !yield(row(i), nil) {
-				return
-			}
-		}
-	}
 }
 
 // lineRows yields the lines of all routines, routine by routine; a line's ID

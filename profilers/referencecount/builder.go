@@ -2,7 +2,6 @@ package referencecount
 
 import (
 	"context"
-	"iter"
 	"strconv"
 
 	"github.com/profdb/profdb/exporter"
@@ -321,21 +320,21 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 	return &exporter.ResultSet{
 		Header: exporter.Header{Profiler: Name, Caption: caption},
 		Tables: []exporter.TableRows{
-			{Name: Threads, Columns: colsThreads, Rows: rows(len(threads), func(i int) []any {
+			{Name: Threads, Columns: colsThreads, Rows: exporter.IndexedRows(len(threads), func(i int) []any {
 				t := threads[i]
 				return []any{t.info.Name, t.info.Size, t.info.Win32ThreadID, t.id, int64(-1), t.id}
 			})},
-			{Name: MetaClassesData, Columns: colsMetaClasses, Rows: rows(len(classes), func(i int) []any {
+			{Name: MetaClassesData, Columns: colsMetaClasses, Rows: exporter.IndexedRows(len(classes), func(i int) []any {
 				c := classes[i]
 				return []any{c.name, c.module, c.symbolMoniker, c.id, int64(-1), c.id}
 			})},
-			{Name: ClassesData, Columns: colsClasses, Rows: rows(len(classes), func(i int) []any {
+			{Name: ClassesData, Columns: colsClasses, Rows: exporter.IndexedRows(len(classes), func(i int) []any {
 				c := classes[i]
 				s := c.stats
 				return []any{c.name, s.LiveCount, s.LiveSize, c.module, s.PeakCreated, s.PeakSize,
 					s.TotalCreated, s.TotalSize, c.id, int64(-1), c.id}
 			})},
-			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: rows(len(routines), func(i int) []any {
+			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				in := r.info
 				pl := int64(0)
@@ -346,10 +345,10 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					in.Namespace, pl, in.Name, in.SourceFile, in.SourceLine, in.SymbolMoniker, in.Token,
 					in.UnitName, r.id, int64(-1), r.id}
 			})},
-			{Name: MetaLines, Columns: colsMetaLines, Rows: rows(len(lines), func(i int) []any {
+			{Name: MetaLines, Columns: colsMetaLines, Rows: exporter.IndexedRows(len(lines), func(i int) []any {
 				return []any{lines[i].src, int64(i), lines[i].routine, int64(i)}
 			})},
-			{Name: Objects, Columns: colsObjects, Rows: rows(len(objects), func(i int) []any {
+			{Name: Objects, Columns: colsObjects, Rows: exporter.IndexedRows(len(objects), func(i int) []any {
 				o := objects[i]
 				in := o.info
 				var cls, th any
@@ -380,7 +379,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					}
 				}
 			}},
-			{Name: References, Columns: colsReferences, Rows: rows(len(refs), func(i int) []any {
+			{Name: References, Columns: colsReferences, Rows: exporter.IndexedRows(len(refs), func(i int) []any {
 				r := refs[i]
 				ar := int64(0)
 				if r.addRef {
@@ -422,14 +421,4 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 // Export writes the result set to t (see ResultSet and exporter.Export).
 func (b *Builder) Export(ctx context.Context, t exporter.Target, caption string) (exporter.Result, error) {
 	return exporter.Export(ctx, t, b.ResultSet(caption))
-}
-
-func rows(n int, row func(i int) []any) iter.Seq2[[]any, error] {
-	return func(yield func([]any, error) bool) {
-		for i := 0; i < n; i++ {
-			if !yield(row(i), nil) {
-				return
-			}
-		}
-	}
 }

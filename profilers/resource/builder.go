@@ -2,7 +2,6 @@ package resource
 
 import (
 	"context"
-	"iter"
 
 	"github.com/profdb/profdb/exporter"
 )
@@ -301,7 +300,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 	return &exporter.ResultSet{
 		Header: exporter.Header{Profiler: Name, Caption: caption},
 		Tables: []exporter.TableRows{
-			{Name: Threads, Columns: colsThreads, Rows: rows(len(threads), func(i int) []any {
+			{Name: Threads, Columns: colsThreads, Rows: exporter.IndexedRows(len(threads), func(i int) []any {
 				t := threads[i]
 				var win any
 				if t.info.Win32ThreadID != 0 {
@@ -309,18 +308,18 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 				}
 				return []any{t.info.Size, win, t.id, int64(-1), t.id}
 			})},
-			{Name: MetaClassesData, Columns: colsMetaClasses, Rows: rows(len(classes), func(i int) []any {
+			{Name: MetaClassesData, Columns: colsMetaClasses, Rows: exporter.IndexedRows(len(classes), func(i int) []any {
 				c := classes[i]
 				return []any{c.name, c.module, c.symbolMoniker, c.id, int64(-1), c.id}
 			})},
-			{Name: ClassesData, Columns: colsClasses, Rows: rows(len(classes), func(i int) []any {
+			{Name: ClassesData, Columns: colsClasses, Rows: exporter.IndexedRows(len(classes), func(i int) []any {
 				c := classes[i]
 				s := c.stats
 				return []any{c.name, fig(c, LiveCount, s.LiveCount), fig(c, LiveSize, s.LiveSize), c.module,
 					fig(c, PeakCreated, s.PeakCreated), fig(c, PeakSize, s.PeakSize),
 					fig(c, TotalCreated, s.TotalCreated), fig(c, TotalSize, s.TotalSize), c.id, int64(-1), c.id}
 			})},
-			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: rows(len(routines), func(i int) []any {
+			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				in := r.info
 				pl := int64(0)
@@ -340,7 +339,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					}
 				}
 			}},
-			{Name: Objects, Columns: colsObjects, Rows: rows(len(objects), func(i int) []any {
+			{Name: Objects, Columns: colsObjects, Rows: exporter.IndexedRows(len(objects), func(i int) []any {
 				o := objects[i]
 				var cls, th any
 				if o.info.Class != nil {
@@ -369,7 +368,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					}
 				}
 			}},
-			{Name: Errors, Columns: colsErrors, Rows: rows(len(errs), func(i int) []any {
+			{Name: Errors, Columns: colsErrors, Rows: exporter.IndexedRows(len(errs), func(i int) []any {
 				e := errs[i]
 				return []any{e.info.Number, e.info.Description, e.info.Code, e.info.Kind, e.info.Name,
 					e.id, e.thread.id, e.rec}
@@ -396,14 +395,4 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 // Export writes the result set to t (see ResultSet and exporter.Export).
 func (b *Builder) Export(ctx context.Context, t exporter.Target, caption string) (exporter.Result, error) {
 	return exporter.Export(ctx, t, b.ResultSet(caption))
-}
-
-func rows(n int, row func(i int) []any) iter.Seq2[[]any, error] {
-	return func(yield func([]any, error) bool) {
-		for i := 0; i < n; i++ {
-			if !yield(row(i), nil) {
-				return
-			}
-		}
-	}
 }
