@@ -392,3 +392,14 @@ func CheckCatalogue(t *testing.T, d dialects.Dialect, q dialects.DBTX, schemas [
 		t.Errorf("Columns of a missing table: %v", err)
 	}
 }
+
+// CreateRoundTripTable creates RoundTripTable in schema ("" for the
+// default) with d.CreateTableIn.
+func CreateRoundTripTable(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX, schema string) {
+	t.Helper()
+	for _, s := range d.CreateTableIn(schema, RoundTripTable()) {
+		if _, err := q.ExecContext(ctx, s); err != nil {
+			t.Fatalf("create %s: %v", RoundTripTable().Name, err)
+		}
+	}
+}

@@ -78,11 +78,7 @@ func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dia
 
 func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB) {
 	t.Helper()
-	for _, s := range (Dialect{}).CreateTable(dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, Dialect{}, db, "")
 }
 
 func count(ctx context.Context, t *testing.T, db *sql.DB, table string) int64 {

@@ -126,11 +126,7 @@ func TestValueRoundTrip(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	rows := dialecttest.RoundTripRows(true)
 	dialecttest.InsertRows(ctx, t, d, db, "", dialecttest.RoundTripTable(), rows)
 	dialecttest.CheckRoundTrip(ctx, t, d, db, rows)           // text protocol
@@ -143,11 +139,7 @@ func TestStrict(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	for col, v := range map[string]any{
 		"COL_DECIMAL": d.Bind(ddl.Decimal, dialects.Dec("123456789012345678901")),
 		"COL_INTEGER": "12a",
@@ -166,11 +158,7 @@ func TestMaxParamsStatement(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	dialecttest.MaxParamsStatement(ctx, t, d, db)
 }
 
@@ -279,11 +267,7 @@ func TestLargeStatement(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	packet, err := MaxAllowedPacket(ctx, db)
 	if err != nil {
 		t.Fatal(err)

@@ -75,11 +75,7 @@ func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dia
 
 func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB, schema string) {
 	t.Helper()
-	for _, s := range (Dialect{}).CreateTableIn(schema, dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, Dialect{}, db, schema)
 }
 
 // TestBulkRoundTrip: every edge value comes back exactly through COPY, in

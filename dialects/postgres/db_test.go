@@ -99,11 +99,7 @@ func TestValueRoundTrip(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	rows := dialecttest.RoundTripRows(false)
 	dialecttest.InsertRows(ctx, t, d, db, "", dialecttest.RoundTripTable(), rows)
 	dialecttest.CheckRoundTrip(ctx, t, d, db, rows)
@@ -125,11 +121,7 @@ func TestMaxParamsStatement(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	dialecttest.MaxParamsStatement(ctx, t, d, db)
 }
 

@@ -96,11 +96,7 @@ func TestValueRoundTrip(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
-	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	rows := dialecttest.RoundTripRows(true)
 	dialecttest.InsertRows(ctx, t, d, db, "", dialecttest.RoundTripTable(), rows)
 	dialecttest.CheckRoundTrip(ctx, t, d, db, rows)
@@ -122,11 +118,7 @@ func TestStrictRejects(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
-	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	for _, col := range []string{"COL_INTEGER", "COL_FLOAT", "INST_ID"} {
 		_, err := db.ExecContext(ctx, `INSERT INTO PROFDB_ROUND_TRIP (INST_ID, `+col+`) VALUES (1, 'abc')`)
 		if err == nil {
@@ -157,11 +149,7 @@ func TestMaxParamsStatement(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
-	for _, s := range d.CreateTable(dialecttest.RoundTripTable()) {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	dialecttest.MaxParamsStatement(ctx, t, d, db)
 }
 
