@@ -255,7 +255,11 @@ func mssqlWireRows(t *testing.T, evs []tdstest.Event) map[string][]mssqlWireRow 
 // type ty and returns it in canonical form.
 func mssqlWireValue(ty ddl.Type, bulk bool, ti tdstest.TypeInfo, v any) (any, error) {
 	if v == nil {
-		if !bulk && ti.ID != tdstest.TypeNull {
+		// A parameter's NULL is typed as the column's values are (Decimal as
+		// NVARCHAR): an untyped one (0x1F) is refused by Babelfish.
+		want := map[ddl.Type]byte{ddl.Integer: tdstest.TypeIntN, ddl.Float: tdstest.TypeFltN,
+			ddl.String: tdstest.TypeNVarChar, ddl.Decimal: tdstest.TypeNVarChar}[ty]
+		if !bulk && ti.ID != want {
 			return nil, fmt.Errorf("NULL sent as %v", ti)
 		}
 		return nil, nil
@@ -756,6 +760,10 @@ func TestSQLServerRealServer(t *testing.T) {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
 	})
+	babelfish, err := sqlserver.IsBabelfish(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
 	inst := int64(0)
 	for _, bulk := range []exporter.BulkMode{exporter.BulkOff, exporter.BulkAuto} {
 		var notes []string
@@ -815,8 +823,13 @@ func TestSQLServerRealServer(t *testing.T) {
 			}
 		}
 		db.Close()
-		if len(notes) > 0 {
-			t.Errorf("bulk=%s: exporter notes %q", bulk, notes)
+		for _, n := range notes {
+			// Babelfish's bulk copy stores DECIMAL(28,8) wrongly: the tables
+			// with such a column take batched INSERT, saying so. Nothing
+			// else falls back, and nothing on SQL Server.
+			if !babelfish || !strings.Contains(n, "is decimal(28,8), which Babelfish's bulk copy stores wrongly") {
+				t.Errorf("bulk=%s: exporter note %q", bulk, n)
+			}
 		}
 	}
 }

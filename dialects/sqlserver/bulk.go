@@ -64,7 +64,10 @@ var bulkOptions = mssql.BulkOptions{KeepNulls: true, CheckConstraints: true, Fir
 //     go-mssqldb sends the UTF-8 bytes unconverted, which SQL Server would
 //     store as characters of the column's code page;
 //   - a column of a type outside the four logical types (bit, datetime2,
-//     ...), which profdb only ever fills with NULL.
+//     ...), which profdb only ever fills with NULL;
+//   - on Babelfish (IsBabelfish), a decimal or numeric column of precision
+//     20 to 28, such as profdb's DECIMAL(28,8): Babelfish 4.2 stores the
+//     13-byte decimals of a bulk copy as wrong values without an error.
 //
 // Batched INSERT handles both. Any other failure is an error.
 func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, rows dialects.Rows) (int64, error) {
@@ -91,6 +94,15 @@ func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, ro
 			return 0, fmt.Errorf("column %s is %s, %s: %w", name, c.DBType, why, dialects.ErrSkip)
 		}
 		conv[i] = bc
+	}
+	if col, ok := decimal13(t.Columns, byName); ok {
+		bf, err := IsBabelfish(ctx, tx)
+		if err != nil {
+			return 0, fmt.Errorf("sqlserver: bulk load into %s: %w", t.Table, err)
+		}
+		if bf {
+			return 0, fmt.Errorf("column %s is %s, which Babelfish's bulk copy stores wrongly (docs/sqlserver.md): %w", col.Name, col.DBType, dialects.ErrSkip)
+		}
 	}
 
 	// The copy runs under a context of its own. go-mssqldb keeps the one
@@ -262,4 +274,28 @@ func (b bulkColumn) convert(v any) (any, error) {
 		}
 	}
 	return bad()
+}
+
+// decimal13 returns the first of cols that is a decimal or numeric column
+// of precision 20 to 28, whose values TDS carries in 13 bytes.
+func decimal13(cols []string, byName map[string]dialects.ColumnInfo) (dialects.ColumnInfo, bool) {
+	for _, name := range cols {
+		c := byName[name]
+		base, _, _ := strings.Cut(strings.ToLower(c.DBType), "(")
+		if (base == "decimal" || base == "numeric") && c.Precision >= 20 && c.Precision <= 28 {
+			return c, true
+		}
+	}
+	return dialects.ColumnInfo{}, false
+}
+
+// IsBabelfish reports whether the server is Babelfish for PostgreSQL, which
+// answers SERVERPROPERTY('Babelfish') with 1; SQL Server answers NULL, as
+// for any property it does not know.
+func IsBabelfish(ctx context.Context, q dialects.DBTX) (bool, error) {
+	var v sql.NullInt64
+	if err := q.QueryRowContext(ctx, "SELECT CAST(SERVERPROPERTY('Babelfish') AS int)").Scan(&v); err != nil {
+		return false, fmt.Errorf("ask the server whether it is Babelfish: %w", err)
+	}
+	return v.Valid && v.Int64 == 1, nil
 }

@@ -1,6 +1,7 @@
 package sqlserver
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
@@ -21,9 +22,19 @@ func (d Dialect) CreateTable(t ddl.Table) []string { return d.CreateTableIn("", 
 //	CREATE TABLE [dbo].[T] (...);
 //	END
 //
-//	IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'IX_T_ID'
-//	    AND object_id = OBJECT_ID(N'[dbo].[T]'))
+//	IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
+//	    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+//	    WHERE ic.object_id = OBJECT_ID(N'[dbo].[T]') AND ic.key_ordinal > 0
+//	    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
+//	    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
+//	    WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 //	CREATE INDEX [IX_T_ID] ON [dbo].[T] ([INST_ID], [ID])
+//
+// An index is found by its key columns, not by its name: the table needs
+// an index on those columns, whatever a DBA named it, and Babelfish lists
+// an index in sys.indexes under a name of its own making (the name, the
+// table and a hash), so a guard by name would never see it there and a
+// re-run would fail (docs/sqlserver.md).
 //
 // Columns keep the table's order. INST_ID and the key column are NOT NULL,
 // every other column NULL; a table with a key gets it as its PRIMARY KEY
@@ -66,8 +77,7 @@ func (d Dialect) CreateTableIn(schema string, t ddl.Table) []string {
 	stmts := []string{b.String()}
 
 	for _, ix := range indexes {
-		stmts = append(stmts, "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = "+nString(ix.Name)+
-			" AND object_id = OBJECT_ID("+nString(name)+"))\n"+
+		stmts = append(stmts, indexGuard(name, ix.Columns)+"\n"+
 			"CREATE INDEX "+d.Quote(ix.Name)+" ON "+name+" ("+d.columnList(ix.Columns)+")")
 	}
 	return stmts
@@ -95,4 +105,19 @@ func (d Dialect) columnList(cols []string) string {
 		q[i] = d.Quote(c)
 	}
 	return strings.Join(q, ", ")
+}
+
+// indexGuard returns the IF that holds when table (quoted, qualified) has no
+// index whose key columns are cols, in order.
+func indexGuard(table string, cols []string) string {
+	var b strings.Builder
+	b.WriteString("IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic\n")
+	b.WriteString("    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id\n")
+	b.WriteString("    WHERE ic.object_id = OBJECT_ID(" + nString(table) + ") AND ic.key_ordinal > 0\n")
+	b.WriteString("    GROUP BY ic.index_id HAVING COUNT(*) = " + strconv.Itoa(len(cols)) + " AND COUNT(CASE")
+	for i, c := range cols {
+		b.WriteString("\n    WHEN ic.key_ordinal = " + strconv.Itoa(i+1) + " AND c.name = " + nString(c) + " THEN 1")
+	}
+	b.WriteString(" END) = " + strconv.Itoa(len(cols)) + ")")
+	return b.String()
 }

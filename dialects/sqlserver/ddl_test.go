@@ -214,7 +214,7 @@ func checkCreateIndex(t *testing.T, d sqlserver.Dialect, schema string, tb ddl.T
 	if !ok || ifs.ElseStatement != nil {
 		t.Fatalf("%s: statement is %T, want IF", ix.Name, script.Batches[0].Statements[0])
 	}
-	if got, want := stringLiterals(ifs.Predicate), []string{ix.Name, d.Qualify(schema, tb.Name)}; !equal(got, want) {
+	if got, want := stringLiterals(ifs.Predicate), append([]string{d.Qualify(schema, tb.Name)}, ix.Columns...); !equal(got, want) {
 		t.Errorf("%s: guard literals %q, want %q", ix.Name, got, want)
 	}
 	ci, ok := ifs.ThenStatement.(*ast.CreateIndexStatement)

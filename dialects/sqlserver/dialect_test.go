@@ -1,6 +1,7 @@
 package sqlserver_test
 
 import (
+	"database/sql"
 	"errors"
 	"reflect"
 	"strconv"
@@ -131,6 +132,8 @@ func TestBind(t *testing.T) {
 		in   any
 		want any
 	}{
+		// NULL is typed (Decimal as NVARCHAR, like its values): Babelfish
+		// refuses go-mssqldb's untyped NULL (TDS type 0x1F).
 		// Decimal: canonical text as a plain Go string (NVARCHAR), never a
 		// number that would lose the scale.
 		{ddl.Decimal, dialects.Dec("12345678901234567890.12345678"), "12345678901234567890.12345678"},
@@ -138,20 +141,20 @@ func TestBind(t *testing.T) {
 		{ddl.Decimal, dialects.Dec("0"), "0"},
 		{ddl.Decimal, int64(42), "42"},
 		{ddl.Decimal, 0.25, "0.25"},
-		{ddl.Decimal, nil, nil},
+		{ddl.Decimal, nil, sql.NullString{}},
 		// String: a Go string, which go-mssqldb sends as NVARCHAR.
 		{ddl.String, "Grüße ☃ 'x'", "Grüße ☃ 'x'"},
 		{ddl.String, "", ""},
 		{ddl.String, int64(-7), "-7"},
 		{ddl.String, dialects.Dec("1.5"), "1.5"},
-		{ddl.String, nil, nil},
+		{ddl.String, nil, sql.NullString{}},
 		// Integer and Float: int64 and float64 as they are.
 		{ddl.Integer, int64(-9223372036854775808), int64(-9223372036854775808)},
 		{ddl.Integer, 7, int64(7)},
-		{ddl.Integer, nil, nil},
+		{ddl.Integer, nil, sql.NullInt64{}},
 		{ddl.Float, 1.0 / 3, 1.0 / 3},
 		{ddl.Float, float32(0.5), 0.5},
-		{ddl.Float, nil, nil},
+		{ddl.Float, nil, sql.NullFloat64{}},
 	} {
 		got := d.Bind(c.typ, c.in)
 		if !reflect.DeepEqual(got, c.want) {

@@ -1,6 +1,7 @@
 package sqlserver
 
 import (
+	"database/sql"
 	"fmt"
 	"strconv"
 
@@ -47,14 +48,18 @@ func (Dialect) ColumnType(t ddl.Type) string {
 //   - Integer: int64 (BIGINT).
 //   - Float: float64 (FLOAT(53)). NaN and infinities pass through; SQL
 //     Server rejects them.
-//   - nil stays nil (NULL).
+//   - nil becomes a NULL of the column's type (sql.NullString for String
+//     and Decimal, sql.NullInt64, sql.NullFloat64). go-mssqldb sends a bare
+//     Go nil as TDS type 0x1F, an untyped NULL that SQL Server accepts but
+//     other TDS servers refuse (Babelfish: "Data type 0x1F is unknown");
+//     a typed NULL is valid for both (docs/sqlserver.md).
 //
 // A dialects.Dec becomes a string whatever t is. Values of other Go types
 // are returned unchanged.
 func (Dialect) Bind(t ddl.Type, v any) any {
 	switch x := v.(type) {
 	case nil:
-		return nil
+		return typedNull(t)
 	case dialects.Dec:
 		return string(x)
 	}
@@ -95,4 +100,18 @@ func (Dialect) Bind(t ddl.Type, v any) any {
 		}
 	}
 	return v
+}
+
+// typedNull returns the NULL that go-mssqldb sends with the parameter type
+// of a column of logical type t: NVARCHAR for String and Decimal (as
+// Decimal values are sent as text), BIGINT for Integer, FLOAT for Float.
+func typedNull(t ddl.Type) any {
+	switch t {
+	case ddl.Integer:
+		return sql.NullInt64{}
+	case ddl.Float:
+		return sql.NullFloat64{}
+	default:
+		return sql.NullString{}
+	}
 }

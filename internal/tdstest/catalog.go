@@ -300,6 +300,11 @@ func (c *Catalog) handle(req *Request) (*Result, bool, error) {
 		return nil, true, nil
 	case strings.HasPrefix(up, "SET FMTONLY "):
 		return nil, true, nil
+	case strings.HasPrefix(up, "SELECT CAST(SERVERPROPERTY("):
+		// SQL Server answers NULL for a property it does not know, such
+		// as Babelfish's 'Babelfish'; the catalog knows none.
+		col := Column{Name: "", Type: TypeInfo{ID: TypeIntN, Size: 4}}
+		return &Result{Sets: []ResultSet{{Columns: []Column{col}, Rows: [][]any{{nil}}}}}, true, nil
 	case strings.HasPrefix(up, "SELECT * FROM ") && strings.HasSuffix(up, " SET FMTONLY OFF"):
 		parts, _ := nameParts(lex(sql[len("select * from "):]), 0)
 		t, err := c.resolve(parts, tx)

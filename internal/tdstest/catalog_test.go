@@ -115,6 +115,7 @@ func hasNumber(err error, n int32) bool {
 
 func TestCatalogWrites(t *testing.T) {
 	srv, cat, db := startCatalog(t)
+	var null sql.NullString // a typed NULL: the server refuses an untyped one
 	if _, err := db.Exec(catalogDDL); err != nil {
 		t.Fatal(err)
 	}
@@ -126,10 +127,10 @@ func TestCatalogWrites(t *testing.T) {
 		args []any
 		num  int32
 	}{
-		{[]any{"x", nil, nil, nil, nil, nil, int64(3)}, 8114},              // text into BIGINT
-		{[]any{nil, nil, nil, nil, nil, nil, int64(3)}, 515},               // NULL into NOT NULL
-		{[]any{int64(3), "123456789", nil, nil, nil, nil, int64(4)}, 8115}, // too many digits
-		{[]any{int64(3), nil, "abcd", nil, nil, nil, int64(4)}, 2628},      // too long
+		{[]any{"x", null, null, null, null, null, int64(3)}, 8114},             // text into BIGINT
+		{[]any{null, null, null, null, null, null, int64(3)}, 515},             // NULL into NOT NULL
+		{[]any{int64(3), "123456789", null, null, null, null, int64(4)}, 8115}, // too many digits
+		{[]any{int64(3), null, "abcd", null, null, null, int64(4)}, 2628},      // too long
 	} {
 		if _, err := db.Exec(ins, c.args...); !hasNumber(err, c.num) {
 			t.Errorf("%v: error %v, want number %d", c.args, err, c.num)
@@ -146,7 +147,7 @@ func TestCatalogWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(ins, int64(10), nil, nil, nil, nil, nil, int64(11)); err != nil {
+	if _, err := tx.Exec(ins, int64(10), null, null, null, null, null, int64(11)); err != nil {
 		t.Fatal(err)
 	}
 	var inTx, outside sql.NullInt64

@@ -253,6 +253,9 @@ func (c *conn) handle(ctx context.Context, m message, msgs <-chan message) ([]by
 		return errorReply(err, m.typ == pktRPC), nil
 	}
 	c.srv.record(ev)
+	if e := untypedNull(ev); e != nil {
+		return errorReply(e, true), nil
+	}
 	res, attn, err := c.call(ctx, &Request{Event: ev}, msgs)
 	if attn {
 		return attnReply(), nil
@@ -485,4 +488,26 @@ func (c *conn) transaction(d []byte) []byte {
 	c.srv.record(ev)
 	writeDone(w, tokDone, 0, 0, 0)
 	return w.b
+}
+
+// untypedNull returns the error Babelfish gives an RPC with an untyped NULL
+// parameter (TDS type 0x1F, what go-mssqldb sends for a Go nil), or nil.
+// SQL Server accepts such a NULL, but a client that sends one fails on
+// Babelfish, so the test server refuses it too: whatever passes here must
+// also pass on the real servers profdb is tested against.
+func untypedNull(ev Event) error {
+	if ev.Kind != RPC {
+		return nil
+	}
+	for i, p := range ev.Params {
+		if p.Type.ID == TypeNull {
+			n := i + 1
+			if strings.EqualFold(ev.Proc, "sp_executesql") {
+				n += 2 // @stmt and @params were taken off Params
+			}
+			return &Error{Number: 8009, State: 1, Class: 16, Message: fmt.Sprintf(
+				"The incoming tabular data stream (TDS) remote procedure call (RPC) protocol stream is incorrect. Parameter %d (%q): Data type 0x1F is unknown.", n, p.Name)}
+		}
+	}
+	return nil
 }
