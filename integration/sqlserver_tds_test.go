@@ -123,6 +123,11 @@ func newFakeCatalog() (*fakeCatalog, *tdstest.Responder) {
 		}
 		return &tdstest.Result{Sets: []tdstest.ResultSet{set}}, nil
 	})
+	r.OnRegexp(`(?i)^SELECT CAST\(SERVERPROPERTY\(`, func(*tdstest.Request) (*tdstest.Result, error) {
+		// SQL Server answers NULL for a property it does not know, such as
+		// Babelfish's 'Babelfish'.
+		return &tdstest.Result{Sets: []tdstest.ResultSet{{Columns: []tdstest.Column{{Name: "", Type: tdstest.Int}}, Rows: [][]any{{nil}}}}}, nil
+	})
 	r.OnRegexp(`(?i)^SELECT MAX\(`, func(*tdstest.Request) (*tdstest.Result, error) {
 		return &tdstest.Result{Sets: []tdstest.ResultSet{{Columns: []tdstest.Column{{Name: "", Type: tdstest.BigInt}}, Rows: [][]any{{nil}}}}}, nil
 	})

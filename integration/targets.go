@@ -25,7 +25,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/mysql"
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
-	_ "github.com/profdb/profdb/dialects/sqlserver"
+	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/internal/testdb"
 )
 
@@ -283,8 +283,14 @@ func (tg Target) Fresh(t testing.TB) Namespace {
 		drop = []string{"DROP DATABASE IF EXISTS " + name}
 	case "sqlserver":
 		create = []string{"CREATE DATABASE " + name}
-		drop = []string{"IF DB_ID(N'" + name + "') IS NOT NULL ALTER DATABASE " + name + " SET SINGLE_USER WITH ROLLBACK IMMEDIATE",
-			"IF DB_ID(N'" + name + "') IS NOT NULL DROP DATABASE " + name}
+		drop = []string{"IF DB_ID(N'" + name + "') IS NOT NULL DROP DATABASE " + name}
+		// SQL Server refuses to drop a database in use: end other sessions
+		// first. Babelfish has no ALTER DATABASE, and drops it anyway.
+		if bf, err := sqlserver.IsBabelfish(context.Background(), admin); err != nil {
+			t.Fatalf("integration: %v", err)
+		} else if !bf {
+			drop = append([]string{"IF DB_ID(N'" + name + "') IS NOT NULL ALTER DATABASE " + name + " SET SINGLE_USER WITH ROLLBACK IMMEDIATE"}, drop...)
+		}
 	}
 	for _, st := range create {
 		if _, err := admin.Exec(st); err != nil {

@@ -66,8 +66,10 @@ var bulkOptions = mssql.BulkOptions{KeepNulls: true, CheckConstraints: true, Fir
 //   - a column of a type outside the four logical types (bit, datetime2,
 //     ...), which profdb only ever fills with NULL;
 //   - on Babelfish (IsBabelfish), a decimal or numeric column of precision
-//     20 to 28, such as profdb's DECIMAL(28,8): Babelfish 4.2 stores the
-//     13-byte decimals of a bulk copy as wrong values without an error.
+//     28 or less, such as profdb's DECIMAL(28,8): Babelfish 4.2 stores the
+//     5-, 9- and 13-byte decimals of a bulk copy as wrong values without an
+//     error (or fails on some); only 17-byte ones (precision 29 to 38)
+//     arrive intact.
 //
 // Batched INSERT handles both. Any other failure is an error.
 func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, rows dialects.Rows) (int64, error) {
@@ -95,7 +97,7 @@ func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, ro
 		}
 		conv[i] = bc
 	}
-	if col, ok := decimal13(t.Columns, byName); ok {
+	if col, ok := shortDecimal(t.Columns, byName); ok {
 		bf, err := IsBabelfish(ctx, tx)
 		if err != nil {
 			return 0, fmt.Errorf("sqlserver: bulk load into %s: %w", t.Table, err)
@@ -276,13 +278,14 @@ func (b bulkColumn) convert(v any) (any, error) {
 	return bad()
 }
 
-// decimal13 returns the first of cols that is a decimal or numeric column
-// of precision 20 to 28, whose values TDS carries in 13 bytes.
-func decimal13(cols []string, byName map[string]dialects.ColumnInfo) (dialects.ColumnInfo, bool) {
+// shortDecimal returns the first of cols that is a decimal or numeric
+// column of precision 28 or less, whose values TDS carries in fewer than 17
+// bytes.
+func shortDecimal(cols []string, byName map[string]dialects.ColumnInfo) (dialects.ColumnInfo, bool) {
 	for _, name := range cols {
 		c := byName[name]
 		base, _, _ := strings.Cut(strings.ToLower(c.DBType), "(")
-		if (base == "decimal" || base == "numeric") && c.Precision >= 20 && c.Precision <= 28 {
+		if (base == "decimal" || base == "numeric") && c.Precision <= 28 {
 			return c, true
 		}
 	}
