@@ -59,7 +59,7 @@ var specs = map[string]targetSpec{
 	"postgres":  {"postgres", "PROFDB_TEST_POSTGRES", "postgres:16", true},
 	"mysql":     {"mysql", "PROFDB_TEST_MYSQL", "mysql:8.4", true},
 	"mariadb":   {"mysql", "PROFDB_TEST_MARIADB", "mariadb:11", false},
-	"sqlserver": {"sqlserver", "PROFDB_TEST_SQLSERVER", "mcr.microsoft.com/mssql/server:2022-latest", false},
+	"sqlserver": {"sqlserver", "PROFDB_TEST_SQLSERVER", "mcr.microsoft.com/mssql/server:2022-latest", true},
 }
 
 // EnvVar returns the environment variable that names the server of target

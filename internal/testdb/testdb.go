@@ -24,8 +24,11 @@ func EnvVar(dialect string) string {
 // InCI reports whether the tests run under CI (CI=true).
 func InCI() bool { return os.Getenv("CI") == "true" }
 
-// CIProvides reports whether CI starts a server for dialect.
-func CIProvides(dialect string) bool { return dialect == "postgres" || dialect == "mysql" }
+// CIProvides reports whether CI starts a server for dialect: PostgreSQL,
+// MariaDB, and Babelfish for SQL Server (see .ci/run).
+func CIProvides(dialect string) bool {
+	return dialect == "postgres" || dialect == "mysql" || dialect == "sqlserver"
+}
 
 // DSN returns the profdb DSN for dialect's server. For "sqlite" it is a new
 // file in a temporary folder. When the variable is unset the test skips, or
