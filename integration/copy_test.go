@@ -12,18 +12,20 @@ import (
 	"github.com/profdb/profdb/profilers/functiontrace"
 )
 
-// TestCopyChain copies result sets SQLite -> PostgreSQL -> MariaDB/MySQL ->
-// SQLite with "profdb copy": at each target every value reads back as
-// exported, the result sets get new INST_IDs after the ones already there,
-// and verify finds the parent-child graph intact.
+// TestCopyChain copies result sets SQLite -> PostgreSQL -> SQL Server ->
+// MariaDB/MySQL -> SQLite with "profdb copy": at each target every value
+// reads back as exported, the result sets get new INST_IDs after the ones
+// already there, and verify finds the parent-child graph intact.
 func TestCopyChain(t *testing.T) {
 	pg := Lookup(t, "postgres")
+	ms := Lookup(t, "sqlserver")
 	my := Lookup(t, "mysql")
 	src := Lookup(t, "sqlite").Fresh(t)
-	hops := []Namespace{pg.Fresh(t), my.Fresh(t), Lookup(t, "sqlite").Fresh(t)}
+	hops := []Namespace{pg.Fresh(t), ms.Fresh(t), my.Fresh(t), Lookup(t, "sqlite").Fresh(t)}
+	already := []int{2, 1, 3, 2} // result sets each target holds before
 
 	// One result set of every profiler, with edge values every dialect
-	// holds (no subnormal floats for MySQL).
+	// holds (no subnormal floats for MySQL and SQL Server).
 	var sets []*Fixture
 	for _, p := range profilers.Names() {
 		sets = append(sets, FullSet(t, p, "copied "+p+" ✓ 'q'", "mysql", 4))
@@ -32,10 +34,9 @@ func TestCopyChain(t *testing.T) {
 	for _, f := range sets {
 		Export(t, srcDB, f)
 	}
-	// The targets already hold result sets: 2, 1 and 3 of them.
 	for i, ns := range hops {
 		db := OpenExporter(t, ns.DSN, exporter.Options{})
-		for j := 0; j < []int{2, 1, 3}[i]; j++ {
+		for j := 0; j < already[i]; j++ {
 			Export(t, db, callSet(fmt.Sprintf("already there %d", j), 10))
 		}
 	}
@@ -49,8 +50,8 @@ func TestCopyChain(t *testing.T) {
 		}
 		out := mustProfdb(t, args...)
 		got := instIDs(t, out)
-		already := int64([]int{2, 1, 3}[i])
-		want := []int64{already + 1, already + 2, already + 3, already + 4}
+		n := int64(already[i])
+		want := []int64{n + 1, n + 2, n + 3, n + 4}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("copy to %s: new INST_IDs %v, want %v\n%s", to.Dialect, got, want, out)
 		}
@@ -67,7 +68,7 @@ func TestCopyChain(t *testing.T) {
 			t.Fatalf("verify at %s: %s", to.Dialect, out)
 		}
 		list, err := db.List(Ctx(t))
-		if err != nil || len(list) != int(already)+len(sets) || list[0].Profiler != functiontrace.Name {
+		if err != nil || len(list) != already[i]+len(sets) || list[0].Profiler != functiontrace.Name {
 			t.Fatalf("list at %s: %+v %v", to.Dialect, list, err)
 		}
 		from, ids = to, want

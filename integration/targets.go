@@ -20,7 +20,6 @@ import (
 	tcmysql "github.com/testcontainers/testcontainers-go/modules/mysql"
 	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
 
-	"github.com/profdb/profdb/dialects"
 	// The dialects the suite runs on.
 	_ "github.com/profdb/profdb/dialects/mysql"
 	_ "github.com/profdb/profdb/dialects/postgres"
@@ -314,16 +313,6 @@ func (tg Target) Fresh(t testing.TB) Namespace {
 // WithNamespace returns dsn pointed at the schema (PostgreSQL, through
 // search_path) or database (MySQL, SQL Server) name.
 func WithNamespace(dsn, name string) (string, error) {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "", fmt.Errorf("integration: bad DSN %s", dialects.Redact(dsn))
-	}
-	if strings.EqualFold(u.Scheme, "sqlserver") {
-		q := u.Query()
-		q.Set("database", name)
-		u.RawQuery = q.Encode()
-		return u.String(), nil
-	}
 	return testdb.WithNamespace(dsn, name)
 }
 

@@ -56,6 +56,14 @@ type form interface {
 	batch(step int, stmts []string, final bool) []string
 }
 
+// nulGuarder is implemented by forms whose scripts, when they hold text with
+// U+0000 (NUL), first check that the server can store it.
+type nulGuarder interface {
+	// nulGuard returns the statements, run before anything is written, that
+	// stop the script when the server cannot store NUL in text.
+	nulGuard() []string
+}
+
 func formFor(d dialects.Dialect, schema string) (form, error) {
 	switch d.Name() {
 	case "sqlite":
@@ -191,6 +199,15 @@ const sqlserverTemp = "#" + tempIDs
 
 func (sqlserverForm) runHint() string { return "sqlcmd -b -x -d DATABASE -i FILE" }
 func (sqlserverForm) begin() []string { return []string{"SET NOCOUNT ON", "SET XACT_ABORT ON"} }
+
+// nulGuard stops the script where NCHAR(0), the script's NUL, is NULL: SQL
+// Server stores NUL in NVARCHAR, but Babelfish (PostgreSQL underneath)
+// cannot, and its NCHAR(0) is NULL, which would turn every text holding one
+// into NULL without an error.
+func (sqlserverForm) nulGuard() []string {
+	return []string{"IF NCHAR(0) IS NULL THROW 50000, " +
+		"N'profdb: this script holds text with the character U+0000 (NUL), which this server cannot store (NCHAR(0) is NULL); nothing was written', 1"}
+}
 func (sqlserverForm) afterDDL() []string {
 	return []string{
 		"IF OBJECT_ID(N'tempdb.." + sqlserverTemp + "') IS NOT NULL DROP TABLE " + sqlserverTemp,

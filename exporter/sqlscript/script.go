@@ -54,7 +54,8 @@ type Script struct {
 	sets     int
 	used     map[string]bool // profilers exported
 	open     *resultWriter
-	step     int // data batches written (SQL Server, see sqlserverForm)
+	step     int  // data batches written (SQL Server, see sqlserverForm)
+	nul      bool // some text written holds U+0000 (see nulGuarder)
 	rowLimit int
 	closed   bool
 }
@@ -190,6 +191,15 @@ func (s *Script) writeAll(w *bufio.Writer, stmts []string) {
 	}
 }
 
+// literal returns the SQL literal of a canonical value of type t, noting
+// text that holds U+0000 (see nulGuarder).
+func (s *Script) literal(t ddl.Type, v any) (string, error) {
+	if str, ok := v.(string); ok && strings.IndexByte(str, 0) >= 0 {
+		s.nul = true
+	}
+	return literal(s.d.Name(), t, v)
+}
+
 // emit writes statements of the data part that run together.
 func (s *Script) emit(stmts ...string) {
 	s.step++
@@ -226,6 +236,13 @@ func (s *Script) writeHead(w *bufio.Writer) {
 	s.writeAll(w, s.f.begin())
 	if sep != "" {
 		w.WriteString(sep + "\n")
+	}
+	if g, ok := s.f.(nulGuarder); ok && s.nul {
+		w.WriteString("\n-- the text below holds U+0000 (NUL): stop here if the server cannot store it\n")
+		s.writeAll(w, g.nulGuard())
+		if sep != "" {
+			w.WriteString(sep + "\n")
+		}
 	}
 	if !s.opts.NoCreate {
 		w.WriteString("\n-- tables (each statement does nothing when its object exists)\n")
@@ -449,7 +466,7 @@ func (rw *resultWriter) Commit() (exporter.Result, error) {
 	types := []ddl.Type{ddl.String, ddl.String, ddl.Decimal, ddl.String}
 	lits := make([]string, 0, 5)
 	for i, v := range vals {
-		lit, err := literal(s.d.Name(), types[i], v)
+		lit, err := s.literal(types[i], v)
 		if err != nil {
 			rw.Rollback()
 			return exporter.Result{}, fmt.Errorf("sqlscript: table INSTANCES, column %s: %w", instanceCols[i], err)
@@ -536,7 +553,7 @@ func (tw *tableWriter) Write(row []any) error {
 		cv, err := exporter.Convert(tw.types[i], v)
 		var lit string
 		if err == nil {
-			lit, err = literal(rw.s.d.Name(), tw.types[i], cv)
+			lit, err = rw.s.literal(tw.types[i], cv)
 		}
 		if err != nil {
 			return rw.fail(fmt.Errorf("sqlscript: table %s, column %s, row %d: %w", tw.name, tw.names[i], rowNo, err))

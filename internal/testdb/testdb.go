@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/sqlserver"
 )
 
 // EnvVar returns the environment variable that holds the DSN for dialect.
@@ -50,7 +51,7 @@ func DSN(t testing.TB, dialect string) string {
 
 // Fresh returns the DSN of an empty private namespace on dialect's server:
 // a new schema on PostgreSQL (selected through search_path), a new database
-// on MySQL, a new file on SQLite. It is dropped when the test ends.
+// on MySQL and SQL Server, a new file on SQLite. It is dropped when the test ends.
 func Fresh(t testing.TB, dialect string) string {
 	t.Helper()
 	dsn := DSN(t, dialect)
@@ -61,12 +62,24 @@ func Fresh(t testing.TB, dialect string) string {
 	db := Open(t, dsn)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var create, drop string
+	var create string
+	var drop []string
 	switch dialect {
 	case "postgres":
-		create, drop = "CREATE SCHEMA "+name, "DROP SCHEMA IF EXISTS "+name+" CASCADE"
+		create, drop = "CREATE SCHEMA "+name, []string{"DROP SCHEMA IF EXISTS " + name + " CASCADE"}
 	case "mysql":
-		create, drop = "CREATE DATABASE "+name+" CHARACTER SET utf8mb4", "DROP DATABASE IF EXISTS "+name
+		create, drop = "CREATE DATABASE "+name+" CHARACTER SET utf8mb4", []string{"DROP DATABASE IF EXISTS " + name}
+	case "sqlserver":
+		create, drop = "CREATE DATABASE "+name, []string{"IF DB_ID(N'" + name + "') IS NOT NULL DROP DATABASE " + name}
+		// SQL Server refuses to drop a database in use: end other sessions
+		// first. Babelfish has no ALTER DATABASE, and drops it anyway.
+		bf, err := sqlserver.IsBabelfish(ctx, db)
+		if err != nil {
+			t.Fatalf("testdb: %v", err)
+		}
+		if !bf {
+			drop = append([]string{"IF DB_ID(N'" + name + "') IS NOT NULL ALTER DATABASE " + name + " SET SINGLE_USER WITH ROLLBACK IMMEDIATE"}, drop...)
+		}
 	default:
 		t.Fatalf("testdb: Fresh does not support %s", dialect)
 	}
@@ -76,8 +89,10 @@ func Fresh(t testing.TB, dialect string) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if _, err := db.ExecContext(ctx, drop); err != nil {
-			t.Errorf("testdb: %s: %v", drop, err)
+		for _, st := range drop {
+			if _, err := db.ExecContext(ctx, st); err != nil {
+				t.Errorf("testdb: %s: %v", st, err)
+			}
 		}
 	})
 	out, err := WithNamespace(dsn, name)
@@ -88,7 +103,7 @@ func Fresh(t testing.TB, dialect string) string {
 }
 
 // WithNamespace returns dsn pointed at the schema (PostgreSQL) or database
-// (MySQL) name.
+// (MySQL, SQL Server) name.
 func WithNamespace(dsn, name string) (string, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -101,6 +116,10 @@ func WithNamespace(dsn, name string) (string, error) {
 		u.RawQuery = q.Encode()
 	case "mysql":
 		u.Path = "/" + name
+	case "sqlserver":
+		q := u.Query()
+		q.Set("database", name)
+		u.RawQuery = q.Encode()
 	default:
 		return "", fmt.Errorf("testdb: no namespaces for scheme %s", u.Scheme)
 	}

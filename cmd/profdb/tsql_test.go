@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/profdb/profdb/dialects/sqlserver"
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/testdb"
+)
+
+// goLine is a batch separator line as sqlcmd reads it: GO alone on its
+// line, any case, blanks around it.
+var goLine = regexp.MustCompile(`(?im)^[ \t]*GO[ \t]*\r?$`)
+
+// tsqlBatches splits a T-SQL script into batches on its GO lines, as
+// sqlcmd does before sending them, leaving out empty ones.
+func tsqlBatches(script string) []string {
+	var out []string
+	for _, b := range goLine.Split(script, -1) {
+		if strings.TrimSpace(b) != "" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// runTSQLScript runs a T-SQL script the way "sqlcmd -b -x -i FILE" does:
+// batch after batch on one connection, each sent as a SQL batch, stopping at
+// the first error. There is no sqlcmd on the test machines; what it sends
+// is no more than this (the script uses no sqlcmd commands, and -x turns
+// off its variables).
+func runTSQLScript(dsn, script string) (string, error) {
+	db, err := sql.Open("sqlserver", dsn)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	for i, b := range tsqlBatches(script) {
+		if _, err := conn.ExecContext(ctx, b); err != nil {
+			first, _, _ := strings.Cut(strings.TrimSpace(b), "\n")
+			return fmt.Sprintf("batch %d (%s): %v", i+1, first, err), fmt.Errorf("batch %d: %w", i+1, err)
+		}
+	}
+	return "", nil
+}
+
+// sqlcmdRunner is the scriptRunner of SQL Server (see runTSQLScript).
+func sqlcmdRunner(*testing.T) scriptRunner {
+	return func(dsn, script string) (string, error) {
+		b, err := os.ReadFile(script)
+		if err != nil {
+			return "", err
+		}
+		return runTSQLScript(dsn, string(b))
+	}
+}
+
+func TestTSQLBatches(t *testing.T) {
+	got := tsqlBatches("SET NOCOUNT ON;\nGO\n\nSELECT 'GO';\n  go  \r\nSELECT 1 -- GO\nGO\n")
+	want := []string{"SET NOCOUNT ON;\n", "\n\nSELECT 'GO';\n", "\nSELECT 1 -- GO\n"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("batches %q, want %q", got, want)
+	}
+}
+
+// isBabelfish reports whether the SQL Server at dsn is Babelfish.
+func isBabelfish(t *testing.T, dsn string) bool {
+	t.Helper()
+	bf, err := sqlserver.IsBabelfish(context.Background(), testdb.Open(t, dsn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bf
+}
+
+// TestSQLOutNULGuard: a SQL Server script holding text with NUL stores it
+// exactly on SQL Server; on Babelfish, which cannot store NUL (its NCHAR(0)
+// is NULL), the script stops before writing anything, saying why, instead
+// of turning the text into NULL.
+func TestSQLOutNULGuard(t *testing.T) {
+	dsn := testdb.Fresh(t, "sqlserver")
+	dir := t.TempDir()
+	seed := fullSet(t, "resource", "seed", "sqlserver", 2, false)
+	mustRun(t, "export", "--db", dsn, "-q", writeInput(t, filepath.Join(dir, "seed.json"), seed))
+	set := fullSet(t, "resource", "nul\x00inside", "sqlserver", 3, true)
+	script := filepath.Join(dir, "out.sql")
+	mustRun(t, "export", "--sql-out", script, "--dialect", "sqlserver", writeInput(t, filepath.Join(dir, "in.json"), set))
+	b, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "IF NCHAR(0) IS NULL THROW") {
+		t.Fatal("a script with NUL in its text has no NUL guard")
+	}
+	out, err := runTSQLScript(dsn, string(b))
+	db, oerr := exporter.Open(context.Background(), dsn, exporter.Options{})
+	if oerr != nil {
+		t.Fatal(oerr)
+	}
+	defer db.Close()
+	list, lerr := db.List(context.Background())
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if isBabelfish(t, dsn) {
+		if err == nil || !strings.Contains(out, "U+0000 (NUL), which this server cannot store") {
+			t.Fatalf("on Babelfish the script did not stop at its NUL guard: %v\n%s", err, out)
+		}
+		if len(list) != 1 {
+			t.Fatalf("the stopped script wrote result sets: %+v", list)
+		}
+	} else {
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if len(list) != 2 {
+			t.Fatalf("list: %+v", list)
+		}
+		compareStored(t, db, 2, set)
+	}
+	compareStored(t, db, 1, seed)
+	if got := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(got) != "ok" {
+		t.Fatalf("verify: %s", got)
+	}
+}
