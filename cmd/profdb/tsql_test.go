@@ -138,3 +138,34 @@ func TestSQLOutNULGuard(t *testing.T) {
 		t.Fatalf("verify: %s", got)
 	}
 }
+
+// TestDDLScriptInSQLServer runs "profdb ddl --dialect sqlserver" twice on a
+// SQL Server database, batch by batch as sqlcmd sends it: the second run
+// does nothing, every table is there, and NOTES.md's consumer query runs.
+func TestDDLScriptInSQLServer(t *testing.T) {
+	dsn := testdb.Fresh(t, "sqlserver")
+	script := mustRun(t, "ddl", "--dialect", "sqlserver")
+	for round := range 2 {
+		if out, err := runTSQLScript(dsn, script); err != nil {
+			t.Fatalf("round %d: %v\n%s", round+1, err, out)
+		}
+	}
+	db := testdb.Open(t, dsn)
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_TYPE = 'BASE TABLE'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != wantTables() {
+		t.Errorf("%d tables, want %d", n, wantTables())
+	}
+	var ix int
+	if err := db.QueryRow("SELECT COUNT(*) FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.FUNCTION_TRACE_PROFILER_CALL_TRACE') AND index_id > 0").Scan(&ix); err != nil {
+		t.Fatal(err)
+	}
+	if ix != 2 {
+		t.Errorf("CALL_TRACE has %d indexes after two runs, want 2", ix)
+	}
+	if _, err := db.Exec(sonarQuery); err != nil {
+		t.Errorf("the consumer query: %v", err)
+	}
+}
