@@ -24,8 +24,8 @@ package exporter_test
 // (task bench runs the first). The JSON file is written by a few lines of
 // its own (writeBenchJSON, the format of docs/interchange.md), so that the
 // exporter's tests do not depend on package input/interchange. SQLite
-// always runs; PostgreSQL and MySQL run
-// when PROFDB_TEST_POSTGRES and PROFDB_TEST_MYSQL are set. Every namespace
+// always runs; PostgreSQL, MySQL and SQL Server run when
+// PROFDB_TEST_POSTGRES, PROFDB_TEST_MYSQL and PROFDB_TEST_SQLSERVER are set. Every namespace
 // is fresh (internal/testdb.Fresh) and dropped afterwards.
 
 import (
@@ -52,6 +52,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/lib/pq"
+	mssql "github.com/microsoft/go-mssqldb"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -314,7 +315,7 @@ func BenchmarkExport(b *testing.B) {
 		}
 		order = []string{*benchOnly}
 	}
-	for _, name := range localDialects {
+	for _, name := range append(localDialects, "sqlserver") {
 		b.Run(name, func(b *testing.B) {
 			if name != "sqlite" && os.Getenv(testdb.EnvVar(name)) == "" {
 				b.Skipf("%s is not set", testdb.EnvVar(name))
@@ -568,6 +569,8 @@ func benchRaw(b *testing.B, dialect string, n int) benchResult {
 		note, err = rawLoadData(ctx, tx, name, cols, n)
 	case "sqlite":
 		note, err = rawInsert(ctx, tx, d, name, cols, n)
+	case "sqlserver":
+		note, err = rawBulkCopy(ctx, tx, d.Quote(name), cols, n)
 	default:
 		err = errors.New("no raw path for " + dialect)
 	}
@@ -600,6 +603,25 @@ func rawCopy(ctx context.Context, tx *sql.Tx, table string, cols []string, n int
 	}
 	_, err = stmt.ExecContext(ctx)
 	return "lib/pq CopyIn (COPY FROM STDIN)", err
+}
+
+// rawBulkCopy: go-mssqldb's bulk copy (mssql.CopyIn, TDS BULK LOAD).
+func rawBulkCopy(ctx context.Context, tx *sql.Tx, table string, cols []string, n int) (string, error) {
+	stmt, err := tx.PrepareContext(ctx, mssql.CopyIn(table, mssql.BulkOptions{}, cols...))
+	if err != nil {
+		return "", err
+	}
+	defer stmt.Close()
+	row := make([]any, len(cols))
+	row[len(cols)-1] = int64(1)
+	for i := range int64(n) {
+		callTraceRow(i, row)
+		if _, err := stmt.ExecContext(ctx, row...); err != nil {
+			return "", err
+		}
+	}
+	_, err = stmt.ExecContext(ctx)
+	return "go-mssqldb CopyIn (bulk copy)", err
 }
 
 var rawReaderSeq atomic.Int64

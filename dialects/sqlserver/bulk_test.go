@@ -19,46 +19,6 @@ import (
 	"github.com/profdb/profdb/internal/tdstest"
 )
 
-// TestIndexSplitter: CreateTableOnly and CreateIndexes together are
-// CreateTableIn, the table keeps its primary key, and every index batch
-// parses and is guarded.
-func TestIndexSplitter(t *testing.T) {
-	var d sqlserver.Dialect
-	var _ dialects.IndexSplitter = d
-	for _, schema := range []string{"", "prof"} {
-		for _, tb := range catalogue(t) {
-			all := d.CreateTableIn(schema, tb)
-			only := d.CreateTableOnly(schema, tb)
-			ixs := d.CreateIndexes(schema, tb)
-			if got := append(append([]string(nil), only...), ixs...); !reflect.DeepEqual(got, all) {
-				t.Fatalf("%s: CreateTableOnly + CreateIndexes != CreateTableIn", tb.Name)
-			}
-			if len(only) != 1 || strings.Contains(only[0], "CREATE INDEX") {
-				t.Errorf("%s: CreateTableOnly = %q", tb.Name, only)
-			}
-			if (tb.Key != "") != strings.Contains(only[0], "PRIMARY KEY") {
-				t.Errorf("%s: primary key of a table keyed by %q: %s", tb.Name, tb.Key, only[0])
-			}
-			want := 0
-			for _, ix := range tb.Indexes() {
-				if !ix.Primary {
-					want++
-				}
-			}
-			if len(ixs) != want {
-				t.Errorf("%s: %d index statements, want %d", tb.Name, len(ixs), want)
-			}
-			checkCreateTable(t, d, schema, tb, mustParseBoth(t, tb.Name, only[0], nil))
-			for _, s := range ixs {
-				if !strings.HasPrefix(s, "IF NOT EXISTS (SELECT 1 FROM sys.index_columns ") || !strings.Contains(s, "\nCREATE INDEX ") {
-					t.Errorf("%s: unguarded index statement %s", tb.Name, s)
-				}
-				mustParseBoth(t, tb.Name+" index", s, nil)
-			}
-		}
-	}
-}
-
 // TestFloatBits: float is 64 bits, real (and FLOAT(n) for n <= 24, which
 // SQL Server reports as real) is 32.
 func TestFloatBits(t *testing.T) {

@@ -5,10 +5,7 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 )
-
-var _ dialects.IndexSplitter = Dialect{}
 
 // CreateTable is CreateTableIn for the login's default schema.
 func (d Dialect) CreateTable(t ddl.Table) []string { return d.CreateTableIn("", t) }
@@ -81,22 +78,6 @@ func (d Dialect) CreateTableIn(schema string, t ddl.Table) []string {
 			"CREATE INDEX "+d.Quote(ix.Name)+" ON "+name+" ("+d.columnList(ix.Columns)+")")
 	}
 	return stmts
-}
-
-// CreateTableOnly returns the first statement of CreateTableIn: the guarded
-// CREATE TABLE with its columns and, for a table with a key, its PRIMARY KEY
-// constraint, without the secondary indexes. It implements
-// dialects.IndexSplitter.
-func (d Dialect) CreateTableOnly(schema string, t ddl.Table) []string {
-	return d.CreateTableIn(schema, t)[:1]
-}
-
-// CreateIndexes returns the statements of CreateTableIn after the CREATE
-// TABLE: one guarded CREATE INDEX per secondary index of t, each a batch of
-// its own that does nothing when the index exists. It implements
-// dialects.IndexSplitter.
-func (d Dialect) CreateIndexes(schema string, t ddl.Table) []string {
-	return d.CreateTableIn(schema, t)[1:]
 }
 
 func (d Dialect) columnList(cols []string) string {
