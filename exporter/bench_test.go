@@ -586,28 +586,21 @@ func benchRaw(b *testing.B, dialect string, n int) benchResult {
 	return benchResult{rows: int64(n), elapsed: elapsed, note: note}
 }
 
-// rawCopy: lib/pq CopyIn, one Exec per row.
+// rawCopy: lib/pq CopyIn (COPY FROM STDIN).
 func rawCopy(ctx context.Context, tx *sql.Tx, table string, cols []string, n int) (string, error) {
-	stmt, err := tx.PrepareContext(ctx, pq.CopyIn(table, cols...))
-	if err != nil {
-		return "", err
-	}
-	defer stmt.Close()
-	row := make([]any, len(cols))
-	row[len(cols)-1] = int64(1)
-	for i := range int64(n) {
-		callTraceRow(i, row)
-		if _, err := stmt.ExecContext(ctx, row...); err != nil {
-			return "", err
-		}
-	}
-	_, err = stmt.ExecContext(ctx)
-	return "lib/pq CopyIn (COPY FROM STDIN)", err
+	return rawCopyIn(ctx, tx, pq.CopyIn(table, cols...), cols, n, "lib/pq CopyIn (COPY FROM STDIN)")
 }
 
 // rawBulkCopy: go-mssqldb's bulk copy (mssql.CopyIn, TDS BULK LOAD).
 func rawBulkCopy(ctx context.Context, tx *sql.Tx, table string, cols []string, n int) (string, error) {
-	stmt, err := tx.PrepareContext(ctx, mssql.CopyIn(table, mssql.BulkOptions{}, cols...))
+	return rawCopyIn(ctx, tx, mssql.CopyIn(table, mssql.BulkOptions{}, cols...), cols, n, "go-mssqldb CopyIn (bulk copy)")
+}
+
+// rawCopyIn sends n rows through a driver's copy statement (a prepared
+// statement whose Execs take one row each and whose last, empty Exec ends
+// the copy), and returns note.
+func rawCopyIn(ctx context.Context, tx *sql.Tx, query string, cols []string, n int, note string) (string, error) {
+	stmt, err := tx.PrepareContext(ctx, query)
 	if err != nil {
 		return "", err
 	}
@@ -621,7 +614,7 @@ func rawBulkCopy(ctx context.Context, tx *sql.Tx, table string, cols []string, n
 		}
 	}
 	_, err = stmt.ExecContext(ctx)
-	return "go-mssqldb CopyIn (bulk copy)", err
+	return note, err
 }
 
 var rawReaderSeq atomic.Int64

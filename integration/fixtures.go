@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"math/rand"
@@ -234,10 +235,17 @@ ORDER BY COL_FILE_NAME`
 // sorted by file name and ID (the query orders by file name only).
 func RunCoverageQuery(t testing.TB, dsn string) []CoverageLine {
 	t.Helper()
-	db := Open(t, dsn)
-	rows, err := db.Query(LightCoverageQuery)
+	return QueryCoverage(t, Open(t, dsn), LightCoverageQuery)
+}
+
+// QueryCoverage runs a coverage query, whose columns are those of
+// LightCoverageQuery and which orders by file name, and returns its rows
+// sorted by file name and ID.
+func QueryCoverage(t testing.TB, db *sql.DB, query string, args ...any) []CoverageLine {
+	t.Helper()
+	rows, err := db.QueryContext(Ctx(t), query, args...)
 	if err != nil {
-		t.Fatalf("the Light Coverage query fails: %v", err)
+		t.Fatalf("the coverage query fails: %v\n%s", err, query)
 	}
 	defer rows.Close()
 	var out []CoverageLine

@@ -1,14 +1,10 @@
 package integration
 
 import (
-	"database/sql"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 )
 
@@ -44,57 +40,18 @@ func TestSonarQubeQueryOnSQLServer(t *testing.T) {
 	first, want := CoverageSet("first run", 3, 4)
 	Export(t, db, first)
 	raw := Open(t, ns.DSN)
-	if got := coverageRows(t, raw, sonarSQLServerQuery(ns.Name)); !reflect.DeepEqual(got, want) {
+	if got := QueryCoverage(t, raw, sonarSQLServerQuery(ns.Name)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("the plugin's query on one result set returns\n%v\nwant\n%v", got, want)
 	}
 
 	second, want2 := CoverageSet("second run", 3, 4)
 	Export(t, db, second)
-	if got := coverageRows(t, raw, sonarSQLServerQuery(ns.Name)); len(got) != 4*len(want) {
+	if got := QueryCoverage(t, raw, sonarSQLServerQuery(ns.Name)); len(got) != 4*len(want) {
 		t.Errorf("the plugin's query on two result sets: %d rows, want %d (each line joined to the files of both sets)", len(got), 4*len(want))
 	}
 	for inst, w := range map[int64][]CoverageLine{1: want, 2: want2} {
-		if got := coverageRows(t, raw, CorrectedCoverageQuery, inst); !reflect.DeepEqual(got, w) {
+		if got := QueryCoverage(t, raw, CorrectedCoverageQuery, inst); !reflect.DeepEqual(got, w) {
 			t.Errorf("the corrected query for INST_ID %d returns\n%v\nwant\n%v", inst, got, w)
 		}
 	}
-}
-
-// coverageRows runs a coverage query and returns its rows sorted by file
-// name and ID (the plugin's query orders by file name only).
-func coverageRows(t *testing.T, db *sql.DB, query string, args ...any) []CoverageLine {
-	t.Helper()
-	rows, err := db.QueryContext(Ctx(t), query, args...)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, query)
-	}
-	defer rows.Close()
-	var out []CoverageLine
-	for rows.Next() {
-		var l CoverageLine
-		var mark, covered any
-		if err := rows.Scan(&l.ID, &l.File, &mark, &l.SourceLine, &covered); err != nil {
-			t.Fatal(err)
-		}
-		m, err := exporter.Canonical(ddl.Decimal, mark)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := exporter.Canonical(ddl.Float, covered)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.Mark, l.Covered = m.(dialects.Dec), c.(float64)
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File < out[j].File
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out
 }
