@@ -17,6 +17,14 @@ type BatchSeparator interface {
 	BatchSeparator() string
 }
 
+// Preamble is implemented by generators whose scripts open with session
+// settings, such as PostgreSQL's client_min_messages, which keeps a script
+// run again over existing tables from printing a notice per object.
+type Preamble interface {
+	// Preamble returns the statements, without trailing semicolons.
+	Preamble() []string
+}
+
 // Script joins the statements that create tables, in the order given, into a
 // script the dialect's own client runs as it is. header lines are written as
 // "-- " comments first.
@@ -31,9 +39,9 @@ func Script(g Generator, header []string, tables []Table) string {
 	if bs, ok := g.(BatchSeparator); ok {
 		sep = bs.BatchSeparator()
 	}
-	for _, t := range tables {
+	write := func(stmts []string) {
 		b.WriteByte('\n')
-		for _, stmt := range g.CreateTable(t) {
+		for _, stmt := range stmts {
 			b.WriteString(stmt)
 			b.WriteString(";\n")
 			if sep != "" {
@@ -41,6 +49,12 @@ func Script(g Generator, header []string, tables []Table) string {
 				b.WriteByte('\n')
 			}
 		}
+	}
+	if p, ok := g.(Preamble); ok && len(p.Preamble()) > 0 {
+		write(p.Preamble())
+	}
+	for _, t := range tables {
+		write(g.CreateTable(t))
 	}
 	return b.String()
 }

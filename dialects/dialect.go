@@ -3,7 +3,9 @@ package dialects
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"net"
 
 	"github.com/profdb/profdb/ddl"
 )
@@ -122,6 +124,45 @@ type Locker interface {
 	Lock(schema string) (acquire, release []string)
 }
 
+// Retrier is implemented by dialects that can tell, from an error, that
+// the server aborted a transaction because of a concurrent one, so that the
+// whole transaction may succeed when run again.
+type Retrier interface {
+	// Retryable reports whether err is a deadlock, a serialization
+	// failure or a cluster's certification conflict: the server rolled
+	// back the transaction (or will accept nothing more of it) for a reason
+	// that a new attempt may not meet.
+	Retryable(err error) bool
+	// DuplicateKey reports whether err is a violation of a primary key or
+	// unique constraint. The exporter treats one on the keys it allocates
+	// (INSTANCES.INST_ID, RELATIONS.ID) as a conflict with a concurrent
+	// exporter that took them first.
+	DuplicateKey(err error) bool
+}
+
+// RowKeyColumn is the column profdb adds, as an auto-numbered primary key,
+// to the profiler tables it creates on a server that demands a primary key
+// on every table (see RowKeyer). It is no documented column: the exporter
+// never fills it and readers never ask for it.
+const RowKeyColumn = "PROFDB_ROW_ID"
+
+// RowKeyer is implemented by dialects whose servers may demand a primary
+// key on every table (MariaDB's innodb_force_primary_key, MySQL's
+// sql_require_primary_key, Percona XtraDB Cluster's pxc_strict_mode), which
+// the profiler tables have none of: their ID is unique only within a result
+// set.
+type RowKeyer interface {
+	// RowKeyDemanded reads the server's settings: demanded reports whether
+	// it refuses tables, or writes into tables, without a primary key;
+	// invisible whether it can hide a column from SELECT * and from INSERT
+	// without a column list (INVISIBLE columns).
+	RowKeyDemanded(ctx context.Context, q DBTX) (demanded, invisible bool, err error)
+	// CreateTableWithRowKey is CreateTableIn for a table without a key of
+	// its own (t.Key == ""), with RowKeyColumn added as its auto-numbered
+	// primary key, INVISIBLE when invisible is set.
+	CreateTableWithRowKey(schema string, t ddl.Table, invisible bool) []string
+}
+
 // ErrSkip is returned by an optional capability that cannot serve this
 // call; the caller falls back to the portable path.
 var ErrSkip = errors.New("dialects: skip to the portable path")
@@ -162,4 +203,86 @@ type IndexSplitter interface {
 	// CreateIndexes returns the statements that create the secondary
 	// indexes of t, each safe to run again.
 	CreateIndexes(schema string, t ddl.Table) []string
+}
+
+// DialFunc opens a network connection to a database server, as
+// net.Dialer.DialContext does.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// Connector is implemented by dialects whose driver lets the caller open
+// the network connections: Connector returns a database/sql connector for
+// the driver DSN (as DriverDSN returns it) that dials every connection
+// with dial, so that the caller sets connect and I/O timeouts and TCP
+// keepalive, and can close the connections when a command is interrupted.
+// Building the connector does no I/O.
+type Connector interface {
+	Connector(driverDSN string, dial DialFunc) (driver.Connector, error)
+}
+
+// Access is what a connection may do to the database it opens.
+type Access int
+
+const (
+	// ReadWrite may create the database (an SQLite file) and write it.
+	ReadWrite Access = iota
+	// NoCreate may write an existing database but never creates one.
+	NoCreate
+	// ReadOnly only reads: it creates, locks for writing and writes nothing.
+	ReadOnly
+)
+
+// AccessDSN is implemented by dialects whose driver opens the database
+// file itself (SQLite), so that the connection, not the server, decides
+// whether a missing database is created and whether it may be written.
+type AccessDSN interface {
+	// DriverDSNAccess is DriverDSN for a connection limited to a; a DSN
+	// that asks for less (SQLite's mode=ro) keeps its own limit.
+	DriverDSNAccess(dsn string, a Access) (string, error)
+	// File returns the path of the database file dsn names.
+	File(dsn string) (string, error)
+}
+
+// ReadSnapshot says how a dialect reads in one consistent snapshot: a
+// read-only transaction in which every query sees the same committed state
+// of the database, so that a reader never sees half of a concurrent
+// writer's work.
+type ReadSnapshot struct {
+	// Probe, when not empty, is a query answering one row with one integer:
+	// non-zero when Begin can be used in this database, 0 when Fallback
+	// must be used instead (SQL Server without ALLOW_SNAPSHOT_ISOLATION).
+	Probe string
+	// Begin starts the snapshot; the statements run in order on one
+	// connection, which then runs every read.
+	Begin []string
+	// Fallback replaces Begin when Probe answers 0.
+	Fallback []string
+	// End ends the snapshot on the same connection, whatever happened;
+	// when it fails the connection is discarded.
+	End []string
+}
+
+// Snapshotter is implemented by dialects that read in one consistent
+// snapshot. Without it, reads run in a database/sql transaction with
+// ReadOnly set and the driver's default isolation.
+type Snapshotter interface {
+	// ReadSnapshot returns the statements of a snapshot that reads schema
+	// ("" for the connection's default).
+	ReadSnapshot(schema string) ReadSnapshot
+	// SnapshotStale reports whether err says that a table was created or
+	// changed after the snapshot began (MySQL's error 1412, SQL Server's
+	// 3961), so that reading again in a new snapshot succeeds.
+	SnapshotStale(err error) bool
+}
+
+// ReadOnlyError is implemented by dialects that recognise the server's
+// refusal to write, for example on a hot standby.
+type ReadOnlyError interface {
+	// IsReadOnly reports whether err says that the server or the
+	// transaction accepts no writes.
+	IsReadOnly(err error) bool
+	// ReadOnlyProbe is a query answering one row with one value, true
+	// (non-zero) when the database accepts no writes; "" for none. The
+	// exporter asks it after a failed write whose error IsReadOnly does
+	// not recognise.
+	ReadOnlyProbe() string
 }

@@ -61,8 +61,8 @@ func Lookup(name string) (Dialect, error) {
 }
 
 // ForDSN returns the dialect a profdb DSN selects by its URL scheme:
-// sqlite:PATH or sqlite://PATH, postgres:// or postgresql://, mysql://,
-// sqlserver://.
+// sqlite:PATH or sqlite://PATH, postgres:// or postgresql://, mysql:// or
+// mariadb://, sqlserver://.
 func ForDSN(dsn string) (Dialect, error) {
 	scheme, _, ok := strings.Cut(dsn, ":")
 	if !ok || scheme == "" {
@@ -72,7 +72,7 @@ func ForDSN(dsn string) (Dialect, error) {
 	d, found := byScheme[strings.ToLower(scheme)]
 	mu.RUnlock()
 	if !found {
-		return nil, fmt.Errorf("dialects: unknown DSN scheme %q (forgotten import?); registered: %s",
+		return nil, fmt.Errorf("dialects: unknown DSN scheme %q; supported: %s",
 			scheme, strings.Join(schemes(), ", "))
 	}
 	return d, nil

@@ -3,7 +3,11 @@ package exporter
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"sync"
 
 	"github.com/profdb/profdb/dialects"
 )
@@ -15,6 +19,13 @@ type DB struct {
 	opts    Options
 	display string // the DSN with its password hidden
 	owned   bool
+
+	// What the server said about primary keys (dialects.RowKeyer), asked
+	// when a table is first created.
+	rowKeyMu                                   sync.Mutex
+	rowKeyKnown, rowKeyDemand, rowKeyInvisible bool
+	conns                                      *conns      // the network connections, when the dialect lets Open dial them
+	unwatch                                    func() bool // stops closing conns when Open's context ends
 }
 
 var _ Target = (*DB)(nil)
@@ -22,26 +33,122 @@ var _ Target = (*DB)(nil)
 // Open opens the database a profdb DSN names (see dialects.ForDSN) and
 // checks that it answers. The dialect package must be imported.
 func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
+	fail := func(err error) (*DB, error) {
+		return nil, fmt.Errorf("open %s: %w", dialects.Redact(dsn), dialects.ScrubError(dsn, err))
+	}
 	d, err := dialects.ForDSN(dsn)
 	if err != nil {
-		return nil, errorf("open: %w", err)
+		// Not a DSN profdb knows how to show without its password.
+		return nil, fmt.Errorf("open: %w", err)
 	}
-	drv, err := d.DriverDSN(dsn)
+	drv, err := driverDSN(d, dsn, o)
 	if err != nil {
-		return nil, errorf("open: %w", err)
+		return fail(err)
 	}
-	sqldb, err := sql.Open(d.DriverName(), drv)
+	connect := timeout(o.ConnectTimeout, DefaultConnectTimeout)
+	var sqldb *sql.DB
+	var cs *conns
+	if c, ok := d.(dialects.Connector); ok {
+		cs = newConns(connect, timeout(o.IOTimeout, DefaultIOTimeout))
+		conn, err := c.Connector(drv, cs.dial)
+		if err != nil {
+			return fail(err)
+		}
+		sqldb = sql.OpenDB(conn)
+	} else if sqldb, err = sql.Open(d.DriverName(), drv); err != nil {
+		return fail(err)
+	}
+	pctx, cancel := ctx, context.CancelFunc(func() {})
+	if connect > 0 {
+		pctx, cancel = context.WithTimeout(ctx, connect)
+	}
+	err = sqldb.PingContext(pctx)
+	timedOut := pctx.Err() != nil && ctx.Err() == nil
+	cancel()
 	if err != nil {
-		return nil, errorf("open %s: %w", dialects.Redact(dsn), err)
-	}
-	if err := sqldb.PingContext(ctx); err != nil {
 		sqldb.Close()
-		return nil, errorf("open %s: %w", dialects.Redact(dsn), dialects.ScrubError(dsn, err))
+		if timedOut {
+			err = fmt.Errorf("no connection within the connect timeout of %s: %w", connect, err)
+		}
+		return fail(err)
 	}
 	db := New(sqldb, d, o)
 	db.display = dialects.Redact(dsn)
 	db.owned = true
+	if cs != nil {
+		// An interrupted command (its context cancelled) must not wait
+		// for a server that does not answer: close every connection, so
+		// that whatever blocks in one returns. The server rolls back the
+		// transaction of a connection that went away.
+		db.conns = cs
+		db.unwatch = context.AfterFunc(ctx, cs.closeAll)
+	}
 	return db, nil
+}
+
+// driverDSN returns the driver's DSN for a connection limited to what o
+// allows. Where the driver opens a database file itself, a read-only or
+// no-create DSN naming a missing file is an error naming it.
+func driverDSN(d dialects.Dialect, dsn string, o Options) (string, error) {
+	a, ok := d.(dialects.AccessDSN)
+	if !ok {
+		return d.DriverDSN(dsn)
+	}
+	access := dialects.ReadWrite
+	switch {
+	case o.ReadOnly:
+		access = dialects.ReadOnly
+	case o.NoCreate:
+		access = dialects.NoCreate
+	}
+	drv, err := a.DriverDSNAccess(dsn, access)
+	if err != nil || access == dialects.ReadWrite {
+		return drv, err
+	}
+	path, err := a.File(dsn)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		why := "--no-create never creates one"
+		if o.ReadOnly {
+			why = "a command that only reads never creates one"
+		}
+		return "", fmt.Errorf("%s: no such database file (%s)", path, why)
+	} else if err != nil {
+		return "", err
+	}
+	return drv, nil
+}
+
+// errReadOnly is returned by writes to a DB opened with Options.ReadOnly.
+var errReadOnly = errors.New("the database was opened read-only")
+
+// readOnlyError says plainly that the server accepts no writes when err
+// is its refusal (a hot standby, a read-only database or transaction).
+func (db *DB) readOnlyError(ctx context.Context, err error) error {
+	r, ok := db.d.(dialects.ReadOnlyError)
+	if !ok || errors.Is(err, errReadOnly) {
+		return err
+	}
+	readOnly := r.IsReadOnly(err)
+	if probe := r.ReadOnlyProbe(); !readOnly && probe != "" && ctx.Err() == nil {
+		var v any
+		if db.db.QueryRowContext(ctx, probe).Scan(&v) == nil {
+			switch x := v.(type) {
+			case bool:
+				readOnly = x
+			case int64:
+				readOnly = x != 0
+			case []byte:
+				readOnly = string(x) != "0" && string(x) != "false" && string(x) != "f"
+			}
+		}
+	}
+	if readOnly {
+		return fmt.Errorf("%s is read-only (a hot standby or replica, or a read-only database or login): nothing written: %w", db.display, err)
+	}
+	return err
 }
 
 // New wraps an open database handle of dialect d.
@@ -51,8 +158,26 @@ func New(db *sql.DB, d dialects.Dialect, o Options) *DB {
 
 // Close closes the handle if Open opened it.
 func (db *DB) Close() error {
+	if db.unwatch != nil {
+		db.unwatch()
+	}
 	if db.owned {
 		return db.db.Close()
+	}
+	return nil
+}
+
+// ConnectionLost returns why a network connection of the DB failed, for
+// example "the server neither answered nor took data for 15m0s (the I/O
+// timeout): ...", or nil when none did. Drivers often report a lost
+// connection in words of their own ("driver: bad connection", "invalid
+// connection"); this says what happened to it.
+func (db *DB) ConnectionLost() error {
+	if db.conns == nil {
+		return nil
+	}
+	if err := db.conns.lost(); err != nil {
+		return fmt.Errorf("connection to %s lost: %w", db.display, err)
 	}
 	return nil
 }
@@ -69,7 +194,7 @@ func (db *DB) Options() Options { return db.opts }
 // String describes the database without secrets.
 func (db *DB) String() string { return db.display }
 
-// errorf formats an error with the package's operation prefix.
+// errorf formats an error of writing a result set, prefixed "write: ".
 func errorf(format string, args ...any) error {
-	return fmt.Errorf("export: "+format, args...)
+	return fmt.Errorf("write: "+format, args...)
 }

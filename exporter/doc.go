@@ -6,7 +6,9 @@
 // one transaction: the tables are created or validated, the result set's
 // INST_ID and RELATIONS IDs are allocated under a lock that concurrent
 // exporters share, the INSTANCES and RELATIONS rows and every data row are
-// written, and only then is the transaction committed. A failure anywhere,
+// written, the result set is checked as verify would check it (TableChecks:
+// parents exist, IDs unique per table; RELATIONS complete), and only then is
+// the transaction committed. A failure anywhere,
 // or a process that dies, leaves no trace of the result set.
 //
 // Readers deliver result sets through the Target interface, rows streamed

@@ -3,11 +3,14 @@ package exporter
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
@@ -57,10 +60,26 @@ func (c *catalog) col(ctx context.Context, table, column string) (string, error)
 	}
 	real, ok := m[strings.ToUpper(column)]
 	if !ok {
-		return "", fmt.Errorf("table %s has no column %s", c.tables[key], column)
+		return "", fmt.Errorf("table %s has no column %s: %w", c.tables[key], column, errNoColumn)
 	}
 	return c.db.d.Quote(real), nil
 }
+
+// hasCols tells whether table has every one of the documented columns.
+func (c *catalog) hasCols(ctx context.Context, table string, columns ...string) (bool, error) {
+	for _, col := range columns {
+		if _, err := c.col(ctx, table, col); err != nil {
+			if errors.Is(err, errNoColumn) {
+				return false, nil
+			}
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// errNoColumn is returned by col for a column the table does not have.
+var errNoColumn = errors.New("no such column")
 
 // mustCols returns quoted real names of the documented columns.
 func (c *catalog) mustCols(ctx context.Context, table string, columns ...string) ([]string, error) {
@@ -131,23 +150,36 @@ func profilerOf(rel map[string]string) (profilers.Definition, bool) {
 }
 
 // List returns the result sets in INSTANCES, by INST_ID, with each one's
-// profiler (found from its RELATIONS rows), caption and row counts.
+// profiler (found from its RELATIONS rows), caption and row counts, read
+// in one consistent snapshot.
 func (db *DB) List(ctx context.Context) ([]Listing, error) {
-	c, err := db.catalog(ctx, db.db)
+	var out []Listing
+	err := db.inSnapshot(ctx, func(s *snapshot) error {
+		c, err := db.catalog(ctx, s.q)
+		if err != nil {
+			return err
+		}
+		out, err = c.list(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list: %w", err)
 	}
+	return out, nil
+}
+
+func (c *catalog) list(ctx context.Context) ([]Listing, error) {
 	if !c.has(profilers.InstancesTable) {
 		return nil, nil
 	}
 	cols, err := c.mustCols(ctx, profilers.InstancesTable, ddl.InstID, "CAPTION")
 	if err != nil {
-		return nil, fmt.Errorf("list: %w", err)
+		return nil, err
 	}
-	rows, err := db.db.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s FROM %s ORDER BY %s",
+	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s FROM %s ORDER BY %s",
 		cols[0], cols[1], c.qualified(profilers.InstancesTable), cols[0]))
 	if err != nil {
-		return nil, fmt.Errorf("list: read INSTANCES: %w", err)
+		return nil, fmt.Errorf("read INSTANCES: %w", err)
 	}
 	var out []Listing
 	for rows.Next() {
@@ -155,7 +187,7 @@ func (db *DB) List(ctx context.Context) ([]Listing, error) {
 		var caption sql.NullString
 		if err := rows.Scan(&l.InstID, &caption); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("list: read INSTANCES: %w", err)
+			return nil, fmt.Errorf("read INSTANCES: %w", err)
 		}
 		l.Caption = caption.String
 		l.Tables = map[string]int64{}
@@ -163,11 +195,11 @@ func (db *DB) List(ctx context.Context) ([]Listing, error) {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list: read INSTANCES: %w", err)
+		return nil, fmt.Errorf("read INSTANCES: %w", err)
 	}
 	rels, err := c.relations(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("list: %w", err)
+		return nil, err
 	}
 	counts := map[string]map[int64]int64{}
 	for i := range out {
@@ -183,7 +215,7 @@ func (db *DB) List(ctx context.Context) ([]Listing, error) {
 			m, ok := counts[t.Name]
 			if !ok {
 				if m, err = c.countByInst(ctx, t.Name); err != nil {
-					return nil, fmt.Errorf("list: %w", err)
+					return nil, err
 				}
 				counts[t.Name] = m
 			}
@@ -220,7 +252,13 @@ type Finding struct {
 	InstID  int64  `json:"inst_id"`
 	Table   string `json:"table,omitempty"`
 	Message string `json:"message"`
+	// IDs are the ID column values of the rows at fault, ascending, the
+	// first MaxFindingIDs of them; none when the finding is not about rows.
+	IDs []int64 `json:"ids,omitempty"`
 }
+
+// MaxFindingIDs is how many row IDs a Finding lists at most.
+const MaxFindingIDs = 20
 
 // String formats the finding as verify prints it: "INST_ID n: TABLE: message".
 func (f Finding) String() string {
@@ -231,30 +269,46 @@ func (f Finding) String() string {
 }
 
 // Verify checks result sets against the registered graph: their RELATIONS
-// rows match it, every child row's PARENT_ID names an existing parent row of
-// the same INST_ID, top-level rows hold -1 there, and no table holds rows of
-// an INST_ID that INSTANCES does not list. inst 0 checks every result set.
+// rows match it, no two rows of a table share an ID, every child row's
+// PARENT_ID names an existing parent row of the same INST_ID, top-level rows
+// hold -1 there (the checks export runs before it commits, see
+// checkResultSet), and no table holds rows of an INST_ID that INSTANCES does
+// not list. inst 0 checks every result set. Everything is read in one
+// consistent snapshot, so result sets being exported or deleted meanwhile
+// are either whole or absent.
 func (db *DB) Verify(ctx context.Context, inst int64) ([]Finding, error) {
-	c, err := db.catalog(ctx, db.db)
+	var out []Finding
+	err := db.inSnapshot(ctx, func(s *snapshot) error {
+		c, err := db.catalog(ctx, s.q)
+		if err != nil {
+			return err
+		}
+		out, err = c.verify(ctx, inst)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
+	return out, nil
+}
+
+func (c *catalog) verify(ctx context.Context, inst int64) ([]Finding, error) {
 	if !c.has(profilers.InstancesTable) {
 		if inst != 0 {
-			return nil, fmt.Errorf("verify: no result set %d: the database has no INSTANCES table", inst)
+			return nil, fmt.Errorf("no result set %d: the database has no INSTANCES table", inst)
 		}
 		return nil, nil
 	}
-	list, err := db.List(ctx)
+	list, err := c.list(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
+		return nil, err
 	}
 	known := map[int64]bool{}
 	for _, l := range list {
 		known[l.InstID] = true
 	}
 	if inst != 0 && !known[inst] {
-		return nil, fmt.Errorf("verify: no result set %d in INSTANCES", inst)
+		return nil, fmt.Errorf("no result set %d in INSTANCES", inst)
 	}
 	var instPtr *int64
 	if inst != 0 {
@@ -262,16 +316,16 @@ func (db *DB) Verify(ctx context.Context, inst int64) ([]Finding, error) {
 	}
 	rels, err := c.relations(ctx, instPtr)
 	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
+		return nil, err
 	}
 	var out []Finding
 	for _, l := range list {
 		if inst != 0 && l.InstID != inst {
 			continue
 		}
-		fs, err := db.verifyOne(ctx, c, l.InstID, rels[l.InstID])
+		fs, err := c.checkResultSet(ctx, l.InstID, rels[l.InstID])
 		if err != nil {
-			return nil, fmt.Errorf("verify: %w", err)
+			return nil, err
 		}
 		out = append(out, fs...)
 	}
@@ -293,11 +347,11 @@ func (db *DB) Verify(ctx context.Context, inst int64) ([]Finding, error) {
 				}
 				m, err := c.countByInst(ctx, t.Name)
 				if err != nil {
-					return nil, fmt.Errorf("verify: %w", err)
+					return nil, err
 				}
 				for id, n := range m {
 					if !known[id] {
-						out = append(out, Finding{InstID: id, Table: t.Name, Message: fmt.Sprintf("%d rows of a result set that INSTANCES does not list", n)})
+						out = append(out, Finding{InstID: id, Table: t.Name, Message: english.Plural(int(n), "row", "") + " of a result set that INSTANCES does not list"})
 					}
 				}
 			}
@@ -306,66 +360,22 @@ func (db *DB) Verify(ctx context.Context, inst int64) ([]Finding, error) {
 	return out, nil
 }
 
-func (db *DB) verifyOne(ctx context.Context, c *catalog, inst int64, rel map[string]string) ([]Finding, error) {
-	if len(rel) == 0 {
-		return []Finding{{InstID: inst, Table: profilers.RelationsTable, Message: "no RELATIONS rows: the result set's profiler is unknown"}}, nil
+// idList names the rows at fault: "ID 3", "IDs 3, 5" or "IDs 3, 5, … and
+// 12 more".
+func idList(ids []int64, n int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
 	}
-	def, ok := profilerOf(rel)
-	if !ok {
-		return []Finding{{InstID: inst, Table: profilers.RelationsTable, Message: "RELATIONS names no table of a registered profiler"}}, nil
+	word := "IDs "
+	if n == 1 {
+		word = "ID "
 	}
-	var out []Finding
-	for _, t := range def.Tables {
-		parent, listed := rel[t.Name]
-		switch {
-		case !listed:
-			out = append(out, Finding{InstID: inst, Table: profilers.RelationsTable, Message: fmt.Sprintf("no row for table %s (profiler %s)", t.Name, def.Name)})
-		case parent != t.Parent:
-			out = append(out, Finding{InstID: inst, Table: profilers.RelationsTable,
-				Message: fmt.Sprintf("table %s has parent %s; profiler %s says %s", t.Name, orNull(parent), def.Name, orNull(t.Parent))})
-		}
+	out := word + strings.Join(s, ", ")
+	if more := n - int64(len(ids)); more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
 	}
-	for child := range rel {
-		if _, ok := def.Table(child); !ok {
-			out = append(out, Finding{InstID: inst, Table: profilers.RelationsTable, Message: fmt.Sprintf("row for table %s, which profiler %s does not have", child, def.Name)})
-		}
-	}
-	for _, t := range def.Tables {
-		if !c.has(t.Name) {
-			continue
-		}
-		cols, err := c.mustCols(ctx, t.Name, ddl.InstID, ddl.ParentID)
-		if err != nil {
-			return nil, err
-		}
-		ph := db.d.Placeholder(1)
-		var q string
-		if t.Parent == "" {
-			q = fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s = %s AND %s <> -1", c.qualified(t.Name), cols[0], ph, cols[1])
-		} else {
-			if !c.has(t.Parent) {
-				continue
-			}
-			pcols, err := c.mustCols(ctx, t.Parent, ddl.InstID, ddl.ID)
-			if err != nil {
-				return nil, err
-			}
-			q = fmt.Sprintf("SELECT COUNT(*) FROM %s c WHERE c.%s = %s AND NOT EXISTS (SELECT 1 FROM %s p WHERE p.%s = c.%s AND p.%s = c.%s)",
-				c.qualified(t.Name), cols[0], ph, c.qualified(t.Parent), pcols[0], cols[0], pcols[1], cols[1])
-		}
-		var n int64
-		if err := db.db.QueryRowContext(ctx, q, inst).Scan(&n); err != nil {
-			return nil, fmt.Errorf("check %s: %w", t.Name, err)
-		}
-		if n > 0 {
-			msg := fmt.Sprintf("%d rows whose PARENT_ID is not -1 (the table is top-level)", n)
-			if t.Parent != "" {
-				msg = fmt.Sprintf("%d rows whose PARENT_ID names no row of %s", n, t.Parent)
-			}
-			out = append(out, Finding{InstID: inst, Table: t.Name, Message: msg})
-		}
-	}
-	return out, nil
+	return out
 }
 
 func orNull(s string) string {
@@ -376,19 +386,49 @@ func orNull(s string) string {
 }
 
 // Delete removes one result set from every table, in one transaction, and
-// returns the number of rows removed.
+// returns the number of rows removed from the profiler's tables: the rows
+// List counts, without those of INSTANCES and RELATIONS.
 func (db *DB) Delete(ctx context.Context, inst int64) (int64, error) {
+	d, err := db.DeleteAll(ctx, []int64{inst})
+	if err != nil {
+		return 0, err
+	}
+	return d[0].Rows, nil
+}
+
+// Deleted is a result set DeleteAll removed.
+type Deleted struct {
+	InstID int64 `json:"inst_id"`
+	// Rows counts the rows removed from the profiler's tables, as List
+	// counts them (INSTANCES and RELATIONS rows are not counted).
+	Rows int64 `json:"rows"`
+}
+
+// DeleteAll removes the result sets insts from every table, all in one
+// transaction: when one of them is not in INSTANCES, none is removed.
+func (db *DB) DeleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
+	if db.opts.ReadOnly {
+		return nil, fmt.Errorf("delete: %w", errReadOnly)
+	}
+	out, err := db.deleteAll(ctx, insts)
+	if err != nil {
+		return nil, db.readOnlyError(ctx, err)
+	}
+	return out, nil
+}
+
+func (db *DB) deleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("delete: %w", err)
+		return nil, fmt.Errorf("delete: %w", err)
 	}
 	defer tx.Rollback()
 	c, err := db.catalog(ctx, tx)
 	if err != nil {
-		return 0, fmt.Errorf("delete: %w", err)
+		return nil, fmt.Errorf("delete: %w", err)
 	}
 	if !c.has(profilers.InstancesTable) {
-		return 0, fmt.Errorf("delete: no result set %d: the database has no INSTANCES table", inst)
+		return nil, fmt.Errorf("delete: no result set %d: the database has no INSTANCES table", insts[0])
 	}
 	tables := []string{}
 	for _, def := range profilers.All() {
@@ -399,70 +439,99 @@ func (db *DB) Delete(ctx context.Context, inst int64) (int64, error) {
 		}
 	}
 	tables = append(tables, profilers.RelationsTable, profilers.InstancesTable)
-	var total int64
-	for _, t := range tables {
-		if !c.has(t) {
-			continue
+	out := make([]Deleted, 0, len(insts))
+	for _, inst := range insts {
+		d := Deleted{InstID: inst}
+		for _, t := range tables {
+			if !c.has(t) {
+				continue
+			}
+			col, err := c.col(ctx, t, ddl.InstID)
+			if err != nil {
+				return nil, fmt.Errorf("delete: %w", err)
+			}
+			res, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s = %s", c.qualified(t), col, db.d.Placeholder(1)), inst)
+			if err != nil {
+				return nil, fmt.Errorf("delete: table %s: %w", t, err)
+			}
+			n, _ := res.RowsAffected()
+			switch t {
+			case profilers.InstancesTable:
+				if n == 0 {
+					return nil, fmt.Errorf("delete: no result set %d in INSTANCES", inst)
+				}
+			case profilers.RelationsTable:
+			default:
+				d.Rows += n
+			}
 		}
-		col, err := c.col(ctx, t, ddl.InstID)
-		if err != nil {
-			return 0, fmt.Errorf("delete: %w", err)
-		}
-		res, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s = %s", c.qualified(t), col, db.d.Placeholder(1)), inst)
-		if err != nil {
-			return 0, fmt.Errorf("delete: table %s: %w", t, err)
-		}
-		n, _ := res.RowsAffected()
-		if t == profilers.InstancesTable && n == 0 {
-			return 0, fmt.Errorf("delete: no result set %d in INSTANCES", inst)
-		}
-		total += n
+		out = append(out, d)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("delete: commit: %w", err)
+		return nil, fmt.Errorf("delete: commit: %w", err)
 	}
-	return total, nil
+	return out, nil
 }
 
 // Read returns a stored result set. Its tables stream their rows from the
-// database, ordered by ID and REC_ID, with values in canonical form; the
-// iterators use db and must be consumed before db is closed.
+// database, ordered by ID and REC_ID, with values in canonical form. The
+// whole result set is read in one consistent snapshot, held from Read until
+// every table's rows have been read, an iterator stops early, or ctx ends:
+// a caller that does not read every table must cancel ctx. The iterators
+// must be consumed before db is closed.
 func (db *DB) Read(ctx context.Context, inst int64) (*ResultSet, error) {
-	c, err := db.catalog(ctx, db.db)
+	var rs *ResultSet
+	err := db.inSnapshot(ctx, func(s *snapshot) error {
+		c, err := db.catalog(ctx, s.q)
+		if err != nil {
+			return err
+		}
+		if rs, err = c.read(ctx, inst); err != nil {
+			return err
+		}
+		s.keep = true
+		s.own(ctx, rs)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read: %w", err)
 	}
+	return rs, nil
+}
+
+func (c *catalog) read(ctx context.Context, inst int64) (*ResultSet, error) {
+	db := c.db
 	if !c.has(profilers.InstancesTable) {
-		return nil, fmt.Errorf("read: no result set %d: the database has no INSTANCES table", inst)
+		return nil, fmt.Errorf("no result set %d: the database has no INSTANCES table", inst)
 	}
 	icols, err := c.mustCols(ctx, profilers.InstancesTable, "CAPTION", "COUNTER_NAME", "COUNTER_DESCRIPTION", "COUNTER_FREQUENCY", ddl.InstID)
 	if err != nil {
-		return nil, fmt.Errorf("read: %w", err)
+		return nil, err
 	}
 	var caption, cname, cdesc sql.NullString
 	var freq any
-	err = db.db.QueryRowContext(ctx, fmt.Sprintf("SELECT %s, %s, %s, %s FROM %s WHERE %s = %s",
+	err = c.q.QueryRowContext(ctx, fmt.Sprintf("SELECT %s, %s, %s, %s FROM %s WHERE %s = %s",
 		icols[0], icols[1], icols[2], icols[3], c.qualified(profilers.InstancesTable), icols[4], db.d.Placeholder(1)), inst).
 		Scan(&caption, &cname, &cdesc, &freq)
 	if err == sql.ErrNoRows {
-		return nil, fmt.Errorf("read: no result set %d in INSTANCES", inst)
+		return nil, fmt.Errorf("no result set %d in INSTANCES", inst)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read: INSTANCES: %w", err)
+		return nil, fmt.Errorf("INSTANCES: %w", err)
 	}
 	rels, err := c.relations(ctx, &inst)
 	if err != nil {
-		return nil, fmt.Errorf("read: %w", err)
+		return nil, err
 	}
 	def, ok := profilerOf(rels[inst])
 	if !ok {
-		return nil, fmt.Errorf("read: result set %d: RELATIONS names no registered profiler", inst)
+		return nil, fmt.Errorf("result set %d: RELATIONS names no registered profiler", inst)
 	}
 	rs := &ResultSet{Header: Header{Profiler: def.Name, Caption: caption.String}}
 	if cname.Valid || cdesc.Valid || freq != nil {
 		f, err := Canonical(ddl.Decimal, freq)
 		if err != nil {
-			return nil, fmt.Errorf("read: INSTANCES.COUNTER_FREQUENCY: %w", err)
+			return nil, fmt.Errorf("INSTANCES.COUNTER_FREQUENCY: %w", err)
 		}
 		rs.Counter = &Counter{Name: cname.String, Description: cdesc.String, Frequency: f}
 	}
@@ -484,7 +553,7 @@ func (db *DB) Read(ctx context.Context, inst int64) (*ResultSet, error) {
 		}
 		inCol, err := c.col(ctx, t.Name, ddl.InstID)
 		if err != nil {
-			return nil, fmt.Errorf("read: %w", err)
+			return nil, err
 		}
 		order := []string{}
 		for _, k := range []string{ddl.ID, ddl.RecID} {
@@ -496,14 +565,48 @@ func (db *DB) Read(ctx context.Context, inst int64) (*ResultSet, error) {
 		if len(order) > 0 {
 			query += " ORDER BY " + strings.Join(order, ", ")
 		}
-		rs.Tables = append(rs.Tables, TableRows{Name: t.Name, Columns: names, Rows: db.rowsIter(ctx, t.Name, query, types, inst)})
+		rs.Tables = append(rs.Tables, TableRows{Name: t.Name, Columns: names, Rows: rowsIter(ctx, c.q, t.Name, query, types, inst)})
 	}
 	return rs, nil
 }
 
-func (db *DB) rowsIter(ctx context.Context, table, query string, types []ddl.Type, inst int64) func(func([]any, error) bool) {
+// own hands the snapshot to the tables of rs: it ends when every table's
+// rows have been read, when an iterator stops early or fails, or when ctx
+// ends, whichever comes first.
+func (s *snapshot) own(ctx context.Context, rs *ResultSet) {
+	if len(rs.Tables) == 0 {
+		s.close()
+		return
+	}
+	stop := context.AfterFunc(ctx, s.close)
+	var mu sync.Mutex
+	left := len(rs.Tables)
+	for i := range rs.Tables {
+		rows := rs.Tables[i].Rows
+		rs.Tables[i].Rows = func(yield func([]any, error) bool) {
+			whole := true
+			rows(func(row []any, err error) bool {
+				if !yield(row, err) || err != nil {
+					whole = false
+					return false
+				}
+				return true
+			})
+			mu.Lock()
+			left--
+			last := left == 0
+			mu.Unlock()
+			if !whole || last {
+				stop()
+				s.close()
+			}
+		}
+	}
+}
+
+func rowsIter(ctx context.Context, q dialects.DBTX, table, query string, types []ddl.Type, inst int64) func(func([]any, error) bool) {
 	return func(yield func([]any, error) bool) {
-		rows, err := db.db.QueryContext(ctx, query, inst)
+		rows, err := q.QueryContext(ctx, query, inst)
 		if err != nil {
 			yield(nil, fmt.Errorf("read %s: %w", table, err))
 			return

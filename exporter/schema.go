@@ -53,7 +53,18 @@ func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Ta
 				return nil, nil, errorf("table %s does not exist in %s, and creating tables is forbidden (--no-create); ask for it to be created, e.g. with `profdb ddl --dialect %s`", t.Name, db.where(), d.Name())
 			}
 			stmts := d.CreateTableIn(schema, t)
-			if deferIndexes && canSplit {
+			split := deferIndexes && canSplit
+			if rk, ok := d.(dialects.RowKeyer); ok && t.Key == "" {
+				demanded, invisible, err := db.rowKeyDemanded(ctx, q, rk)
+				if err != nil {
+					return nil, nil, errorf("create table %s: %w", t.Name, err)
+				}
+				if demanded {
+					stmts = rk.CreateTableWithRowKey(schema, t, invisible)
+					split = false
+				}
+			}
+			if split {
 				stmts = splitter.CreateTableOnly(schema, t)
 				later = append(later, splitter.CreateIndexes(schema, t)...)
 			}
@@ -311,4 +322,27 @@ func fitString(v any, max int64, utf16Len bool, dbType string) error {
 		return fmt.Errorf("text of %d characters does not fit column type %s (at most %d)", n, dbType, max)
 	}
 	return nil
+}
+
+// rowKeyDemanded asks the server, once per DB, whether it demands a primary
+// key on every table and can hide a column (see dialects.RowKeyer).
+func (db *DB) rowKeyDemanded(ctx context.Context, q dialects.DBTX, rk dialects.RowKeyer) (demanded, invisible bool, err error) {
+	db.rowKeyMu.Lock()
+	defer db.rowKeyMu.Unlock()
+	if !db.rowKeyKnown {
+		db.rowKeyDemand, db.rowKeyInvisible, err = rk.RowKeyDemanded(ctx, q)
+		if err != nil {
+			return false, false, err
+		}
+		db.rowKeyKnown = true
+		if db.rowKeyDemand && db.opts.Logf != nil {
+			how := "invisible"
+			if !db.rowKeyInvisible {
+				how = "visible: the server cannot hide columns"
+			}
+			db.opts.Logf("%s: the server demands a primary key on every table: the tables profdb creates get one, an auto-numbered column %s (%s)",
+				db.d.Name(), dialects.RowKeyColumn, how)
+		}
+	}
+	return db.rowKeyDemand, db.rowKeyInvisible, nil
 }

@@ -41,7 +41,23 @@ type session struct {
 // tables exist (creating them before the transaction where DDL commits, as
 // on MySQL), allocates the INST_ID and writes the RELATIONS rows, all inside
 // the result set's transaction.
+//
+// When the dialect recognises conflicts with concurrent transactions
+// (dialects.Retrier) and Options.Retries is above 0, the result set is
+// written again in a new transaction after such a conflict, up to Retries
+// times (see retry.go).
 func (db *DB) Begin(ctx context.Context, h Header) (ResultWriter, error) {
+	if db.opts.ReadOnly {
+		return nil, errorf("%w", errReadOnly)
+	}
+	if r, ok := db.d.(dialects.Retrier); ok && db.opts.Retries > 0 {
+		return db.beginRetrying(ctx, h, r)
+	}
+	return db.begin(ctx, h)
+}
+
+// begin starts one attempt at a result set: one session.
+func (db *DB) begin(ctx context.Context, h Header) (*session, error) {
 	def, err := profilers.Lookup(h.Profiler)
 	if err != nil {
 		return nil, errorf("%w", err)
@@ -56,7 +72,7 @@ func (db *DB) Begin(ctx context.Context, h Header) (ResultWriter, error) {
 	s := &session{db: db, ctx: ctx, def: def, header: h, conn: conn, started: map[string]bool{}}
 	if err := s.begin(); err != nil {
 		s.abort()
-		return nil, err
+		return nil, db.readOnlyError(ctx, err)
 	}
 	return s, nil
 }
@@ -180,7 +196,7 @@ func (s *session) allocate() error {
 		n := min(per, len(args)/len(relCols))
 		stmt := dialects.InsertSQL(d, rel.qualified, real, n)
 		if _, err := s.tx.ExecContext(ctx, stmt, args[:n*len(relCols)]...); err != nil {
-			return errorf("write RELATIONS: %w", err)
+			return errorf("write RELATIONS: %w", s.db.allocConflict(err))
 		}
 		args = args[n*len(relCols):]
 	}
@@ -194,6 +210,9 @@ func (s *session) bind(t ddl.Type, v any) any {
 	}
 	return v
 }
+
+// InstID returns the INST_ID allocated to the result set.
+func (s *session) InstID() int64 { return s.instID }
 
 // SetHeader implements ResultWriter.
 func (s *session) SetHeader(h Header) error {
@@ -268,8 +287,17 @@ func (s *session) endTable() error {
 	return nil
 }
 
-// Commit implements ResultWriter: it writes the INSTANCES row last, so
-// that everything a reader can see is complete, and commits.
+// phase reports a phase to Options.Phase, if set.
+func (s *session) phase(p string) {
+	if s.db.opts.Phase != nil {
+		s.db.opts.Phase(p)
+	}
+}
+
+// Commit implements ResultWriter: it checks the result set as verify
+// would, writes the INSTANCES row last, so that everything a reader can see
+// is complete, and commits. A result set that fails the checks is rolled
+// back.
 func (s *session) Commit() (Result, error) {
 	if err := s.usable(); err != nil {
 		return Result{}, err
@@ -278,12 +306,21 @@ func (s *session) Commit() (Result, error) {
 		s.fail(err)
 		return Result{}, err
 	}
+	if len(s.indexes) > 0 {
+		s.phase(PhaseIndexes)
+	}
 	for _, stmt := range s.indexes {
 		if _, err := s.tx.ExecContext(s.ctx, stmt); err != nil {
 			s.fail(err)
 			return Result{}, errorf("create index: %w", err)
 		}
 	}
+	s.phase(PhaseCheck)
+	if err := s.check(); err != nil {
+		s.fail(err)
+		return Result{}, err
+	}
+	s.phase(PhaseCommit)
 	if err := s.writeInstance(); err != nil {
 		s.fail(err)
 		return Result{}, err
@@ -300,6 +337,37 @@ func (s *session) Commit() (Result, error) {
 		}
 	}
 	return s.result, nil
+}
+
+// check runs the checks verify runs (see checkResultSet) on the result set,
+// inside its transaction, before INSTANCES lists it: a result set that
+// fails them is refused, naming each table and the rows at fault.
+func (s *session) check() error {
+	c := &catalog{db: s.db, q: s.tx, tables: map[string]string{}, cols: map[string]map[string]string{}}
+	for key, lt := range s.tables {
+		c.tables[key] = lt.real
+		cols := make(map[string]string, len(lt.cols))
+		for name, lc := range lt.cols {
+			cols[name] = lc.info.Name
+		}
+		c.cols[key] = cols
+	}
+	rels, err := c.relations(s.ctx, &s.instID)
+	if err != nil {
+		return errorf("check: %w", err)
+	}
+	findings, err := c.checkResultSet(s.ctx, s.instID, rels[s.instID])
+	if err != nil {
+		return errorf("check: %w", err)
+	}
+	if len(findings) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(findings))
+	for i, f := range findings {
+		msgs[i] = "table " + f.Table + ": " + f.Message
+	}
+	return errorf("result set refused, nothing written: %s", strings.Join(msgs, "; "))
 }
 
 func (s *session) writeInstance() error {
@@ -328,7 +396,7 @@ func (s *session) writeInstance() error {
 	}
 	stmt := dialects.InsertSQL(s.db.d, inst.qualified, real, 1)
 	if _, err := s.tx.ExecContext(s.ctx, stmt, vals...); err != nil {
-		return errorf("write INSTANCES: %w", err)
+		return errorf("write INSTANCES: %w", s.db.allocConflict(err))
 	}
 	return nil
 }

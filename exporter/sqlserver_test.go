@@ -102,7 +102,7 @@ func mssqlLightCoverage() *mssqlSet {
 		lines = append(lines, []any{fmt.Sprintf("%d.5", i), int64(i * 3), int64(i), int64(7), int64(i)})
 	}
 	for i := range 2500 {
-		metaLines = append(metaLines, []any{int64(i)})
+		metaLines = append(metaLines, []any{int64(i % 2)})
 	}
 	return &mssqlSet{
 		header: exporter.Header{Profiler: lightcoverage.Name, Caption: "cov"},
@@ -117,7 +117,10 @@ func mssqlLightCoverage() *mssqlSet {
 			}},
 			{lightcoverage.RoutinesData, []string{"ID", "PARENT_ID"}, [][]any{{int64(7), int64(-1)}}},
 			{lightcoverage.Lines, []string{"COL_MARK", "COL_SOURCE_LINE", "ID", "PARENT_ID", "REC_ID"}, lines},
-			{lightcoverage.MetaLines, []string{"ID"}, metaLines},
+			// One column and INST_ID: an INSERT of META_LINES reaches
+			// SQL Server's 1000-row limit.
+			{lightcoverage.MetaRoutines, []string{"ID", "PARENT_ID"}, [][]any{{int64(0), int64(-1)}, {int64(1), int64(-1)}}},
+			{lightcoverage.MetaLines, []string{"PARENT_ID"}, metaLines},
 		},
 	}
 }

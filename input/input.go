@@ -3,6 +3,7 @@ package input
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -21,7 +22,24 @@ type Options struct {
 	SkipMissing bool
 	// Warnf, if set, receives warnings.
 	Warnf func(format string, args ...any)
+	// Notef, if set, receives notes about the input that are not
+	// warnings, such as an LCOV tracefile's own totals.
+	Notef func(format string, args ...any)
 }
+
+// ErrSourceNotFound is matched by errors.Is in the error of a reader that
+// cannot find the source files its input refers to (those of a Go coverage
+// profile): Options.SourceRoot or Options.SkipMissing may help then.
+var ErrSourceNotFound = errors.New("input: source files not found")
+
+// SourceNotFound returns an error with the text msg that errors.Is matches
+// to ErrSourceNotFound.
+func SourceNotFound(msg string) error { return sourceNotFound(msg) }
+
+type sourceNotFound string
+
+func (e sourceNotFound) Error() string        { return string(e) }
+func (e sourceNotFound) Is(target error) bool { return target == ErrSourceNotFound }
 
 // Format is one input format.
 type Format struct {

@@ -3,6 +3,8 @@
 -- profilers: function-trace, light-coverage, reference-count, resource
 -- run: mariadb DATABASE < FILE (or mysql)
 -- Every statement is idempotent: the script can be run again.
+-- On a server that demands a primary key on every table (innodb_force_primary_key,
+-- sql_require_primary_key, Galera, Percona XtraDB Cluster) use profdb ddl --primary-key.
 
 CREATE TABLE IF NOT EXISTS `INSTANCES` (
   `CAPTION` LONGTEXT NULL,

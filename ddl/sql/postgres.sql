@@ -4,6 +4,8 @@
 -- run: psql -v ON_ERROR_STOP=1 -d DATABASE -f FILE
 -- Every statement is idempotent: the script can be run again.
 
+SET client_min_messages = warning;
+
 CREATE TABLE IF NOT EXISTS "instances" (
   "caption" TEXT,
   "counter_description" TEXT,

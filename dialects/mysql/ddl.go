@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 )
 
 // TableOptions follow every CREATE TABLE: InnoDB (transactions), utf8mb4
@@ -20,6 +21,17 @@ func (d Dialect) CreateTable(t ddl.Table) []string { return d.CreateTableIn("", 
 // declared inside it (MySQL 8 has no CREATE INDEX IF NOT EXISTS; the
 // indexes are on BIGINT columns only). The statement is safe to run again.
 func (d Dialect) CreateTableIn(schema string, t ddl.Table) []string {
+	return d.createTable(schema, t, rowKeyNone)
+}
+
+// How createTable adds dialects.RowKeyColumn.
+const (
+	rowKeyNone = iota
+	rowKeyVisible
+	rowKeyInvisible
+)
+
+func (d Dialect) createTable(schema string, t ddl.Table, rowKey int) []string {
 	indexes := t.Indexes()
 	keys := map[string]bool{}
 	for _, ix := range indexes {
@@ -46,6 +58,17 @@ func (d Dialect) CreateTableIn(schema string, t ddl.Table) []string {
 		} else {
 			b.WriteString(" NULL")
 		}
+	}
+	if rowKey != rowKeyNone && t.Key == "" {
+		b.WriteString(",\n  ")
+		b.WriteString(d.Quote(dialects.RowKeyColumn))
+		b.WriteString(" BIGINT NOT NULL AUTO_INCREMENT")
+		if rowKey == rowKeyInvisible {
+			b.WriteString(" INVISIBLE")
+		}
+		b.WriteString(",\n  PRIMARY KEY (")
+		b.WriteString(d.Quote(dialects.RowKeyColumn))
+		b.WriteByte(')')
 	}
 	for _, ix := range indexes {
 		b.WriteString(",\n  ")

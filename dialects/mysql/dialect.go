@@ -2,12 +2,14 @@ package mysql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/profdb/profdb/dialects"
 	// The database/sql driver "mysql".
-	_ "github.com/go-sql-driver/mysql"
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/profdb/profdb/dialects"
 )
 
 // Dialect is the MySQL/MariaDB dialect. It has no state; the zero value is
@@ -25,8 +27,9 @@ var (
 // Name returns "mysql".
 func (Dialect) Name() string { return "mysql" }
 
-// Schemes returns the DSN scheme that selects MySQL: "mysql".
-func (Dialect) Schemes() []string { return []string{"mysql"} }
+// Schemes returns the DSN schemes that select MySQL: "mysql", and
+// "mariadb" as its alias.
+func (Dialect) Schemes() []string { return []string{"mysql", "mariadb"} }
 
 // DriverName returns "mysql", the name go-sql-driver/mysql registers.
 func (Dialect) DriverName() string { return "mysql" }
@@ -122,3 +125,50 @@ func (d Dialect) quoteAll(names []string) string {
 func (Dialect) DDLCommits() bool { return true }
 
 var _ dialects.DDLCommitter = Dialect{}
+
+var _ dialects.Snapshotter = Dialect{}
+
+// ReadSnapshot returns a read-only REPEATABLE READ transaction that takes
+// its InnoDB snapshot at once:
+//
+//	SET TRANSACTION ISOLATION LEVEL REPEATABLE READ   (the next transaction only)
+//	START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY
+//
+// Consistent reads take no locks. information_schema is not
+// transactional: a table created after the snapshot began is listed but
+// cannot be read in it (SnapshotStale). The schema does not matter.
+func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
+	return dialects.ReadSnapshot{
+		Begin: []string{
+			"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+			"START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY",
+		},
+		End: []string{"ROLLBACK"},
+	}
+}
+
+// ErTableDefChanged is the error a consistent read gets from a table
+// created or altered after its snapshot began ("Table definition has
+// changed, please retry transaction").
+const ErTableDefChanged = 1412
+
+// SnapshotStale reports whether err is ErTableDefChanged: the catalog
+// (information_schema) is not read in the snapshot, so an export that
+// creates its tables meanwhile makes them visible but unreadable.
+func (Dialect) SnapshotStale(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == ErTableDefChanged
+}
+
+var _ dialects.ReadOnlyError = Dialect{}
+
+// IsReadOnly reports whether err is MySQL's refusal to write: error 1290
+// (the server runs with --read-only or --super-read-only) or 1792 (a
+// READ ONLY transaction).
+func (Dialect) IsReadOnly(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1290 || me.Number == 1792)
+}
+
+// ReadOnlyProbe asks whether the server runs with read_only.
+func (Dialect) ReadOnlyProbe() string { return "SELECT @@GLOBAL.read_only" }

@@ -12,12 +12,15 @@ import (
 )
 
 func TestRegistered(t *testing.T) {
-	d, err := dialects.ForDSN("mysql://root@h/db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := d.(Dialect); !ok || d.Name() != "mysql" || d.DriverName() != "mysql" {
-		t.Errorf("ForDSN = %T %s", d, d.Name())
+	// mariadb:// is an alias of mysql://.
+	for _, dsn := range []string{"mysql://root@h/db", "mariadb://root@h/db", "MariaDB://root@h/db"} {
+		d, err := dialects.ForDSN(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := d.(Dialect); !ok || d.Name() != "mysql" || d.DriverName() != "mysql" {
+			t.Errorf("ForDSN(%q) = %T %s", dsn, d, d.Name())
+		}
 	}
 }
 
@@ -139,6 +142,7 @@ func TestDriverDSN(t *testing.T) {
 		"mysql://root@unix(/run/mysqld/mysqld.sock)/test": "root@unix(/run/mysqld/mysqld.sock)/test?collation=utf8mb4_bin&maxAllowedPacket=0&" + sqlModeParam,
 		"mysql://root@h/db?tls=skip-verify&timeout=5s&parseTime=false&charset=utf8mb4&time_zone=%27%2B00%3A00%27": "root@tcp(h:3306)/db?collation=utf8mb4_bin&timeout=5s&tls=skip-verify&maxAllowedPacket=0&" + sqlModeParam + "&time_zone=%27%2B00%3A00%27",
 		"mysql://root@h/db?maxAllowedPacket=1048576":                                                              "root@tcp(h:3306)/db?collation=utf8mb4_bin&maxAllowedPacket=1048576&" + sqlModeParam,
+		"mariadb://u:pw@h:3307/prof":                                                                              "u:pw@tcp(h:3307)/prof?collation=utf8mb4_bin&maxAllowedPacket=0&" + sqlModeParam,
 	}
 	for in, want := range cases {
 		got, err := d.DriverDSN(in)

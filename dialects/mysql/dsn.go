@@ -51,6 +51,7 @@ func (Dialect) DriverDSN(dsn string) (string, error) {
 // Config parses a profdb MySQL DSN into the driver's configuration:
 //
 //	mysql://user:password@host:port/database?param=value&...
+//	mariadb://...                                           the same
 //	mysql://user@unix(/run/mysqld/mysqld.sock)/database   a Unix socket
 //
 // The port defaults to 3306, the host to 127.0.0.1; user and password are
@@ -67,10 +68,10 @@ func (Dialect) DriverDSN(dsn string) (string, error) {
 // DSN sets it. Errors never contain the password.
 func Config(dsn string) (*mysql.Config, error) {
 	scheme, rest, ok := strings.Cut(dsn, "://")
-	if !ok || !strings.EqualFold(scheme, "mysql") {
+	if !ok || !(strings.EqualFold(scheme, "mysql") || strings.EqualFold(scheme, "mariadb")) {
 		// Not a URL that Redact understands: name only the scheme.
 		s, _, _ := strings.Cut(dsn, ":")
-		return nil, fmt.Errorf(`mysql: DSN with scheme %q: want a "mysql://" URL`, s)
+		return nil, fmt.Errorf(`mysql: DSN with scheme %q: want a "mysql://" (or "mariadb://") URL`, s)
 	}
 	fail := func(err error) (*mysql.Config, error) {
 		return nil, fmt.Errorf("mysql: DSN %s: %w", dialects.Redact(dsn), err)

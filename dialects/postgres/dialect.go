@@ -1,12 +1,15 @@
 package postgres
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
-	"github.com/profdb/profdb/dialects"
 	// The database/sql driver "postgres".
-	_ "github.com/lib/pq"
+	"github.com/lib/pq"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 )
 
 // Dialect is the PostgreSQL dialect. It has no state; the zero value is
@@ -19,7 +22,13 @@ var (
 	_ dialects.Dialect = (*Dialect)(nil)
 	_ dialects.Binder  = (*Dialect)(nil)
 	_ dialects.Locker  = (*Dialect)(nil)
+	_ ddl.Preamble     = Dialect{}
 )
+
+// Preamble returns the settings a DDL script opens with: notices (such as
+// "relation already exists, skipping" for each object when the script runs
+// again) are not shown, warnings and errors are.
+func (Dialect) Preamble() []string { return []string{"SET client_min_messages = warning"} }
 
 // Name returns "postgres".
 func (Dialect) Name() string { return "postgres" }
@@ -79,4 +88,38 @@ func (d Dialect) quoteAll(names []string) string {
 		q[i] = d.Quote(d.StoredName(n))
 	}
 	return strings.Join(q, ", ")
+}
+
+var _ dialects.Snapshotter = Dialect{}
+
+// ReadSnapshot returns a read-only REPEATABLE READ transaction: every
+// statement in it sees the database as it was at its first query, catalog
+// included, and it takes no lock that blocks a writer. The schema does not
+// matter.
+func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
+	return dialects.ReadSnapshot{
+		Begin: []string{"BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY"},
+		End:   []string{"ROLLBACK"},
+	}
+}
+
+// SnapshotStale returns false: PostgreSQL's catalog is read in the
+// snapshot too, so a table created after it began is simply not seen.
+func (Dialect) SnapshotStale(error) bool { return false }
+
+var _ dialects.ReadOnlyError = Dialect{}
+
+// IsReadOnly reports whether err is SQLSTATE 25006, read_only_sql_transaction:
+// what a hot standby, or a session with default_transaction_read_only,
+// answers to a write. (To BEGIN READ WRITE a hot standby answers 0A000,
+// which ReadOnlyProbe tells apart.)
+func (Dialect) IsReadOnly(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && pe.Code == "25006"
+}
+
+// ReadOnlyProbe asks whether the server is a hot standby (in recovery) or
+// the session's transactions are read-only.
+func (Dialect) ReadOnlyProbe() string {
+	return "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'"
 }

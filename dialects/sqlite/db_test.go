@@ -3,6 +3,7 @@ package sqlite
 import (
 	"database/sql"
 	"github.com/profdb/profdb/dialects/dialecttest"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -212,10 +213,10 @@ func TestConsumerQuery(t *testing.T) {
 }
 
 // TestDriverDSNOpens: the driver DSN opens the file the profdb DSN names,
-// with the busy timeout set, even for a path with a space, '?' and '#'.
+// with the busy timeout set, even for a path with a space, '#' and '%'.
 func TestDriverDSNOpens(t *testing.T) {
 	ctx := dialecttest.Context(t)
-	path := t.TempDir() + "/a b?c#d%41.db"
+	path := t.TempDir() + "/a b#d%41.db"
 	db := testdb.Open(t, "sqlite:"+path)
 	if _, err := db.ExecContext(ctx, "CREATE TABLE t (x INTEGER)"); err != nil {
 		t.Fatal(err)
@@ -231,5 +232,50 @@ func TestDriverDSNOpens(t *testing.T) {
 	var sync int
 	if err := db.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil || sync != 2 {
 		t.Errorf("synchronous = %d, %v; want 2 (FULL)", sync, err)
+	}
+}
+
+// TestModeParameter: sqlite:PATH?mode=ro opens PATH read-only (a write
+// fails, nothing is created next to it), and a missing file under mode=ro
+// or mode=rw is an error, not a new empty database.
+func TestModeParameter(t *testing.T) {
+	ctx := dialecttest.Context(t)
+	dir := t.TempDir()
+	path := dir + "/x.db"
+	rw := testdb.Open(t, "sqlite:"+path)
+	if _, err := rw.ExecContext(ctx, "CREATE TABLE t (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	ro := testdb.Open(t, "sqlite:"+path+"?mode=ro")
+	var n int
+	if err := ro.QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil {
+		t.Fatalf("read through mode=ro: %v", err)
+	}
+	if _, err := ro.ExecContext(ctx, "INSERT INTO t VALUES (1)"); err == nil || !strings.Contains(err.Error(), "readonly") {
+		t.Errorf("INSERT through mode=ro: %v, want a read-only error", err)
+	}
+	for _, mode := range []string{"ro", "rw"} {
+		missing := dir + "/missing-" + mode + ".db"
+		drv, err := Dialect{}.DriverDSN("sqlite:" + missing + "?mode=" + mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", drv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.PingContext(ctx); err == nil {
+			t.Errorf("mode=%s opened a missing file", mode)
+		}
+		db.Close()
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "x.db" {
+			t.Errorf("file %q created beside x.db", e.Name())
+		}
 	}
 }

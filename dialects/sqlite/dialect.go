@@ -1,11 +1,14 @@
 package sqlite
 
 import (
+	"errors"
 	"strings"
 
-	"github.com/profdb/profdb/dialects"
 	// The database/sql driver "sqlite".
-	_ "modernc.org/sqlite"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/profdb/profdb/dialects"
 )
 
 // Dialect is the SQLite dialect. It has no state; the zero value is ready to
@@ -15,8 +18,9 @@ type Dialect struct{}
 func init() { dialects.Register(Dialect{}) }
 
 var (
-	_ dialects.Dialect = (*Dialect)(nil)
-	_ dialects.Binder  = (*Dialect)(nil)
+	_ dialects.Dialect   = (*Dialect)(nil)
+	_ dialects.Binder    = (*Dialect)(nil)
+	_ dialects.AccessDSN = (*Dialect)(nil)
 )
 
 // Name returns "sqlite".
@@ -67,3 +71,33 @@ func (d Dialect) quoteAll(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+var _ dialects.Snapshotter = Dialect{}
+
+// ReadSnapshot returns a deferred transaction: its first read takes
+// SQLite's shared lock, held to the end, so every read sees the same
+// committed state; it never takes a write lock. (A writer waits, up to the
+// busy timeout, to commit until the reader ends, as with any SQLite reader
+// in rollback-journal mode.) The schema does not matter.
+func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
+	return dialects.ReadSnapshot{
+		Begin: []string{"BEGIN DEFERRED"},
+		End:   []string{"ROLLBACK"},
+	}
+}
+
+// SnapshotStale returns false: SQLite's schema is read under the same
+// shared lock.
+func (Dialect) SnapshotStale(error) bool { return false }
+
+var _ dialects.ReadOnlyError = Dialect{}
+
+// IsReadOnly reports whether err is SQLITE_READONLY (any extended code):
+// the file was opened read-only (mode=ro) or cannot be written.
+func (Dialect) IsReadOnly(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY
+}
+
+// ReadOnlyProbe returns "": IsReadOnly recognises every refusal.
+func (Dialect) ReadOnlyProbe() string { return "" }

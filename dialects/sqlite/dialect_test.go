@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -166,7 +167,10 @@ func TestDriverDSN(t *testing.T) {
 		"sqlite:///abs/path/x.db":    "file:///abs/path/x.db" + q,
 		"sqlite://x.db":              "file:x.db" + q,
 		"sqlite://rel/x.db":          "file:rel/x.db" + q,
-		"sqlite:/tmp/a b?c#d%20.db":  "file:///tmp/a%20b%3Fc%23d%2520.db" + q,
+		"sqlite:/tmp/a b#d%20.db":    "file:///tmp/a%20b%23d%2520.db" + q,
+		"sqlite:x.db?mode=rwc":       "file:x.db" + q,
+		"sqlite:x.db?mode=rw":        "file:x.db?mode=rw&" + q[1:],
+		"sqlite:///x.db?mode=ro":     "file:///x.db?mode=ro&" + strings.Replace(q[1:], "&_txlock=immediate", "", 1),
 		"sqlite:/tmp/ж.db":           "file:///tmp/%D0%B6.db" + q,
 		"sqlite:////server/share.db": "file:////server/share.db" + q,
 	}
@@ -176,7 +180,8 @@ func TestDriverDSN(t *testing.T) {
 			t.Errorf("DriverDSN(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"sqlite:", "sqlite://", "sqlite::memory:", "postgres://u:secret@h/db", "postgres:u:secret@h/db", "x.db"} {
+	for _, bad := range []string{"sqlite:", "sqlite://", "sqlite::memory:", "postgres://u:secret@h/db", "postgres:u:secret@h/db", "x.db",
+		"sqlite:x.db?mode=memory", "sqlite:x.db?mode=xyz", "sqlite:x.db?cache=shared", "sqlite:x.db?mode=ro&mode=rw", "sqlite:?mode=ro"} {
 		got, err := d.DriverDSN(bad)
 		if err == nil {
 			t.Errorf("DriverDSN(%q) = %q, want an error", bad, got)
@@ -185,6 +190,50 @@ func TestDriverDSN(t *testing.T) {
 		if !strings.HasPrefix(err.Error(), "sqlite: ") || strings.Contains(err.Error(), "secret") {
 			t.Errorf("DriverDSN(%q) error %q: want an \"sqlite: \" prefix and no password", bad, err)
 		}
+	}
+}
+
+// TestDriverDSNAccess: read-only and no-create connections open the file
+// with SQLite's mode=ro and mode=rw, the stricter of the DSN's mode and the
+// access winning; only read-only ones begin deferred.
+func TestDriverDSNAccess(t *testing.T) {
+	d := Dialect{}
+	cases := []struct {
+		dsn  string
+		a    dialects.Access
+		mode string // "" for none (rwc)
+	}{
+		{"sqlite:x.db", dialects.ReadWrite, ""},
+		{"sqlite:x.db", dialects.NoCreate, "rw"},
+		{"sqlite:x.db", dialects.ReadOnly, "ro"},
+		{"sqlite:x.db?mode=ro", dialects.ReadWrite, "ro"},
+		{"sqlite:x.db?mode=ro", dialects.NoCreate, "ro"},
+		{"sqlite:x.db?mode=rw", dialects.ReadWrite, "rw"},
+		{"sqlite:x.db?mode=rw", dialects.ReadOnly, "ro"},
+		{"sqlite:x.db?mode=rwc", dialects.NoCreate, "rw"},
+	}
+	for _, c := range cases {
+		got, err := d.DriverDSNAccess(c.dsn, c.a)
+		if err != nil {
+			t.Fatalf("DriverDSNAccess(%q, %d): %v", c.dsn, c.a, err)
+		}
+		path, query, _ := strings.Cut(got, "?")
+		if path != "file:x.db" {
+			t.Errorf("DriverDSNAccess(%q, %d) = %q: want the file x.db", c.dsn, c.a, got)
+		}
+		vals, err := url.ParseQuery(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vals.Get("mode") != c.mode || len(vals["mode"]) > 1 {
+			t.Errorf("DriverDSNAccess(%q, %d) = %q: want mode %q", c.dsn, c.a, got, c.mode)
+		}
+		if immediate := vals.Get("_txlock") == "immediate"; immediate != (c.mode != "ro") {
+			t.Errorf("DriverDSNAccess(%q, %d) = %q: _txlock=immediate is wanted exactly when writing", c.dsn, c.a, got)
+		}
+	}
+	if p, err := d.File("sqlite:///tmp/a b.db?mode=ro"); err != nil || p != "/tmp/a b.db" {
+		t.Errorf("File = %q, %v; want /tmp/a b.db", p, err)
 	}
 }
 

@@ -17,6 +17,13 @@ func (d Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]
 	if schema == "" {
 		schema = "main"
 	}
+	var attached int
+	if err := q.QueryRowContext(ctx, "SELECT COUNT(*) FROM pragma_database_list WHERE name = ? COLLATE NOCASE", schema).Scan(&attached); err != nil {
+		return nil, fmt.Errorf("sqlite: list tables of %s: %w", schema, err)
+	}
+	if attached == 0 {
+		return nil, fmt.Errorf("sqlite: no schema %q: SQLite has no schemas, only attached databases (main, temp and those ATTACHed), and none is named so; write to another file with the DSN sqlite:OTHER.db instead", schema)
+	}
 	rows, err := q.QueryContext(ctx, "SELECT name FROM "+d.Quote(schema)+
 		".sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
 	if err != nil {

@@ -1,11 +1,12 @@
 package sqlserver
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
 	// The driver registers itself as "sqlserver" (and "mssql").
-	_ "github.com/microsoft/go-mssqldb"
+	mssql "github.com/microsoft/go-mssqldb"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -93,16 +94,79 @@ const LockTimeout = 600000
 // instead of proceeding unlocked. Application locks are per database
 // already; the schema does not change the lock.
 func (d Dialect) Lock(string) (acquire, release []string) {
-	stmt := "DECLARE @profdb_lock int;\n" +
+	return []string{applock("Exclusive")}, nil
+}
+
+// applock returns the statement that takes AllocLock in mode for the
+// transaction, failing unless it got it.
+func applock(mode string) string {
+	return "DECLARE @profdb_lock int;\n" +
 		"EXEC @profdb_lock = sp_getapplock @Resource = " + nString(AllocLock) +
-		", @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = " + strconv.Itoa(LockTimeout) + ";\n" +
+		", @LockMode = " + nString(mode) + ", @LockOwner = N'Transaction', @LockTimeout = " + strconv.Itoa(LockTimeout) + ";\n" +
 		"IF @profdb_lock < 0 RAISERROR(" +
 		nString("profdb: could not lock "+AllocLock+" (sp_getapplock returned %d)") + ", 16, 1, @profdb_lock)"
-	return []string{stmt}, nil
+}
+
+var _ dialects.Snapshotter = Dialect{}
+
+// ReadSnapshot returns a SNAPSHOT isolation transaction where the
+// database allows it (ALLOW_SNAPSHOT_ISOLATION ON, which Probe reads from
+// sys.databases): every read sees the database as it was at the first one,
+// and takes no lock. Where it does not, Fallback begins a READ COMMITTED
+// transaction holding AllocLock in Shared mode: exports hold it exclusively
+// for their whole transaction, so none is half-written while the reader
+// reads (exports wait for it instead). End rolls back and restores READ
+// COMMITTED, the level a pooled connection is expected to have. The schema
+// does not matter: the lock and the setting are per database.
+func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
+	return dialects.ReadSnapshot{
+		Probe: "SELECT CASE WHEN snapshot_isolation_state = 1 THEN 1 ELSE 0 END FROM sys.databases WHERE database_id = DB_ID()",
+		Begin: []string{"SET TRANSACTION ISOLATION LEVEL SNAPSHOT", "BEGIN TRANSACTION"},
+		Fallback: []string{"SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "BEGIN TRANSACTION",
+			applock("Shared")},
+		End: []string{"IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION", "SET TRANSACTION ISOLATION LEVEL READ COMMITTED"},
+	}
+}
+
+// errSnapshotDDL is SQL Server's error 3961: an object a snapshot
+// transaction reads was changed by DDL after the snapshot began.
+const errSnapshotDDL = 3961
+
+// SnapshotStale reports whether err is SQL Server's error 3961: an object
+// the snapshot reads was changed by DDL after it began.
+func (Dialect) SnapshotStale(err error) bool {
+	return errorNumber(err) == errSnapshotDDL
 }
 
 // nString returns s as a T-SQL Unicode string literal, doubling single
 // quotes.
 func nString(s string) string {
 	return "N'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+var _ dialects.ReadOnlyError = Dialect{}
+
+// IsReadOnly reports whether err is SQL Server's error 3906: the database
+// is read-only (a read-only database, or a readable secondary replica).
+func (Dialect) IsReadOnly(err error) bool {
+	return errorNumber(err) == 3906
+}
+
+// ReadOnlyProbe asks whether the current database is read-only.
+func (Dialect) ReadOnlyProbe() string {
+	return "SELECT CASE WHEN DATABASEPROPERTYEX(DB_NAME(), 'Updateability') = 'READ_ONLY' THEN 1 ELSE 0 END"
+}
+
+// errorNumber returns the number of the SQL Server error in err's chain,
+// or 0.
+func errorNumber(err error) int32 {
+	var e mssql.Error
+	if errors.As(err, &e) {
+		return e.Number
+	}
+	var pe *mssql.Error
+	if errors.As(err, &pe) {
+		return pe.Number
+	}
+	return 0
 }

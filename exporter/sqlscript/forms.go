@@ -44,6 +44,12 @@ type form interface {
 	instID() string
 	// relID is the expression for the k-th (1-based) RELATIONS ID.
 	relID(k int) string
+	// refuse returns the statements that stop the script, rolling back,
+	// when query (an exporter.TableCheck's) returns a row: the message is
+	// before, the row's fault_id (or NULL), after. Where the client's error
+	// cannot carry the message (SQLite), comment says what failed above the
+	// statement.
+	refuse(query, before, after string) []string
 	// end returns the statements that commit.
 	end() []string
 	// separator is the batch separator line ("GO") written after each DDL
@@ -81,6 +87,10 @@ func formFor(d dialects.Dialect, schema string) (form, error) {
 // tempIDs is the TEMP table of SQLite and PostgreSQL scripts.
 const tempIDs = "profdb_ids"
 
+// tempRefused is the TEMP table whose insert stops a SQLite or MySQL script
+// that refuses a result set.
+const tempRefused = "profdb_refused"
+
 // sqliteForm: BEGIN IMMEDIATE takes the database's write lock at once, as
 // profdb's own connections do (_txlock=immediate), so allocation cannot
 // race. The IDs live in a TEMP table.
@@ -89,7 +99,22 @@ type sqliteForm struct{}
 func (sqliteForm) runHint() string { return "sqlite3 -bail DATABASE < FILE" }
 func (sqliteForm) begin() []string { return []string{"BEGIN IMMEDIATE"} }
 func (sqliteForm) afterDDL() []string {
-	return []string{"CREATE TEMP TABLE IF NOT EXISTS " + tempIDs + " (inst_id INTEGER, rel_id INTEGER)"}
+	return []string{
+		"CREATE TEMP TABLE IF NOT EXISTS " + tempIDs + " (inst_id INTEGER, rel_id INTEGER)",
+		// SQLite has no statement that raises an error of its own text
+		// outside a trigger, and RAISE there takes only a literal: a
+		// refused result set inserts a row that this CHECK turns away, and
+		// the client names the line, whose comment says what was found.
+		"CREATE TEMP TABLE IF NOT EXISTS " + tempRefused + " (fault_id INTEGER,\n  CONSTRAINT \"" + sqliteRefusal + "\" CHECK (fault_id IS NULL AND fault_id IS NOT NULL))",
+	}
+}
+
+// sqliteRefusal is the name of the CHECK constraint that stops a SQLite
+// script, which the client prints.
+const sqliteRefusal = "profdb: result set refused, nothing written: the comment above the failing line says why"
+
+func (sqliteForm) refuse(query, before, after string) []string {
+	return []string{"-- refused when " + comment(before+"N"+after) + "\nINSERT INTO temp." + tempRefused + " (fault_id) SELECT fault_id FROM (" + query + ") LIMIT 1"}
 }
 func (sqliteForm) allocate(inst, instCol, rel, relCol string) []string {
 	return tempAllocate("temp."+tempIDs, inst, instCol, rel, relCol)
@@ -98,7 +123,9 @@ func (sqliteForm) instID() string { return "(SELECT inst_id FROM temp." + tempID
 func (sqliteForm) relID(k int) string {
 	return "(SELECT rel_id FROM temp." + tempIDs + ") + " + strconv.Itoa(k)
 }
-func (sqliteForm) end() []string                                { return []string{"DROP TABLE temp." + tempIDs, "COMMIT"} }
+func (sqliteForm) end() []string {
+	return []string{"DROP TABLE temp." + tempIDs, "DROP TABLE temp." + tempRefused, "COMMIT"}
+}
 func (sqliteForm) batch(_ int, stmts []string, _ bool) []string { return stmts }
 func (sqliteForm) separator() string                            { return "" }
 
@@ -136,7 +163,12 @@ func (postgresForm) instID() string { return "(SELECT inst_id FROM pg_temp." + t
 func (postgresForm) relID(k int) string {
 	return "(SELECT rel_id FROM pg_temp." + tempIDs + ") + " + strconv.Itoa(k)
 }
-func (postgresForm) end() []string                                { return []string{"COMMIT"} }
+func (postgresForm) end() []string { return []string{"COMMIT"} }
+func (postgresForm) refuse(query, before, after string) []string {
+	msg, _ := stringLiteral("postgres", strings.ReplaceAll(before, "%", "%%")+"%"+strings.ReplaceAll(after, "%", "%%"))
+	return []string{"DO $$DECLARE v text;\nBEGIN\n  SELECT COALESCE(q.fault_id::text, 'NULL') INTO v FROM (" + query + ") q LIMIT 1;\n" +
+		"  IF FOUND THEN RAISE EXCEPTION " + msg + ", v; END IF;\nEND$$"}
+}
 func (postgresForm) batch(_ int, stmts []string, _ bool) []string { return stmts }
 func (postgresForm) separator() string                            { return "" }
 
@@ -166,7 +198,21 @@ func (f mysqlForm) begin() []string {
 		fmt.Sprintf("SET @profdb_lock = IF(GET_LOCK(%s, %d) = 1, 1, (SELECT 1 UNION ALL SELECT 2))", f.lock(), lockTimeoutSec),
 	}
 }
-func (mysqlForm) afterDDL() []string { return []string{"START TRANSACTION"} }
+
+// afterDDL starts the transaction; a result set that is refused inserts its
+// message into the integer column of a TEMPORARY table, which strict mode
+// refuses with an error that quotes the message (MySQL has no statement
+// that raises an error outside a stored program). Its primary key is for
+// servers that demand one on every table (innodb_force_primary_key,
+// sql_require_primary_key, Galera's strict mode).
+func (mysqlForm) afterDDL() []string {
+	return []string{"CREATE TEMPORARY TABLE IF NOT EXISTS " + tempRefused + " (refused BIGINT PRIMARY KEY)", "START TRANSACTION"}
+}
+func (mysqlForm) refuse(query, before, after string) []string {
+	b, _ := stringLiteral("mysql", before)
+	a, _ := stringLiteral("mysql", after)
+	return []string{"INSERT INTO " + tempRefused + " (refused) SELECT CONCAT(" + b + ", COALESCE(CAST(q.fault_id AS CHAR), 'NULL'), " + a + ") FROM (" + query + ") q LIMIT 1"}
+}
 func (mysqlForm) allocate(inst, instCol, rel, relCol string) []string {
 	return []string{
 		"SET @profdb_inst_id = (SELECT COALESCE(MAX(" + instCol + "), 0) + 1 FROM " + inst + ")",
@@ -176,7 +222,7 @@ func (mysqlForm) allocate(inst, instCol, rel, relCol string) []string {
 func (mysqlForm) instID() string     { return "@profdb_inst_id" }
 func (mysqlForm) relID(k int) string { return "@profdb_rel_id + " + strconv.Itoa(k) }
 func (f mysqlForm) end() []string {
-	return []string{"COMMIT", "DO RELEASE_LOCK(" + f.lock() + ")"}
+	return []string{"COMMIT", "DROP TEMPORARY TABLE IF EXISTS " + tempRefused, "DO RELEASE_LOCK(" + f.lock() + ")"}
 }
 func (mysqlForm) batch(_ int, stmts []string, _ bool) []string { return stmts }
 func (mysqlForm) separator() string                            { return "" }
@@ -232,6 +278,15 @@ func (sqlserverForm) end() []string {
 	return []string{"COMMIT TRANSACTION", "DROP TABLE " + sqlserverTemp}
 }
 func (sqlserverForm) separator() string { return "GO" }
+func (sqlserverForm) refuse(query, before, after string) []string {
+	b, _ := stringLiteral("sqlserver", before)
+	a, _ := stringLiteral("sqlserver", after)
+	return []string{
+		"DECLARE @profdb_refused nvarchar(2048)",
+		"SELECT TOP 1 @profdb_refused = CONCAT(" + b + ", COALESCE(CAST(q.fault_id AS nvarchar(20)), N'NULL'), " + a + ") FROM (" + query + ") q",
+		"IF @profdb_refused IS NOT NULL\nBEGIN\n  ROLLBACK TRANSACTION;\n  THROW 50000, @profdb_refused, 1;\nEND",
+	}
+}
 
 // batch makes stmts the batch number step: it runs only when the
 // transaction is open and batch step-1 ran to its end, and unless it is the

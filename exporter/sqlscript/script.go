@@ -25,6 +25,10 @@ type Options struct {
 	// NoCreate leaves out the CREATE TABLE and CREATE INDEX statements:
 	// the tables must exist when the script runs.
 	NoCreate bool
+	// PrimaryKey gives every profiler table the script creates
+	// dialects.RowKeyColumn as an invisible, auto-numbered primary key, for
+	// servers that demand one on every table (dialects.RowKeyer; mysql).
+	PrimaryKey bool
 	// Header lines are written as comments at the top of the script.
 	Header []string
 }
@@ -71,6 +75,9 @@ func New(d dialects.Dialect, o Options) (*Script, error) {
 	}
 	if strings.ContainsFunc(o.Schema, unicode.IsControl) {
 		return nil, fmt.Errorf("sqlscript: schema %q: control characters are not allowed", o.Schema)
+	}
+	if _, ok := d.(dialects.RowKeyer); o.PrimaryKey && !ok {
+		return nil, fmt.Errorf("sqlscript: the %s dialect has no hidden primary key", d.Name())
 	}
 	spool, err := os.CreateTemp("", "profdb-script-*.sql")
 	if err != nil {
@@ -247,7 +254,11 @@ func (s *Script) writeHead(w *bufio.Writer) {
 	if !s.opts.NoCreate {
 		w.WriteString("\n-- tables (each statement does nothing when its object exists)\n")
 		for _, t := range s.tables() {
-			for _, st := range s.d.CreateTableIn(s.opts.Schema, t) {
+			stmts := s.d.CreateTableIn(s.opts.Schema, t)
+			if rk, ok := s.d.(dialects.RowKeyer); ok && s.opts.PrimaryKey && t.Key == "" {
+				stmts = rk.CreateTableWithRowKey(s.opts.Schema, t, true)
+			}
+			for _, st := range stmts {
 				s.writeAll(w, []string{st})
 				if sep != "" {
 					w.WriteString(sep + "\n")
@@ -474,6 +485,7 @@ func (rw *resultWriter) Commit() (exporter.Result, error) {
 		lits = append(lits, lit)
 	}
 	lits = append(lits, s.f.instID())
+	rw.refusals()
 	ins := newInsert(rw, profilers.InstancesTable, rw.cols(instanceCols))
 	ins.add(strings.Join(lits, ", "))
 	ins.flush()
@@ -519,6 +531,32 @@ func (rw *resultWriter) Rollback() error {
 		return fmt.Errorf("sqlscript: %w", err)
 	}
 	return nil
+}
+
+// refusals writes the checks that profdb's export runs before it commits
+// (exporter.TableChecks), each of which stops the script, rolled back, when
+// it finds a row at fault: the message names the result set, the table and
+// the row's ID.
+func (rw *resultWriter) refusals() {
+	s := rw.s
+	col := func(_, name string) string { return rw.col(name) }
+	for _, t := range rw.def.Tables {
+		for _, chk := range exporter.TableChecks(t, s.f.instID(), rw.qualified, col) {
+			// What matters first: MySQL quotes only the first 128
+			// characters of the message.
+			before, after := "profdb: table "+t.Name+", row ID ", ": "
+			switch chk.Kind {
+			case exporter.DuplicateIDs:
+				before, after = "profdb: table "+t.Name+": ID ", " held by more than one row"
+			case exporter.DanglingParents:
+				after += "PARENT_ID names no row of " + t.Parent
+			default:
+				after += "PARENT_ID is not -1 (a top-level table)"
+			}
+			after += fmt.Sprintf("; result set %d refused, nothing written", s.sets+1)
+			s.emit(s.f.refuse(chk.Query, before, after)...)
+		}
+	}
 }
 
 // tableWriter writes the rows of one table as multi-row INSERTs.

@@ -36,9 +36,18 @@ func Sniff(head []byte) bool {
 // blocks to the functions of the Go sources found through o.SourceRoot, and
 // writes one light-coverage result set to t. Nothing is written when the
 // profile is malformed or a source file is missing (unless o.SkipMissing,
-// which skips such a file with a warning).
+// which skips such a file with a warning). A profile without a block (a
+// "mode:" line alone, as go test writes for packages without tests) holds
+// no result set: Read writes nothing and returns none.
 func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o input.Options) ([]exporter.Result, error) {
-	b, err := build(ctx, r, name, o)
+	prof, err := parseProfile(ctx, r, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(prof.order) == 0 {
+		return nil, nil
+	}
+	b, err := build(ctx, prof, name, o)
 	if err != nil {
 		return nil, err
 	}
@@ -49,15 +58,11 @@ func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o in
 	return []exporter.Result{res}, nil
 }
 
-// build reads the profile and the sources into a Builder.
-func build(ctx context.Context, r io.Reader, name string, o input.Options) (*lightcoverage.Builder, error) {
+// build reads the sources of the profile into a Builder.
+func build(ctx context.Context, prof *profile, name string, o input.Options) (*lightcoverage.Builder, error) {
 	warnf := o.Warnf
 	if warnf == nil {
 		warnf = func(string, ...any) {}
-	}
-	prof, err := parseProfile(ctx, r, name)
-	if err != nil {
-		return nil, err
 	}
 	src, err := findSources(o.SourceRoot)
 	if err != nil {
@@ -93,7 +98,7 @@ func build(ctx context.Context, r io.Reader, name string, o input.Options) (*lig
 				warnf("%s; skipped", msg)
 				continue
 			}
-			return nil, errors.New(msg + "; give the module's folder as the source root, or skip missing files")
+			return nil, input.SourceNotFound(msg + "; give the module's folder as the source root, or skip missing files")
 		}
 		if end := maxEnd(blocks); end > nlines {
 			warnf("%s: %s has %d lines but the profile has blocks up to line %d: the source does not match the profile",
@@ -134,9 +139,14 @@ func addFunc(b *lightcoverage.Builder, fe funcExtent, blocks []block, file, pkg,
 		if bl.numStmt == 0 {
 			continue
 		}
-		for l := max(bl.startLine, fe.startLine); l <= min(bl.endLine, fe.endLine); l++ {
-			if c, ok := lines[l]; !ok || bl.count > c {
-				lines[l] = bl.count
+		// The block's lines are those where its statements start: not the
+		// lines of braces, comments or a statement's continuation.
+		for _, st := range fe.stmts {
+			if !bl.holds(st) {
+				continue
+			}
+			if c, ok := lines[st.line]; !ok || bl.count > c {
+				lines[st.line] = bl.count
 			}
 		}
 	}
@@ -168,4 +178,11 @@ func maxEnd(bs []block) int {
 		m = max(m, b.endLine)
 	}
 	return m
+}
+
+// holds reports whether a statement starting at p lies in the block.
+func (bl block) holds(p srcPos) bool {
+	after := p.line > bl.startLine || (p.line == bl.startLine && p.col >= bl.startCol)
+	before := p.line < bl.endLine || (p.line == bl.endLine && p.col < bl.endCol)
+	return after && before
 }

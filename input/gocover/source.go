@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/profdb/profdb/input"
 )
 
 // sources maps the import-path file names of a profile to files on disk.
@@ -56,7 +58,7 @@ func findSources(dir string) (*sources, error) {
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return nil, fmt.Errorf("no go.mod in %s or any folder above it: give the module's folder as the source root", abs)
+			return nil, input.SourceNotFound(fmt.Sprintf("no go.mod in %s or any folder above it: give the module's folder as the source root", abs))
 		}
 		d = parent
 	}
@@ -102,6 +104,34 @@ type funcExtent struct {
 	name, class, moniker string
 	startLine, startCol  int
 	endLine, endCol      int
+	stmts                []srcPos // where its statements start, closures' included
+}
+
+// srcPos is a line and column in a source file.
+type srcPos struct{ line, col int }
+
+// statements returns where the statements of body start: those of every
+// statement list, as `go tool cover` counts them, in source order.
+func statements(fset *token.FileSet, body *ast.BlockStmt) []srcPos {
+	var out []srcPos
+	add := func(list []ast.Stmt) {
+		for _, s := range list {
+			p := fset.Position(s.Pos())
+			out = append(out, srcPos{p.Line, p.Column})
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.BlockStmt:
+			add(x.List)
+		case *ast.CaseClause:
+			add(x.Body)
+		case *ast.CommClause:
+			add(x.Body)
+		}
+		return true
+	})
+	return out
 }
 
 // findFuncs parses a Go file and returns its functions with bodies (as
@@ -136,7 +166,8 @@ func findFuncs(filename, pkg string) ([]funcExtent, int, error) {
 			continue
 		}
 		start, end := fset.Position(fd.Pos()), fset.Position(fd.End())
-		fe := funcExtent{name: fd.Name.Name, startLine: start.Line, startCol: start.Column, endLine: end.Line, endCol: end.Column}
+		fe := funcExtent{name: fd.Name.Name, startLine: start.Line, startCol: start.Column, endLine: end.Line, endCol: end.Column,
+			stmts: statements(fset, fd.Body)}
 		fe.moniker = pkg + "." + fd.Name.Name
 		if fd.Recv != nil && len(fd.Recv.List) > 0 {
 			var ptr, generic bool

@@ -344,7 +344,7 @@ func TestReadSpoolsChildren(t *testing.T) {
 	// and the spool is removed all the same.
 	bad := strings.Replace(in, `"COL_CALL_NO":1,`, `"COL_CALL_NO":"one",`, 1)
 	r, _, err := read(t, bad)
-	want2 := `x.json:4: export: table FUNCTION_TRACE_PROFILER_CALL_STACK, column COL_CALL_NO, row 2: want an integer, got text "one"`
+	want2 := `x.json:4: write: table FUNCTION_TRACE_PROFILER_CALL_STACK, column COL_CALL_NO, row 2: want an integer, got text "one"`
 	if err == nil || err.Error() != want2 {
 		t.Errorf("error %v, want %s", err, want2)
 	}
@@ -434,12 +434,12 @@ func TestReadErrors(t *testing.T) {
 		{"column twice, cached", ft + `{"ID":0,"REC_ID":1},{"ID":0,"REC_ID":1,"ID":2}]}}`, `x.json:1:114: table FUNCTION_TRACE_PROFILER_THREADS: column ID given twice in one row`, 0},
 		{"nested array", ft + `{"ID":[1]}]}}`, `x.json:1:81: column ID: want a number, string or null, got an array`, 0},
 		{"nested object", ft + `{"ID":{}}]}}`, `x.json:1:81: column ID: want a number, string or null, got an object`, 0},
-		{"text in Integer", good + ft + "\n" + `{"ID":0},` + "\n" + `  {"ID":"7"}]}}`, `x.json:4: export: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 2: want an integer, got text "7"`, 1},
-		{"boolean in Integer", ft + `{"ID":true}]}}`, `x.json:1: export: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: want an integer, got boolean true`, 0},
-		{"out of range", ft + `{"ID":9223372036854775808}]}}`, `x.json:1: export: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: 9223372036854775808 is out of range for a 64-bit integer`, 0},
-		{"fraction in Integer", ft + `{"ID":1.5}]}}`, `x.json:1: export: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: want an integer, got 1.5`, 0},
-		{"decimal out of range", `{"tables":{"FUNCTION_TRACE_PROFILER_ROUTINES":[{"COL_ADDRESS":123456789012345678901}]}}`, `x.json:1: export: table FUNCTION_TRACE_PROFILER_ROUTINES, column COL_ADDRESS, row 1: "123456789012345678901" is out of range for a decimal (more than 20 integer digits)`, 0},
-		{"float out of range", `{"tables":{"LIGHT_COVERAGE_PROFILER_MODULES_DATA":[{"COL____COVERED":1e309}]}}`, `x.json:1: export: table LIGHT_COVERAGE_PROFILER_MODULES_DATA, column COL____COVERED, row 1: 1e309 is out of range for a 64-bit float`, 0},
+		{"text in Integer", good + ft + "\n" + `{"ID":0},` + "\n" + `  {"ID":"7"}]}}`, `x.json:4: write: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 2: want an integer, got text "7"`, 1},
+		{"boolean in Integer", ft + `{"ID":true}]}}`, `x.json:1: write: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: want an integer, got boolean true`, 0},
+		{"out of range", ft + `{"ID":9223372036854775808}]}}`, `x.json:1: write: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: 9223372036854775808 is out of range for a 64-bit integer`, 0},
+		{"fraction in Integer", ft + `{"ID":1.5}]}}`, `x.json:1: write: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: want an integer, got 1.5`, 0},
+		{"decimal out of range", `{"tables":{"FUNCTION_TRACE_PROFILER_ROUTINES":[{"COL_ADDRESS":123456789012345678901}]}}`, `x.json:1: write: table FUNCTION_TRACE_PROFILER_ROUTINES, column COL_ADDRESS, row 1: "123456789012345678901" is out of range for a decimal (more than 20 integer digits)`, 0},
+		{"float out of range", `{"tables":{"LIGHT_COVERAGE_PROFILER_MODULES_DATA":[{"COL____COVERED":1e309}]}}`, `x.json:1: write: table LIGHT_COVERAGE_PROFILER_MODULES_DATA, column COL____COVERED, row 1: 1e309 is out of range for a 64-bit float`, 0},
 		{"bad frequency", `{"profiler":"resource","counter":{"frequency":"fast"}}`, `x.json:1:47: counter "frequency": want a decimal, got "fast"`, 0},
 		{"unknown counter key", `{"profiler":"resource","counter":{"hz":1}}`, `x.json:1:35: unknown key "hz" in counter object`, 0},
 		{"truncated in row", good + ft + `{"ID":0`, "x.json:2:82: unexpected end of file in row object", 1},

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -44,7 +45,9 @@ func Sniff(head []byte) bool {
 // light-coverage result set to t. Nothing is written when a record is
 // malformed. Warnings (o.Warnf) report what the tracefile holds that the
 // tables cannot: lines outside every function, FNDA counts of unknown
-// functions, negative counts, unknown record types.
+// functions, negative counts, unknown record types. A note (o.Notef) gives
+// the tracefile's own totals as lcov --summary prints them, lines outside
+// every function included.
 func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o input.Options) ([]exporter.Result, error) {
 	warnf := o.Warnf
 	if warnf == nil {
@@ -53,6 +56,9 @@ func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o in
 	tr, err := parseTrace(ctx, r, name)
 	if err != nil {
 		return nil, err
+	}
+	if o.Notef != nil {
+		o.Notef("%s", tr.summary(name))
 	}
 	b := build(tr, name, warnf)
 	caption := "lcov: " + filepath.Base(name)
@@ -86,7 +92,7 @@ func build(tr *trace, name string, warnf func(string, ...any)) *lightcoverage.Bu
 		}
 		if len(f.funcs) == 0 {
 			if len(f.lines) > 0 {
-				warnf("%s:%d: SF:%s has no function records: its %d lines are not counted", name, f.at, f.name, len(f.lines))
+				warnf("%s:%d: SF:%s has no function records: its %s not counted", name, f.at, f.name, english.Plural(len(f.lines), "line is", "lines are"))
 			}
 			continue
 		}
@@ -116,8 +122,9 @@ func build(tr *trace, name string, warnf func(string, ...any)) *lightcoverage.Bu
 		}
 	}
 	if outside > 0 {
-		warnf("%s: %d lines in %d file(s) (first SF:%s) lie outside every function and are not counted",
-			name, outside, outsideFiles, firstOutside)
+		warnf("%s: %s in %s (first SF:%s) %s outside every function and %s not counted",
+			name, english.Plural(outside, "line", ""), english.Plural(outsideFiles, "file", ""), firstOutside,
+			english.PluralWord(outside, "lies", "lie"), english.PluralWord(outside, "is", "are"))
 	}
 	return b
 }
@@ -215,4 +222,32 @@ func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// summary gives the totals of the whole tracefile as lcov --summary does:
+// every DA line and every FN function of every file, hit when its count is
+// above 0.
+func (tr *trace) summary(name string) string {
+	var lines, linesHit, funcs, funcsHit int
+	for _, f := range tr.files {
+		for _, c := range f.lines {
+			lines++
+			if c > 0 {
+				linesHit++
+			}
+		}
+		for _, fn := range f.funcs {
+			funcs++
+			if f.fnda[fn.name] > 0 {
+				funcsHit++
+			}
+		}
+	}
+	rate := func(hit, found int, what string) string {
+		if found == 0 {
+			return "no data found"
+		}
+		return fmt.Sprintf("%.1f%% (%d of %d %s)", float64(hit)*100/float64(found), hit, found, what)
+	}
+	return fmt.Sprintf("%s: lines......: %s, functions..: %s", name, rate(linesHit, lines, "lines"), rate(funcsHit, funcs, "functions"))
 }

@@ -283,7 +283,7 @@ func TestNode(t *testing.T) {
 	if files := percentages(t, res.set, lightcoverage.SourceFilesData, "COL_FILE_NAME"); !approx(files, map[string]float64{"calc.js": 1700.0 / 21, "calc.test.js": 100}) {
 		t.Errorf("source files %% covered %v", files)
 	}
-	if len(res.warnings) != 1 || !strings.Contains(res.warnings[0], "3 lines in 1 file(s) (first SF:calc.test.js) lie outside every function") {
+	if len(res.warnings) != 1 || !strings.Contains(res.warnings[0], "3 lines in 1 file (first SF:calc.test.js) lie outside every function") {
 		t.Errorf("warnings %q", res.warnings)
 	}
 }
@@ -372,7 +372,7 @@ func TestCoveragePy(t *testing.T) {
 	}
 	wantWarn := []string{
 		"testdata/coveragepy.info:19: SF:pkg/plain.py has no function records: its 2 lines are not counted",
-		"testdata/coveragepy.info: 2 lines in 1 file(s) (first SF:pkg/mod.py) lie outside every function and are not counted",
+		"testdata/coveragepy.info: 2 lines in 1 file (first SF:pkg/mod.py) lie outside every function and are not counted",
 	}
 	if !slices.Equal(res.warnings, wantWarn) {
 		t.Errorf("warnings\n got %q\nwant %q", res.warnings, wantWarn)

@@ -20,8 +20,8 @@ func init() {
 }
 
 // Sniff reports whether head starts like a ProfilerJ snapshot: XML (after
-// an optional byte-order mark, XML declaration, comments and DOCTYPE) whose
-// root element is <doc>.
+// an optional byte-order mark, XML declaration and comments) whose root
+// element is <doc>, or whose DOCTYPE declares the root element doc.
 func Sniff(head []byte) bool {
 	s := bytes.TrimPrefix(head, []byte("\xEF\xBB\xBF"))
 	for {
@@ -32,6 +32,12 @@ func Sniff(head []byte) bool {
 			end = []byte("?>")
 		case bytes.HasPrefix(s, []byte("<!--")):
 			end = []byte("-->")
+		case bytes.HasPrefix(s, []byte("<!DOCTYPE")):
+			// The document type declaration names the root element
+			// (XML 1.0, "Root Element Type"): that name decides, and
+			// an internal subset after it, of any length and with any
+			// '>' inside, need not be read (nor its entities expanded).
+			return doctypeNames(s[len("<!DOCTYPE"):], "doc")
 		case bytes.HasPrefix(s, []byte("<!")):
 			end = []byte(">")
 		default:
@@ -53,6 +59,23 @@ func Sniff(head []byte) bool {
 		}
 		s = s[i+len(end):]
 	}
+}
+
+// doctypeNames reports whether the rest of a DOCTYPE declaration, after
+// the keyword, starts with whitespace and then the name root.
+func doctypeNames(rest []byte, root string) bool {
+	name := bytes.TrimLeft(rest, " \t\r\n")
+	if len(name) == len(rest) || !bytes.HasPrefix(name, []byte(root)) {
+		return false
+	}
+	if len(name) == len(root) {
+		return true // the head ends after the name
+	}
+	switch name[len(root)] {
+	case ' ', '\t', '\r', '\n', '>', '[':
+		return true
+	}
+	return false
 }
 
 // Read parses the snapshot in r, named name in messages and captions, and

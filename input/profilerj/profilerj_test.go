@@ -385,12 +385,18 @@ func TestSniffAndRegistry(t *testing.T) {
 		"<doc>": true,
 		"\xEF\xBB\xBF<?xml version=\"1.0\"?>\n<doc>\n":                true,
 		"<?xml version='1.0'?><!-- c --><!DOCTYPE doc><doc><profile>": true,
-		"  \n<doc/>":                        true,
-		"<document>":                        false,
-		"<?xml version=\"1.0\"?><coverage>": false,
-		"<?xml version=\"1.0":               false,
-		"{\"doc\": 1}":                      false,
-		"":                                  false,
+		// An internal subset, with '>' inside, longer than the head.
+		"<?xml version='1.0'?>\n<!DOCTYPE doc [\n<!ENTITY a \"x\">\n<!ENTITY b \"&a;&a;\">\n" + strings.Repeat("<!-- pad -->", 400): true,
+		"<!DOCTYPE doc[<!ENTITY a 'x'>]><doc>":                true,
+		"<!DOCTYPE document [<!ENTITY a 'x'>]><document>":     false,
+		"<!DOCTYPE coverage SYSTEM 'coverage.dtd'><coverage>": false,
+		"<!DOCTYPEdoc><doc>":                                  false,
+		"  \n<doc/>":                                          true,
+		"<document>":                                          false,
+		"<?xml version=\"1.0\"?><coverage>":                   false,
+		"<?xml version=\"1.0":                                 false,
+		"{\"doc\": 1}":                                        false,
+		"":                                                    false,
 	} {
 		if got := profilerj.Sniff([]byte(head)); got != want {
 			t.Errorf("Sniff(%q) = %v, want %v", head, got, want)

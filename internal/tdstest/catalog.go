@@ -343,6 +343,8 @@ func (c *Catalog) handle(req *Request) (*Result, bool, error) {
 	case len(toks) > 6 && toks[0].is("SELECT") && toks[1].is("MAX") && toks[2].text == "(":
 		res, err := c.selectMax(toks, tx)
 		return res, true, err
+	case len(toks) > 0 && toks[0].is("SELECT"):
+		return c.selectRows(req, sql, tx)
 	}
 	return nil, false, nil
 }

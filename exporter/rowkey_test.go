@@ -1,0 +1,54 @@
+package exporter_test
+
+import (
+	"testing"
+
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/profilers/functiontrace"
+)
+
+// TestRowKeyTables: tables made by `profdb ddl --primary-key` (an
+// invisible PROFDB_ROW_ID as primary key) take exports on both write paths,
+// and read back, verify and delete as any others: the column is never
+// written, read or reported.
+func TestRowKeyTables(t *testing.T) {
+	for _, bulk := range bulkModes {
+		t.Run("bulk="+bulk.String(), func(t *testing.T) {
+			db, _ := openFresh(t, "mysql", exporter.Options{Bulk: bulk})
+			ctx := ctxT(t)
+			rk := db.Dialect().(dialects.RowKeyer)
+			def, _ := profilers.Lookup(functiontrace.Name)
+			for _, tb := range append(profilers.Shared(), def.Tables...) {
+				for _, st := range rk.CreateTableWithRowKey("", tb, true) {
+					mustExec(t, db, st)
+				}
+			}
+			for range 2 {
+				if _, err := exporter.Export(ctx, db, edgeSet()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := db.Read(ctx, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareSets(t, edgeSet(), got)
+			if f, err := db.Verify(ctx, 0); err != nil || len(f) != 0 {
+				t.Fatalf("verify: %v %v", f, err)
+			}
+			if _, err := db.Delete(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			var keyed int
+			if err := db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.COLUMNS
+WHERE TABLE_SCHEMA = DATABASE() AND COLUMN_NAME = ? AND EXTRA LIKE '%INVISIBLE%'`, dialects.RowKeyColumn).Scan(&keyed); err != nil {
+				t.Fatal(err)
+			}
+			if keyed != len(def.Tables) {
+				t.Errorf("%d tables keep the invisible key, want %d", keyed, len(def.Tables))
+			}
+		})
+	}
+}

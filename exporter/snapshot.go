@@ -1,0 +1,132 @@
+package exporter
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/profdb/profdb/dialects"
+)
+
+// snapshot is a read-only transaction on one connection in which every
+// read sees the same committed state of the database (see
+// dialects.ReadSnapshot): a reader never sees part of a result set that is
+// being exported or deleted meanwhile.
+type snapshot struct {
+	conn *sql.Conn
+	tx   *sql.Tx // for dialects without dialects.Snapshotter
+	q    dialects.DBTX
+	end  []string
+	once sync.Once
+	keep bool // the reader owns the snapshot now and closes it
+}
+
+// snapshotRetries bounds how often a read starts again in a new snapshot
+// after a table changed under the old one (see dialects.Snapshotter).
+const snapshotRetries = 5
+
+// snapshot begins a read snapshot.
+func (db *DB) snapshot(ctx context.Context) (*snapshot, error) {
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", db.display, err)
+	}
+	s := &snapshot{conn: conn}
+	sn, ok := db.d.(dialects.Snapshotter)
+	if !ok {
+		tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("begin read transaction: %w", err)
+		}
+		s.tx, s.q = tx, tx
+		return s, nil
+	}
+	plan := sn.ReadSnapshot(db.opts.Schema)
+	s.q, s.end = conn, plan.End
+	begin := plan.Begin
+	if plan.Probe != "" {
+		var usable int64
+		if err := conn.QueryRowContext(ctx, plan.Probe).Scan(&usable); err != nil {
+			s.close()
+			return nil, fmt.Errorf("begin read snapshot: %w", err)
+		}
+		if usable == 0 {
+			begin = plan.Fallback
+		}
+	}
+	if err := execAll(ctx, conn, begin); err != nil {
+		s.close()
+		return nil, fmt.Errorf("begin read snapshot: %w", err)
+	}
+	return s, nil
+}
+
+// close ends the snapshot and returns its connection to the pool, or
+// discards the connection when the snapshot could not be ended cleanly. It
+// is safe to call more than once.
+func (s *snapshot) close() { s.once.Do(s.end1) }
+
+func (s *snapshot) end1() {
+	if s.tx != nil {
+		s.tx.Rollback()
+		s.conn.Close()
+		return
+	}
+	// End even when the reader's context was canceled, so that the pooled
+	// connection is not left inside a transaction; a connection that does
+	// not answer is discarded, and the server ends its transaction.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := execAll(ctx, s.conn, s.end); err != nil {
+		s.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	s.conn.Close()
+}
+
+// inSnapshot runs read in a new snapshot, again (at most snapshotRetries
+// times) when the dialect says a table changed under the snapshot.
+// A read that succeeds may keep the snapshot (setting its keep flag) and
+// close it later itself.
+func (db *DB) inSnapshot(ctx context.Context, read func(s *snapshot) error) error {
+	sn, _ := db.d.(dialects.Snapshotter)
+	for attempt := 1; ; attempt++ {
+		s, err := db.snapshot(ctx)
+		if err != nil {
+			return err
+		}
+		err = read(s)
+		if err != nil || !s.keep {
+			s.close()
+		}
+		if err == nil || sn == nil || attempt > snapshotRetries || !sn.SnapshotStale(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// Snapshot is a read-only, consistent view of a DB for readers of their
+// own (package readback): every query through Querier sees the same
+// committed state, and nothing is locked for writing or written. Close
+// ends it.
+type Snapshot struct{ s *snapshot }
+
+// BeginSnapshot begins a read snapshot, as the dialect begins it (see
+// dialects.Snapshotter).
+func (db *DB) BeginSnapshot(ctx context.Context) (*Snapshot, error) {
+	s, err := db.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Snapshot{s}, nil
+}
+
+// Querier runs the snapshot's queries; it is one connection, not safe
+// for concurrent use.
+func (s *Snapshot) Querier() dialects.DBTX { return s.s.q }
+
+// Close ends the snapshot. It is safe to call more than once.
+func (s *Snapshot) Close() { s.s.close() }
