@@ -1,0 +1,174 @@
+package readback
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+)
+
+// Light Coverage tables the figures are read from.
+const (
+	lcRoutines     = "LIGHT_COVERAGE_PROFILER_ROUTINES_DATA"
+	lcLines        = "LIGHT_COVERAGE_PROFILER_LINES"
+	lcMetaRoutines = "LIGHT_COVERAGE_PROFILER_META_ROUTINES"
+)
+
+// Coverage is the summary of a Light Coverage result set.
+type Coverage struct {
+	Lines    Ratio            `json:"lines"`
+	Routines Ratio            `json:"routines"`
+	Modules  List[Group]      `json:"modules"`      // worst covered first
+	Files    List[Group]      `json:"source_files"` // worst covered first
+	Least    List[RoutineCov] `json:"least_covered_routines"`
+}
+
+// Group is the coverage of a module or source file: the lines of its
+// routines.
+type Group struct {
+	Name    string  `json:"name"`
+	Covered int64   `json:"covered"`
+	Total   int64   `json:"total"`
+	Percent float64 `json:"percent"`
+}
+
+// RoutineCov is the coverage of one routine.
+type RoutineCov struct {
+	Name    string  `json:"name" db:"name"`
+	Class   string  `json:"class,omitempty" db:"class"`
+	File    string  `json:"source_file" db:"source_file"`
+	Covered int64   `json:"covered" db:"covered"`
+	Total   int64   `json:"total" db:"total"`
+	Percent float64 `json:"percent" db:"-"`
+}
+
+// coveredCase counts a LINES row (alias l) as covered.
+const coveredCase = "CASE WHEN {l." + lcLines + ".COL_MARK} > 0 THEN 1 ELSE 0 END"
+
+func (r *Reader) coverage(ctx context.Context, in Instance, o Options) (*Coverage, error) {
+	if err := r.need(in, lcRoutines, lcLines, lcMetaRoutines); err != nil {
+		return nil, err
+	}
+	c := &Coverage{}
+	wrap := func(what string, err error) error {
+		return fmt.Errorf("read: result set %d: %s: %w", in.InstID, what, err)
+	}
+	err := query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(`+coveredCase+`), 0) AS covered
+		FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?}`,
+		func(v *Ratio) bool { c.Lines = *v; return false })
+	if err != nil {
+		return nil, wrap("lines covered", err)
+	}
+	err = query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN {rd.`+lcRoutines+`.COL_MARK} > 0
+		OR EXISTS (SELECT 1 FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {rd.`+lcRoutines+`.INST_ID}
+			AND {l.`+lcLines+`.PARENT_ID} = {rd.`+lcRoutines+`.ID} AND {l.`+lcLines+`.COL_MARK} > 0)
+		THEN 1 ELSE 0 END), 0) AS covered
+		FROM {rd:`+lcRoutines+`} WHERE {rd.`+lcRoutines+`.INST_ID} = {?}`,
+		func(v *Ratio) bool { c.Routines = *v; return false })
+	if err != nil {
+		return nil, wrap("routines covered", err)
+	}
+	for _, g := range []struct {
+		col  string
+		list *List[Group]
+	}{{"COL_MODULE_NAME", &c.Modules}, {"COL_SOURCE_FILE", &c.Files}} {
+		l, err := r.groups(ctx, in.InstID, g.col, o.top())
+		if err != nil {
+			return nil, wrap("coverage by "+g.col, err)
+		}
+		*g.list = l
+	}
+	// Least covered routines first; of equally covered ones, the longest.
+	c.Least, err = top[RoutineCov](ctx, r, in.InstID, o.top(), `SELECT
+		COALESCE({m.`+lcMetaRoutines+`.COL_ROUTINE_NAME}, '') AS name, COALESCE({m.`+lcMetaRoutines+`.COL_CLASS_NAME}, '') AS class,
+		COALESCE({rd.`+lcRoutines+`.COL_SOURCE_FILE}, '') AS source_file, a.total, a.covered
+		FROM (SELECT {l.`+lcLines+`.PARENT_ID} AS rid, COUNT(*) AS total, SUM(`+coveredCase+`) AS covered
+			FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?} GROUP BY {l.`+lcLines+`.PARENT_ID}) a
+		JOIN {rd:`+lcRoutines+`} ON {rd.`+lcRoutines+`.INST_ID} = {?} AND {rd.`+lcRoutines+`.ID} = a.rid
+		LEFT JOIN {m:`+lcMetaRoutines+`} ON {m.`+lcMetaRoutines+`.INST_ID} = {?} AND {m.`+lcMetaRoutines+`.ID} = a.rid
+		ORDER BY a.covered * 1.0 / a.total, a.total DESC, a.rid`)
+	if err != nil {
+		return nil, wrap("least covered routines", err)
+	}
+	for i := range c.Least.Items {
+		x := &c.Least.Items[i]
+		x.Percent = Ratio{x.Covered, x.Total}.Percent()
+	}
+	return c, nil
+}
+
+type groupRow struct {
+	Name    sql.NullString `db:"name"`
+	Covered int64          `db:"covered"`
+	Total   int64          `db:"total"`
+}
+
+// groups aggregates the lines of the routines by a ROUTINES_DATA column
+// (module or source file), worst covered first, keeping the first n.
+// Routines with no module (file) count towards none.
+func (r *Reader) groups(ctx context.Context, inst int64, col string, n int) (List[Group], error) {
+	var all []Group
+	err := query(ctx, r, inst, `SELECT {rd.`+lcRoutines+`.`+col+`} AS name, COUNT({l.`+lcLines+`.ID}) AS total,
+		COALESCE(SUM(`+coveredCase+`), 0) AS covered
+		FROM {rd:`+lcRoutines+`} LEFT JOIN {l:`+lcLines+`} ON {l.`+lcLines+`.INST_ID} = {rd.`+lcRoutines+`.INST_ID}
+			AND {l.`+lcLines+`.PARENT_ID} = {rd.`+lcRoutines+`.ID}
+		WHERE {rd.`+lcRoutines+`.INST_ID} = {?} AND {rd.`+lcRoutines+`.`+col+`} IS NOT NULL
+		GROUP BY {rd.`+lcRoutines+`.`+col+`}`,
+		func(v *groupRow) bool {
+			if v.Name.String != "" {
+				all = append(all, Group{Name: v.Name.String, Covered: v.Covered, Total: v.Total, Percent: Ratio{v.Covered, v.Total}.Percent()})
+			}
+			return true
+		})
+	if err != nil {
+		return List[Group]{}, err
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Percent != all[j].Percent {
+			return all[i].Percent < all[j].Percent
+		}
+		if all[i].Total != all[j].Total {
+			return all[i].Total > all[j].Total
+		}
+		return all[i].Name < all[j].Name
+	})
+	l := List[Group]{Total: int64(len(all)), Items: all}
+	if len(all) > n {
+		l.Items = all[:n]
+	}
+	return l, nil
+}
+
+// Line is one source line of a Light Coverage result set.
+type Line struct {
+	File    string `json:"source_file" db:"source_file"`
+	Line    int64  `json:"line" db:"line"`
+	Count   Dec    `json:"count" db:"count"` // times it ran (the largest of its routines' counts)
+	Routine string `json:"routine" db:"routine"`
+}
+
+// Lines streams the lines of a Light Coverage result set ordered by source
+// file and line, calling each until it returns false. uncoveredOnly keeps
+// the lines that did not run.
+func (r *Reader) Lines(ctx context.Context, in Instance, uncoveredOnly bool, each func(Line) bool) error {
+	if err := r.need(in, lcRoutines, lcLines, lcMetaRoutines); err != nil {
+		return err
+	}
+	where := ""
+	if uncoveredOnly {
+		where = " AND ({l." + lcLines + ".COL_MARK} IS NULL OR {l." + lcLines + ".COL_MARK} <= 0)"
+	}
+	err := query(ctx, r, in.InstID, `SELECT COALESCE({rd.`+lcRoutines+`.COL_SOURCE_FILE}, '') AS source_file,
+		COALESCE({l.`+lcLines+`.COL_SOURCE_LINE}, 0) AS line, {l.`+lcLines+`.COL_MARK} AS count,
+		COALESCE({m.`+lcMetaRoutines+`.COL_ROUTINE_NAME}, '') AS routine
+		FROM {l:`+lcLines+`}
+		JOIN {rd:`+lcRoutines+`} ON {rd.`+lcRoutines+`.INST_ID} = {l.`+lcLines+`.INST_ID} AND {rd.`+lcRoutines+`.ID} = {l.`+lcLines+`.PARENT_ID}
+		LEFT JOIN {m:`+lcMetaRoutines+`} ON {m.`+lcMetaRoutines+`.INST_ID} = {l.`+lcLines+`.INST_ID} AND {m.`+lcMetaRoutines+`.ID} = {l.`+lcLines+`.PARENT_ID}
+		WHERE {l.`+lcLines+`.INST_ID} = {?}`+where+`
+		ORDER BY {rd.`+lcRoutines+`.COL_SOURCE_FILE}, {l.`+lcLines+`.COL_SOURCE_LINE}`,
+		func(v *Line) bool { return each(*v) })
+	if err != nil {
+		return fmt.Errorf("read: result set %d: lines: %w", in.InstID, err)
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package readback
+
+import (
+	"context"
+	"fmt"
+)
+
+// Options say how much a Summary holds.
+type Options struct {
+	// Top is the most entries each list holds (routines, files, classes,
+	// objects); 0 means 20. The lists record how many entries there were.
+	Top int
+}
+
+func (o Options) top() int {
+	if o.Top <= 0 {
+		return 20
+	}
+	return o.Top
+}
+
+// Summary is what `profdb show` prints about one result set: its
+// description and the figures of its profiler (exactly one of the profiler
+// fields is set).
+type Summary struct {
+	Instance       Instance        `json:"instance"`
+	Coverage       *Coverage       `json:"light_coverage,omitempty"`
+	Trace          *Trace          `json:"function_trace,omitempty"`
+	Resource       *Resource       `json:"resource,omitempty"`
+	ReferenceCount *ReferenceCount `json:"reference_count,omitempty"`
+}
+
+// Summarize reads the figures of result set inst.
+func (r *Reader) Summarize(ctx context.Context, inst int64, o Options) (*Summary, error) {
+	in, err := r.Instance(ctx, inst)
+	if err != nil {
+		return nil, err
+	}
+	s := &Summary{Instance: in}
+	switch in.Profiler {
+	case "light-coverage":
+		s.Coverage, err = r.coverage(ctx, in, o)
+	case "function-trace":
+		s.Trace, err = r.trace(ctx, in, o)
+	case "resource":
+		s.Resource, err = r.resource(ctx, in, o)
+	case "reference-count":
+		s.ReferenceCount, err = r.referenceCount(ctx, in, o)
+	default:
+		err = fmt.Errorf("read: result set %d: profiler %s has no summary in this build", inst, in.Profiler)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Headline is the one figure that sums a result set up: % of lines
+// covered, total time, live objects.
+func (s *Summary) Headline() string {
+	switch {
+	case s.Coverage != nil:
+		return fmt.Sprintf("%s of lines covered", Percent(s.Coverage.Lines.Covered, s.Coverage.Lines.Total))
+	case s.Trace != nil:
+		return s.Trace.Format(s.Trace.TotalTime) + " in all"
+	case s.Resource != nil:
+		return fmt.Sprintf("%s live objects, %s bytes", s.Resource.LiveCount, s.Resource.LiveSize)
+	case s.ReferenceCount != nil:
+		return fmt.Sprintf("%d of %d objects alive at the end", s.ReferenceCount.Alive.Total, s.ReferenceCount.Objects.Total)
+	}
+	return ""
+}
+
+// Ratio is a count of covered items out of a total.
+type Ratio struct {
+	Covered int64 `json:"covered" db:"covered"`
+	Total   int64 `json:"total" db:"total"`
+}
+
+// Percent returns covered/total as a percentage; 0 for an empty total.
+func (r Ratio) Percent() float64 {
+	if r.Total == 0 {
+		return 0
+	}
+	return float64(r.Covered) * 100 / float64(r.Total)
+}
+
+// Percent formats covered/total as "12.3%" ("-" for an empty total).
+func Percent(covered, total int64) string {
+	if total == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", Ratio{covered, total}.Percent())
+}

@@ -1,0 +1,159 @@
+package readback
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// Function Trace tables the figures are read from.
+const (
+	ftRoutines     = "FUNCTION_TRACE_PROFILER_ROUTINES"
+	ftMetaRoutines = "FUNCTION_TRACE_PROFILER_META_ROUTINES"
+	ftThreads      = "FUNCTION_TRACE_PROFILER_THREADS"
+	ftCallTrace    = "FUNCTION_TRACE_PROFILER_CALL_TRACE"
+)
+
+// Trace is the summary of a Function Trace result set. Times are in the
+// counter's ticks (INSTANCES.COUNTER_FREQUENCY per second when it is set).
+type Trace struct {
+	Counter   string                `json:"counter"`
+	Frequency float64               `json:"frequency"` // ticks per second; 0 when unknown
+	TotalTime int64                 `json:"total_time"`
+	Calls     int64                 `json:"calls"`
+	ByOwn     List[RoutineTime]     `json:"by_own_time"`
+	ByTotal   List[RoutineTime]     `json:"by_time_with_children"`
+	ByCalls   List[RoutineTime]     `json:"by_calls"`
+	Threads   List[ThreadTime]      `json:"threads"`
+	names     map[int64]RoutineTime // by REC_ID, for the call tree
+}
+
+// RoutineTime is the time spent in one routine over all its calls.
+type RoutineTime struct {
+	RecID     int64  `json:"rec_id" db:"rid"`
+	Name      string `json:"name" db:"name"`
+	Class     string `json:"class,omitempty" db:"class"`
+	Module    string `json:"module,omitempty" db:"module"`
+	Calls     int64  `json:"calls" db:"calls"`
+	Own       int64  `json:"own_time" db:"own"`
+	WithChild int64  `json:"time_with_children" db:"total"`
+}
+
+// FullName is Class::Name, or Name.
+func (rt RoutineTime) FullName() string {
+	if rt.Class != "" {
+		return rt.Class + "::" + rt.Name
+	}
+	if rt.Name == "" {
+		return "routine " + strconv.FormatInt(rt.RecID, 10)
+	}
+	return rt.Name
+}
+
+// ThreadTime is one thread's calls and time (of its top-level calls).
+type ThreadTime struct {
+	ID            int64 `json:"id" db:"id"`
+	Win32ThreadID Dec   `json:"win32_thread_id" db:"tid"`
+	Calls         int64 `json:"calls" db:"calls"`
+	Time          int64 `json:"time" db:"total"`
+}
+
+// Seconds converts ticks to seconds; ok is false when the frequency is
+// unknown.
+func (t *Trace) Seconds(ticks int64) (float64, bool) {
+	if t.Frequency <= 0 {
+		return 0, false
+	}
+	return float64(ticks) / t.Frequency, true
+}
+
+// Format formats ticks as time ("12.345 ms") when the frequency is known,
+// else as the counter's ticks.
+func (t *Trace) Format(ticks int64) string {
+	s, ok := t.Seconds(ticks)
+	if !ok {
+		return strconv.FormatInt(ticks, 10) + " " + t.Unit()
+	}
+	return strconv.FormatFloat(s*1000, 'f', 3, 64) + " ms"
+}
+
+// Unit names what times are measured in.
+func (t *Trace) Unit() string {
+	if t.Frequency > 0 {
+		return "ms"
+	}
+	if t.Counter != "" {
+		return t.Counter
+	}
+	return "ticks"
+}
+
+func (r *Reader) trace(ctx context.Context, in Instance, o Options) (*Trace, error) {
+	if err := r.need(in, ftRoutines, ftMetaRoutines, ftThreads, ftCallTrace); err != nil {
+		return nil, err
+	}
+	wrap := func(what string, err error) error {
+		return fmt.Errorf("read: result set %d: %s: %w", in.InstID, what, err)
+	}
+	t := &Trace{Counter: in.CounterName, Frequency: in.CounterFrequency.Float(), names: map[int64]RoutineTime{}}
+	var all []RoutineTime
+	err := query(ctx, r, in.InstID, `SELECT a.rid, COALESCE({m.`+ftMetaRoutines+`.COL_ROUTINE_NAME}, '') AS name,
+		COALESCE({m.`+ftMetaRoutines+`.COL_CLASS_NAME}, '') AS class, COALESCE({m.`+ftMetaRoutines+`.COL_MODULE_NAME}, '') AS module,
+		COALESCE({rt.`+ftRoutines+`.COL_HIT_COUNT}, a.n) AS calls, a.own, a.total
+		FROM (SELECT COALESCE({c.`+ftCallTrace+`.COL_ROUTINE_NAME}, -1) AS rid, COUNT(*) AS n,
+			COALESCE(SUM({c.`+ftCallTrace+`.COL__S}), 0) AS own, COALESCE(SUM({c.`+ftCallTrace+`.COL__S_WITH_CHILDREN}), 0) AS total
+			FROM {c:`+ftCallTrace+`} WHERE {c.`+ftCallTrace+`.INST_ID} = {?} GROUP BY COALESCE({c.`+ftCallTrace+`.COL_ROUTINE_NAME}, -1)) a
+		LEFT JOIN {m:`+ftMetaRoutines+`} ON {m.`+ftMetaRoutines+`.INST_ID} = {?} AND {m.`+ftMetaRoutines+`.REC_ID} = a.rid
+		LEFT JOIN {rt:`+ftRoutines+`} ON {rt.`+ftRoutines+`.INST_ID} = {?} AND {rt.`+ftRoutines+`.REC_ID} = a.rid`,
+		func(v *RoutineTime) bool { all = append(all, *v); t.names[v.RecID] = *v; return true })
+	if err != nil {
+		return nil, wrap("routines", err)
+	}
+	t.ByOwn = sorted(all, o.top(), func(a, b RoutineTime) bool { return a.Own > b.Own })
+	t.ByTotal = sorted(all, o.top(), func(a, b RoutineTime) bool { return a.WithChild > b.WithChild })
+	t.ByCalls = sorted(all, o.top(), func(a, b RoutineTime) bool { return a.Calls > b.Calls })
+	// Every thread (they are few), for the totals; the list keeps the first.
+	var threads []ThreadTime
+	err = query(ctx, r, in.InstID, `SELECT {t.`+ftThreads+`.ID} AS id, {t.`+ftThreads+`.COL_WIN32THREADID} AS tid,
+		COUNT({c.`+ftCallTrace+`.ID}) AS calls,
+		COALESCE(SUM(CASE WHEN {c.`+ftCallTrace+`.COL_PARENT_NO} = -1 THEN {c.`+ftCallTrace+`.COL__S_WITH_CHILDREN} ELSE 0 END), 0) AS total
+		FROM {t:`+ftThreads+`} LEFT JOIN {c:`+ftCallTrace+`} ON {c.`+ftCallTrace+`.INST_ID} = {t.`+ftThreads+`.INST_ID}
+			AND {c.`+ftCallTrace+`.PARENT_ID} = {t.`+ftThreads+`.ID}
+		WHERE {t.`+ftThreads+`.INST_ID} = {?}
+		GROUP BY {t.`+ftThreads+`.ID}, {t.`+ftThreads+`.COL_WIN32THREADID}
+		ORDER BY 4 DESC, {t.`+ftThreads+`.ID}`,
+		func(v *ThreadTime) bool {
+			threads = append(threads, *v)
+			t.Calls += v.Calls
+			t.TotalTime += v.Time
+			return true
+		})
+	if err != nil {
+		return nil, wrap("threads", err)
+	}
+	t.Threads = List[ThreadTime]{Items: threads, Total: int64(len(threads))}
+	if len(threads) > o.top() {
+		t.Threads.Items = threads[:o.top()]
+	}
+	return t, nil
+}
+
+// sorted returns the first n of all by less, ties by REC_ID.
+func sorted(all []RoutineTime, n int, less func(a, b RoutineTime) bool) List[RoutineTime] {
+	s := append([]RoutineTime(nil), all...)
+	sort.SliceStable(s, func(i, j int) bool {
+		if less(s[i], s[j]) {
+			return true
+		}
+		if less(s[j], s[i]) {
+			return false
+		}
+		return s[i].RecID < s[j].RecID
+	})
+	l := List[RoutineTime]{Total: int64(len(s)), Items: s}
+	if len(s) > n {
+		l.Items = s[:n]
+	}
+	return l
+}

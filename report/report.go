@@ -1,0 +1,265 @@
+package report
+
+import (
+	"bufio"
+	"context"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/profdb/profdb/readback"
+)
+
+//go:embed assets/report.html.tmpl assets/report.css assets/report.js
+var assets embed.FS
+
+// Options say what a report holds and how much of it.
+type Options struct {
+	Title string  // the page title; "" means "profdb report"
+	Inst  []int64 // the result sets; none means all
+	// SourceRoot is where coverage sources are looked for; "" shows the
+	// line table instead of sources.
+	SourceRoot string
+	Top        int // entries per list (0: 200)
+	MaxLines   int // coverage lines (or source lines) embedded per result set (0: 20000)
+	MaxNodes   int // call tree and flame graph nodes (0: 1000)
+}
+
+func (o *Options) defaults() {
+	if o.Title == "" {
+		o.Title = "profdb report"
+	}
+	if o.Top <= 0 {
+		o.Top = 200
+	}
+	if o.MaxLines <= 0 {
+		o.MaxLines = 20000
+	}
+	if o.MaxNodes <= 0 {
+		o.MaxNodes = 1000
+	}
+}
+
+type page struct {
+	Title string
+	CSS   template.CSS
+	JS    template.JS
+	Top   int
+	Sets  []*set
+}
+
+type set struct {
+	Summary      *readback.Summary
+	Anchor       string
+	Sources      []*source
+	Lines        []readback.Line
+	LinesOmitted int64
+	MaxLines     int
+	Tree         *readback.Node
+	Flame        template.HTML
+	TreeCut      bool
+	MaxNodes     int
+}
+
+type source struct {
+	Name, Path     string
+	Covered, Total int64
+	Open           bool
+	Lines          []srcLine
+}
+
+type srcLine struct {
+	No    int
+	Count string
+	Class string // "hit", "miss" or ""
+	Text  string
+}
+
+// Write reads the result sets through r and writes the report to w.
+func Write(ctx context.Context, r *readback.Reader, w io.Writer, o Options) error {
+	o.defaults()
+	tmpl, err := parse()
+	if err != nil {
+		return err
+	}
+	css, err := assets.ReadFile("assets/report.css")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	js, err := assets.ReadFile("assets/report.js")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	p := &page{Title: o.Title, CSS: template.CSS(css), JS: template.JS(js), Top: o.Top}
+	list, err := r.Instances(ctx, o.Inst...)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, in := range list {
+		s, err := setOf(ctx, r, in, o)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		p.Sets = append(p.Sets, s)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := tmpl.ExecuteTemplate(bw, "report.html.tmpl", p); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report: write: %w", err)
+	}
+	return nil
+}
+
+func parse() (*template.Template, error) {
+	funcs := template.FuncMap{
+		"pct":       readback.Percent,
+		"qualified": qualified,
+		"args":      func(v ...any) []any { return v },
+		"inc":       func(i int) int { return i + 1 },
+	}
+	t, err := template.New("report.html.tmpl").Funcs(funcs).ParseFS(assets, "assets/report.html.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("report: template: %w", err)
+	}
+	return t, nil
+}
+
+func qualified(class, name string) string {
+	if class != "" {
+		return class + "::" + name
+	}
+	return name
+}
+
+func setOf(ctx context.Context, r *readback.Reader, in readback.Instance, o Options) (*set, error) {
+	sum, err := r.Summarize(ctx, in.InstID, readback.Options{Top: o.Top})
+	if err != nil {
+		return nil, err
+	}
+	s := &set{Summary: sum, Anchor: fmt.Sprintf("inst-%d", in.InstID), MaxLines: o.MaxLines, MaxNodes: o.MaxNodes}
+	switch {
+	case sum.Coverage != nil:
+		if err := s.coverage(ctx, r, in, o); err != nil {
+			return nil, err
+		}
+	case sum.Trace != nil:
+		tree, err := r.CallTree(ctx, in, sum.Trace, o.MaxNodes)
+		if err != nil {
+			return nil, err
+		}
+		s.Tree = tree
+		s.TreeCut = hasRest(tree)
+		s.Flame = flame(tree, sum.Trace)
+	}
+	return s, nil
+}
+
+func hasRest(n *readback.Node) bool {
+	if n.Rest > 0 {
+		return true
+	}
+	for _, c := range n.Children {
+		if hasRest(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// coverage adds the source view, when sources are found under the source
+// root, else the line table; at most MaxLines lines either way.
+func (s *set) coverage(ctx context.Context, r *readback.Reader, in readback.Instance, o Options) error {
+	var embedded int
+	var cur *source
+	var text []string
+	files := map[string]*source{}
+	for _, f := range s.Summary.Coverage.Files.Items {
+		files[f.Name] = &source{Name: f.Name, Covered: f.Covered, Total: f.Total}
+	}
+	err := r.Lines(ctx, in, false, func(l readback.Line) bool {
+		if embedded >= o.MaxLines {
+			s.LinesOmitted++
+			return true
+		}
+		if o.SourceRoot != "" {
+			if cur == nil || cur.Name != l.File {
+				cur, text = nil, nil
+				if src := files[l.File]; src != nil {
+					if path, lines, ok := findSource(o.SourceRoot, l.File); ok {
+						src.Path, text, cur = path, lines, src
+						src.Open = len(s.Sources) == 0
+						s.Sources = append(s.Sources, src)
+					}
+				}
+			}
+			if cur != nil {
+				cur.mark(l, text)
+				embedded++
+				return true
+			}
+		}
+		s.Lines = append(s.Lines, l)
+		embedded++
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// mark records a line's count in a source's view, adding the unmarked
+// lines before it. A source shows its lines up to the last one with a
+// count.
+func (src *source) mark(l readback.Line, text []string) {
+	n := int(l.Line)
+	if n < 1 {
+		return
+	}
+	for len(src.Lines) < n {
+		sl := srcLine{No: len(src.Lines) + 1}
+		if len(src.Lines) < len(text) {
+			sl.Text = text[len(src.Lines)]
+		}
+		src.Lines = append(src.Lines, sl)
+	}
+	sl := &src.Lines[n-1]
+	if sl.Class == "hit" { // two routines on one line: covered if either ran
+		return
+	}
+	sl.Count = l.Count.String()
+	if l.Count.Float() > 0 {
+		sl.Class = "hit"
+	} else {
+		sl.Class = "miss"
+	}
+}
+
+// findSource looks for a result set's source file name under root: the
+// name itself when it is a path under root, else the longest tail of its
+// path (a Windows path like C:\src\app\main.cpp too) that exists there.
+func findSource(root, name string) (string, []string, bool) {
+	parts := strings.FieldsFunc(strings.ReplaceAll(name, `\`, "/"), func(r rune) bool { return r == '/' })
+	if len(parts) > 0 && strings.HasSuffix(parts[0], ":") {
+		parts = parts[1:]
+	}
+	for i := range parts {
+		p := filepath.Join(append([]string{root}, parts[i:]...)...)
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() || st.Size() > 16<<20 {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		return p, strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), true
+	}
+	return "", nil, false
+}
