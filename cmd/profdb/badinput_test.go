@@ -41,23 +41,37 @@ func TestBadInputLeavesDatabaseUnchanged(t *testing.T) {
 			[]string{"bad.json:1", "COL____COVERED", "out of range"}, false},
 		{"overlong string for a narrow column", head + `"FUNCTION_TRACE_PROFILER_ROUTINES":[{"ID":1,"COL_CLASS_NAME":"ok"},{"ID":2,"COL_CLASS_NAME":"` + long + `"}]}}`,
 			[]string{"bad.json:1", "table FUNCTION_TRACE_PROFILER_ROUTINES, column COL_CLASS_NAME, row 2", "300 characters does not fit"}, true},
+		// What verify finds, export refuses before it commits (the row is
+		// named by its ID: the check runs in the database, after the load).
+		{"PARENT_ID naming no parent row", head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":1,"PARENT_ID":0},{"ID":2,"PARENT_ID":99}]}}`,
+			[]string{"bad.json:1", "refused, nothing written", "table FUNCTION_TRACE_PROFILER_CALL_TRACE: 1 row whose PARENT_ID names no row of FUNCTION_TRACE_PROFILER_THREADS: ID 2"}, false},
+		{"duplicate ID", head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":1,"PARENT_ID":0},{"ID":2,"PARENT_ID":0},{"ID":1,"PARENT_ID":0}]}}`,
+			[]string{"bad.json:1", "refused, nothing written", "table FUNCTION_TRACE_PROFILER_CALL_TRACE: 1 ID held by more than one row: ID 1"}, false},
+		{"duplicate ID in a parent table", `{"profiler":"function-trace","caption":"bad","tables":{"FUNCTION_TRACE_PROFILER_THREADS":[{"ID":0,"PARENT_ID":-1},{"ID":0,"PARENT_ID":-1}]}}`,
+			[]string{"bad.json:1", "table FUNCTION_TRACE_PROFILER_THREADS: 1 ID held by more than one row: ID 0"}, false},
+		{"top-level PARENT_ID not -1", `{"profiler":"function-trace","caption":"bad","tables":{"FUNCTION_TRACE_PROFILER_THREADS":[{"ID":0,"PARENT_ID":-1},{"ID":1,"PARENT_ID":0}]}}`,
+			[]string{"bad.json:1", "table FUNCTION_TRACE_PROFILER_THREADS: 1 row whose PARENT_ID is not -1 (the table is top-level): ID 1"}, false},
 		{"second result set bad, first kept", `{"profiler":"function-trace","caption":"good","tables":{}}` + "\n" + head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":"x"}]}}`,
 			[]string{"bad.json:2", "column ID, row 1"}, false},
 	}
+	// SQL Server (Babelfish in CI) answers catalog queries slowly: it
+	// runs only the checks that export shares with verify.
+	onSQLServer := map[string]bool{"PARENT_ID naming no parent row": true, "duplicate ID": true}
 	for _, target := range []struct{ dialect, bulk string }{
 		{"sqlite", "auto"}, {"sqlite", "off"}, {"postgres", "auto"}, {"postgres", "off"}, {"mysql", "auto"}, {"mysql", "off"},
+		{"sqlserver", "auto"}, {"sqlserver", "off"},
 	} {
 		dialect := target.dialect
 		t.Run(dialect+"/bulk="+target.bulk, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dialect)
 			mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json")
-			narrow := dialect != "sqlite" // SQLite does not enforce VARCHAR(n)
+			narrow := dialect == "postgres" || dialect == "mysql" // SQLite does not enforce VARCHAR(n)
 			if narrow {
 				makeNarrowRoutines(t, dsn)
 			}
 			dir := t.TempDir()
 			for _, c := range cases {
-				if c.narrowOnly && !narrow {
+				if c.narrowOnly && !narrow || dialect == "sqlserver" && !onSQLServer[c.name] {
 					continue
 				}
 				t.Run(c.name, func(t *testing.T) {

@@ -21,12 +21,13 @@ type ddlOptions struct {
 	profilers []string
 	schema    string
 	output    string
+	rowKey    bool // --primary-key
 }
 
 func newDDLCmd() *cobra.Command {
 	var o ddlOptions
 	cmd := &cobra.Command{
-		Use:   "ddl --dialect D [--profiler NAME]... [--schema S] [-o FILE]",
+		Use:   "ddl --dialect D [--profiler NAME]... [--schema S] [--primary-key] [-o FILE]",
 		Short: "Print the SQL script that creates the AQTime tables",
 		Long: `ddl prints the SQL script that creates the tables of AQTime's documented
 layout for one SQL dialect: INSTANCES and RELATIONS, shared by every profiler,
@@ -38,11 +39,18 @@ mariadb/mysql or sqlcmd (SQL Server batches are separated by GO lines). Every
 statement is idempotent (CREATE ... IF NOT EXISTS or its equivalent), so the
 script can be run again on a database that already has the tables.
 
+With --primary-key (mysql), every profiler table gets a primary key of its
+own, PROFDB_ROW_ID, an invisible auto-numbered column that readers never see
+(MariaDB 10.3+, MySQL 8.0.23+): for servers that demand a primary key on
+every table (innodb_force_primary_key, sql_require_primary_key, Galera and
+Percona XtraDB Cluster). export does the same by itself on such a server.
+
 The output is deterministic: the same flags give the same script. The
 scripts for all profilers are checked in as ddl/sql/DIALECT.sql.`,
 		Example: `  profdb ddl --dialect sqlite | sqlite3 profdb.db
   profdb ddl --dialect postgres --profiler function-trace -o function-trace.sql
-  profdb ddl --dialect sqlserver --schema aqtime -o aqtime.sql && sqlcmd -b -i aqtime.sql`,
+  profdb ddl --dialect sqlserver --schema aqtime -o aqtime.sql && sqlcmd -b -i aqtime.sql
+  profdb ddl --dialect mysql --primary-key | mariadb prof`,
 		Args:                  usageArgs(cobra.NoArgs),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -68,6 +76,8 @@ scripts for all profilers are checked in as ddl/sql/DIALECT.sql.`,
 	f.StringVar(&o.schema, "schema", "",
 		"create the tables in the existing schema `NAME` (a database on MySQL) instead of the default")
 	f.StringVarP(&o.output, "output", "o", "", "write the script to `FILE` instead of standard output")
+	f.BoolVar(&o.rowKey, "primary-key", false,
+		"give every profiler table a primary key of its own, an invisible auto-numbered column "+dialects.RowKeyColumn+", for servers that demand one (mysql only)")
 	return cmd
 }
 
@@ -91,7 +101,42 @@ func (o *ddlOptions) script() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return ddl.Script(generator(d, o.schema), scriptHeader(d.Name(), defs, o.schema), tables), nil
+	g := generator(d, o.schema)
+	rk, canKey := d.(dialects.RowKeyer)
+	if o.rowKey {
+		if !canKey {
+			return "", usageErrorf("--primary-key: the %s dialect has no hidden primary key; only mysql has", d.Name())
+		}
+		g = rowKeyGenerator{Generator: g, rk: rk, schema: o.schema}
+	}
+	header := scriptHeader(d.Name(), defs, o.schema)
+	switch {
+	case o.rowKey:
+		header = append(header,
+			"--primary-key: every profiler table has "+dialects.RowKeyColumn+", an invisible auto-numbered primary key",
+			"that readers never see (MariaDB 10.3+, MySQL 8.0.23+).")
+	case canKey:
+		header = append(header,
+			"On a server that demands a primary key on every table (innodb_force_primary_key,",
+			"sql_require_primary_key, Galera, Percona XtraDB Cluster) use profdb ddl --primary-key.")
+	}
+	return ddl.Script(g, header, tables), nil
+}
+
+// rowKeyGenerator creates profiler tables with dialects.RowKeyColumn as
+// their invisible primary key (--primary-key).
+type rowKeyGenerator struct {
+	ddl.Generator
+	rk     dialects.RowKeyer
+	schema string
+}
+
+// CreateTable implements ddl.Generator.
+func (g rowKeyGenerator) CreateTable(t ddl.Table) []string {
+	if t.Key != "" {
+		return g.Generator.CreateTable(t)
+	}
+	return g.rk.CreateTableWithRowKey(g.schema, t, true)
 }
 
 // lookupDialect finds a registered dialect, or fails naming the valid ones.
@@ -206,6 +251,14 @@ type schemaGenerator struct {
 
 // CreateTable implements ddl.Generator.
 func (g schemaGenerator) CreateTable(t ddl.Table) []string { return g.d.CreateTableIn(g.schema, t) }
+
+// Preamble implements ddl.Preamble; nil when the dialect has none.
+func (g schemaGenerator) Preamble() []string {
+	if p, ok := g.d.(ddl.Preamble); ok {
+		return p.Preamble()
+	}
+	return nil
+}
 
 // BatchSeparator implements ddl.BatchSeparator; "" when the dialect has none.
 func (g schemaGenerator) BatchSeparator() string {

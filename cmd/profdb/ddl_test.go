@@ -313,8 +313,13 @@ func TestDDLScriptInPsql(t *testing.T) {
 	u.RawQuery = q.Encode()
 	env := []string{"PGOPTIONS=-c search_path=" + schema, "PGCONNECT_TIMEOUT=20"}
 	script := mustRun(t, "ddl", "--dialect", "postgres")
-	for range 2 {
-		runClient(t, env, script, psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", u.String(), "-f", "-")
+	for i := range 2 {
+		// Run again over existing tables, the script is quiet: no NOTICE
+		// per object that exists.
+		out := runClient(t, env, script, psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", u.String(), "-f", "-")
+		if out != "" {
+			t.Errorf("psql, run %d of the script, printed:\n%.600s", i+1, out)
+		}
 	}
 	got := runClient(t, env, "", psql, "-X", "-At", "-v", "ON_ERROR_STOP=1", "-d", u.String(), "-c",
 		"SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()")
@@ -326,21 +331,7 @@ func TestDDLScriptInPsql(t *testing.T) {
 
 func TestDDLScriptInMariaDB(t *testing.T) {
 	mariadb := client(t, true, "mariadb", "mysql")
-	dsn := testdb.Fresh(t, "mysql") // a private database
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--protocol=TCP", "--batch", "--skip-column-names", "--connect-timeout=20",
-		"-h", u.Hostname(), "-u", u.User.Username()}
-	if p := u.Port(); p != "" {
-		args = append(args, "-P", p)
-	}
-	var env []string
-	if pw, ok := u.User.Password(); ok {
-		env = append(env, "MYSQL_PWD="+pw) // not on the command line
-	}
-	args = append(args, "-D", strings.TrimPrefix(u.Path, "/"))
+	env, args := mariadbArgs(t)
 	script := mustRun(t, "ddl", "--dialect", "mysql")
 	for range 2 {
 		runClient(t, env, script, mariadb, args...)
@@ -351,4 +342,55 @@ func TestDDLScriptInMariaDB(t *testing.T) {
 		t.Errorf("%s: %s tables, want %d", filepath.Base(mariadb), got, wantTables())
 	}
 	runClient(t, env, "", mariadb, append(args, "-e", sonarQuery)...)
+}
+
+// TestDDLPrimaryKeyInMariaDB: with --primary-key every profiler table gets
+// PROFDB_ROW_ID as its primary key, which readers never see: SELECT * and
+// an INSERT without a column list know only the documented columns.
+func TestDDLPrimaryKeyInMariaDB(t *testing.T) {
+	mariadb := client(t, true, "mariadb", "mysql")
+	env, args := mariadbArgs(t)
+	script := mustRun(t, "ddl", "--dialect", "mysql", "--primary-key")
+	for range 2 {
+		runClient(t, env, script, mariadb, args...)
+	}
+	got := runClient(t, env, "", mariadb, append(args, "-e", `SELECT count(*) FROM information_schema.KEY_COLUMN_USAGE
+WHERE TABLE_SCHEMA = DATABASE() AND CONSTRAINT_NAME = 'PRIMARY' AND COLUMN_NAME = '`+dialects.RowKeyColumn+`'`)...)
+	if got != strconv.Itoa(wantTables()-2) {
+		t.Errorf("%s tables keyed by %s, want every profiler table (%d)", got, dialects.RowKeyColumn, wantTables()-2)
+	}
+	got = runClient(t, env, "", mariadb, append(args, "-e", `INSERT INTO RESOURCE_PROFILER_THREADS VALUES (1, 2, 3, 4, 5, 6);
+INSERT INTO RESOURCE_PROFILER_THREADS VALUES (1, 2, 3, 4, 5, 6); SELECT * FROM RESOURCE_PROFILER_THREADS`)...)
+	if want := "1\t2\t3\t4\t5\t6\n1\t2\t3\t4\t5\t6"; got != want {
+		t.Errorf("SELECT * = %q, want %q", got, want)
+	}
+	runClient(t, env, "", mariadb, append(args, "-e", sonarQuery)...)
+	if !strings.Contains(script, "-- --primary-key: ") || !strings.Contains(mustRun(t, "ddl", "--dialect", "mysql"), "use profdb ddl --primary-key") {
+		t.Error("the scripts do not mention --primary-key")
+	}
+	_, errOut, code := runCLI(t, "ddl", "--dialect", "postgres", "--primary-key")
+	if code == 0 || !strings.Contains(errOut, "--primary-key") {
+		t.Errorf("ddl --dialect postgres --primary-key: exit %d, %q", code, errOut)
+	}
+}
+
+// mariadbArgs returns the environment and arguments that point the
+// mariadb client at a fresh private database.
+func mariadbArgs(t *testing.T) (env, args []string) {
+	t.Helper()
+	dsn := testdb.Fresh(t, "mysql") // a private database
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = []string{"--protocol=TCP", "--batch", "--skip-column-names", "--connect-timeout=20",
+		"-h", u.Hostname(), "-u", u.User.Username()}
+	if p := u.Port(); p != "" {
+		args = append(args, "-P", p)
+	}
+	if pw, ok := u.User.Password(); ok {
+		env = append(env, "MYSQL_PWD="+pw) // not on the command line
+	}
+	args = append(args, "-D", strings.TrimPrefix(u.Path, "/"))
+	return env, args
 }

@@ -3,19 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // defaultDB is where profdb writes when --db is not given: a SQLite file in
@@ -28,12 +28,22 @@ func dbFlag(cmd *cobra.Command, dsn *string) {
 		"database `DSN`: sqlite:PATH, postgres://…, mysql://user:pass@host:port/db, sqlserver://user:pass@host:port?database=db")
 }
 
+// retriesFlag adds --retries to a command that writes result sets.
+func retriesFlag(cmd *cobra.Command, n *int) {
+	cmd.Flags().IntVar(n, "retries", exporter.DefaultRetries,
+		"times a result set is written again, after a growing pause, when the server aborts it for a conflict with a concurrent transaction (a deadlock, a serialization failure, a Galera certification conflict); 0: never")
+}
+
 // exportOptions are the flags of "profdb export".
 type exportOptions struct {
-	dsn, caption, schema, format, bulk, sourceRoot string
-	noCreate, quiet, asJSON, skipMissing           bool
-	sqlOut, dialect                                string // --sql-out FILE --dialect D: write a script (sqlout.go)
-	dbSet                                          bool   // --db was given
+	dsn, caption, schema, format, bulk, sourceRoot   string
+	noCreate, quiet, asJSON, skipMissing, allowEmpty bool
+	retries                                          int
+	rowKey                                           bool   // --primary-key, with --sql-out
+	sqlOut, dialect                                  string // --sql-out FILE --dialect D: write a script (sqlout.go)
+	progress                                         string // --progress
+	dbSet                                            bool   // --db was given
+	conn                                             connOptions
 }
 
 func newExportCmd() *cobra.Command {
@@ -51,7 +61,15 @@ LCOV tracefiles. "-" reads standard input.
 
 Missing tables are created unless --no-create is given; existing tables are
 found case-insensitively and checked: a value that does not fit a column
-fails the export, naming table, column and row.
+fails the export, naming table, column and row. Before it commits, export
+checks the result set as verify does (parents exist, IDs unique per table,
+RELATIONS complete) and refuses one that fails, naming table and row IDs.
+
+When the server aborts a result set's transaction for a conflict with a
+concurrent one (a deadlock; a serialization failure; on a Galera cluster,
+two exporters on different nodes that took the same INST_ID), the result set
+is rolled back and written again after a growing pause, up to --retries
+times, with a note on standard error.
 
 With --sql-out FILE --dialect D, export writes a SQL script instead of
 touching a database: the tables' DDL, then every result set as INSERTs in
@@ -64,7 +82,7 @@ it appends to a database that already holds result sets.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.dbSet = cmd.Flags().Changed("db")
-			if o.sqlOut != "" || o.dialect != "" {
+			if o.sqlOut != "" || o.dialect != "" || o.rowKey {
 				return o.runSQLOut(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), args)
 			}
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), args)
@@ -73,15 +91,18 @@ it appends to a database that already holds result sets.`,
 	dbFlag(cmd, &o.dsn)
 	sqlOutFlags(cmd, &o)
 	f := cmd.Flags()
-	f.StringVar(&o.caption, "caption", "", "caption of the result set (only for input holding one result set)")
+	f.StringVar(&o.caption, "caption", "", "caption of every result set exported, in place of the input's (all get the same one)")
 	f.BoolVar(&o.noCreate, "no-create", false, "never create tables: a missing table is an error")
 	f.StringVar(&o.schema, "schema", "", "existing PostgreSQL or SQL Server schema, or MySQL database, to write into")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
+	progressFlags(cmd, &o.quiet, &o.progress)
 	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 	f.StringVar(&o.bulk, "bulk", "auto", "write path: auto (the database's native bulk load where available) or off (batched INSERT)")
 	f.StringVar(&o.format, "format", "", "input format: "+strings.Join(input.Names(), ", ")+" (default: detected)")
 	f.StringVar(&o.sourceRoot, "source-root", "", "where Go coverage profiles find their sources (default: the module in the current folder)")
 	f.BoolVar(&o.skipMissing, "skip-missing", false, "warn about, instead of failing on, missing source files of a Go coverage profile")
+	retriesFlag(cmd, &o.retries)
+	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an input holding no result set (it is an error otherwise)")
+	connFlags(cmd, &o.conn)
 	return cmd
 }
 
@@ -95,24 +116,46 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 			return usageErrorf("--format %q: want one of %s", o.format, strings.Join(input.Names(), ", "))
 		}
 	}
-	prog := newProgress(stderr, o.quiet)
+	if o.retries < 0 {
+		return usageErrorf("--retries: want 0 or more, got %d", o.retries)
+	}
+	// The total is the size of the input files (unknown for standard input).
+	var total int64
+	for _, file := range files {
+		fi, err := os.Stat(file)
+		if file == "-" || err != nil || !fi.Mode().IsRegular() {
+			total = -1
+			break
+		}
+		total += fi.Size()
+	}
+	prog, err := newProgress(stderr, o.progress, o.quiet, true, total)
+	if err != nil {
+		return err
+	}
 	defer prog.finish()
-	opts := exporter.Options{NoCreate: o.noCreate, Schema: o.schema, Bulk: bulk, Progress: prog.set,
+	opts := exporter.Options{NoCreate: o.noCreate, Schema: o.schema, Bulk: bulk, Progress: prog.set, Phase: prog.setPhase, Retries: o.retries,
 		Logf: func(format string, args ...any) { prog.log(stderr, format, args...) }}
-	db, err := exporter.Open(ctx, o.dsn, opts)
+	db, err := o.conn.open(ctx, o.dsn, opts)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	var target exporter.Target = db
+	var target exporter.Target = ledgerTarget{db, ledgerFrom(ctx)}
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}
 	}
 	in := input.Options{SourceRoot: o.sourceRoot, SkipMissing: o.skipMissing,
-		Warnf: func(format string, args ...any) { prog.log(stderr, "warning: "+format, args...) }}
+		Warnf: func(format string, args ...any) { prog.log(stderr, "warning: "+format, args...) },
+		Notef: func(format string, args ...any) {
+			if !o.quiet {
+				prog.log(stderr, format, args...)
+			}
+		}}
 	var all []exporter.Result
 	for _, file := range files {
-		results, err := readFile(ctx, file, o.format, stdin, target, in)
+		results, err := readFile(ctx, file, o.format, stdin, target, in,
+			func(r io.Reader) io.Reader { return countingReader{r, prog} })
 		for _, r := range results {
 			prog.done(r.Rows)
 			if !o.asJSON {
@@ -121,6 +164,9 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 			}
 		}
 		all = append(all, results...)
+		if err == nil && len(results) == 0 {
+			err = o.empty(stderr, file)
+		}
 		if err != nil {
 			if o.asJSON {
 				writeJSON(stdout, all)
@@ -134,10 +180,26 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 	return nil
 }
 
+// empty handles an input that held no result set: an error, or with
+// --allow-empty a note.
+func (o *exportOptions) empty(stderr io.Writer, file string) error {
+	if file == "-" {
+		file = "<stdin>"
+	}
+	if !o.allowEmpty {
+		return fmt.Errorf("%s: holds no result set, nothing written (--allow-empty accepts that)", file)
+	}
+	fmt.Fprintf(stderr, "profdb: %s: holds no result set\n", file)
+	return nil
+}
+
 // resultLine is the line export prints for a result set.
 func resultLine(r exporter.Result) string {
-	return fmt.Sprintf("INST_ID %d  %s  %d rows  %s", r.InstID, r.Profiler, r.Rows, strconv.Quote(r.Caption))
+	return fmt.Sprintf("INST_ID %d  %s  %s  %s", r.InstID, r.Profiler, rows(r.Rows), strconv.Quote(r.Caption))
 }
+
+// rows is "1 row" or "N rows".
+func rows(n int64) string { return english.Plural(int(n), "row", "") }
 
 func writeJSON(w io.Writer, v any) error {
 	if s, ok := v.([]exporter.Result); ok && s == nil {
@@ -149,31 +211,41 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // readFile reads one input file ("-" for standard input) into the target.
-func readFile(ctx context.Context, file, format string, stdin io.Reader, t exporter.Target, o input.Options) ([]exporter.Result, error) {
+// wrap, if not nil, wraps the reader of the input.
+func readFile(ctx context.Context, file, format string, stdin io.Reader, t exporter.Target, o input.Options, wrap func(io.Reader) io.Reader) ([]exporter.Result, error) {
+	if wrap == nil {
+		wrap = func(r io.Reader) io.Reader { return r }
+	}
 	if file == "-" {
-		return input.Read(ctx, format, stdin, "<stdin>", t, o)
+		return hintFlags(input.Read(ctx, format, wrap(stdin), "<stdin>", t, o))
 	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return input.Read(ctx, format, f, file, t, o)
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory: give the files in it", file)
+	}
+	return hintFlags(input.Read(ctx, format, wrap(f), file, t, o))
 }
 
-// captionTarget gives the one result set it passes on the caption of
-// --caption.
+// hintFlags names the flags that help with an input error.
+func hintFlags(res []exporter.Result, err error) ([]exporter.Result, error) {
+	if errors.Is(err, input.ErrSourceNotFound) {
+		err = fmt.Errorf("%w (--source-root DIR: the Go module's folder; --skip-missing: warn and go on)", err)
+	}
+	return res, err
+}
+
+// captionTarget gives every result set it passes on the caption of
+// --caption, in place of the input's.
 type captionTarget struct {
 	exporter.Target
 	caption string
-	begun   bool
 }
 
 func (c *captionTarget) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
-	if c.begun {
-		return nil, fmt.Errorf("--caption names a single result set, and the input holds more than one")
-	}
-	c.begun = true
 	h.Caption = c.caption
 	w, err := c.Target.Begin(ctx, h)
 	if err != nil {
@@ -192,59 +264,10 @@ func (w captionWriter) SetHeader(h exporter.Header) error {
 	return w.ResultWriter.SetHeader(h)
 }
 
-// progress shows rows written and rows per second on a terminal.
-type progress struct {
-	bar  *progressbar.ProgressBar
-	base int64 // rows of result sets already finished
-}
-
-func newProgress(stderr io.Writer, quiet bool) *progress {
-	p := &progress{}
-	f, ok := stderr.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
-		return p
-	}
-	p.bar = progressbar.NewOptions64(-1,
-		progressbar.OptionSetWriter(stderr),
-		progressbar.OptionSetDescription("exporting"),
-		progressbar.OptionSetItsString("rows"),
-		progressbar.OptionShowIts(),
-		progressbar.OptionShowCount(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionSpinnerType(14),
-		progressbar.OptionClearOnFinish(),
-	)
-	return p
-}
-
-func (p *progress) set(rows int64) {
-	if p.bar != nil {
-		p.bar.Set64(p.base + rows)
-	}
-}
-
-func (p *progress) done(rows int64) { p.base += rows }
-
-func (p *progress) clear() {
-	if p.bar != nil {
-		p.bar.Clear()
-	}
-}
-
-func (p *progress) log(w io.Writer, format string, args ...any) {
-	p.clear()
-	fmt.Fprintf(w, "profdb: "+format+"\n", args...)
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		p.bar.Finish()
-	}
-}
-
 func newListCmd() *cobra.Command {
 	var dsn, schema string
 	var asJSON bool
+	var conn connOptions
 	cmd := &cobra.Command{
 		Use:   "list [--db DSN] [--json]",
 		Short: "List the result sets in a database",
@@ -252,7 +275,7 @@ func newListCmd() *cobra.Command {
 from its RELATIONS rows), row count and caption.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := exporter.Open(cmd.Context(), dsn, exporter.Options{Schema: schema})
+			db, err := conn.open(cmd.Context(), dsn, exporter.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
 				return err
 			}
@@ -282,23 +305,32 @@ from its RELATIONS rows), row count and caption.`,
 	dbFlag(cmd, &dsn)
 	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	connFlags(cmd, &conn)
 	return cmd
 }
 
 func newVerifyCmd() *cobra.Command {
 	var dsn, schema string
 	var inst int64
+	var asJSON bool
+	var conn connOptions
 	cmd := &cobra.Command{
 		Use:   "verify [--db DSN] [--inst N]",
 		Short: "Check result sets against the profilers' table graph",
 		Long: `verify checks result sets (all, or the one --inst names): their RELATIONS rows
 match the registered parent graph, every child row's PARENT_ID names an
-existing parent row of the same INST_ID, top-level rows hold -1 there, and no
-table holds rows of a result set INSTANCES does not list. It prints what it
-finds and exits non-zero if it finds anything.`,
+existing parent row of the same INST_ID, top-level rows hold -1 there, no two
+rows of a table share an ID, and no table holds rows of a result set
+INSTANCES does not list (export refuses a result set that fails these
+checks). It prints what it
+finds, with the IDs of the rows at fault, and exits non-zero if it finds
+anything. --json prints the findings as a JSON array of {"inst_id", "table",
+"message", "ids"} ([] when all is well). Everything is read in one
+consistent snapshot, so result sets that are being exported or deleted
+meanwhile are seen whole or not at all.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := exporter.Open(cmd.Context(), dsn, exporter.Options{Schema: schema})
+			db, err := conn.open(cmd.Context(), dsn, exporter.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
 				return err
 			}
@@ -307,11 +339,23 @@ finds and exits non-zero if it finds anything.`,
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				if findings == nil {
+					findings = []exporter.Finding{}
+				}
+				if err := writeJSON(cmd.OutOrStdout(), findings); err != nil {
+					return err
+				}
+				if len(findings) > 0 {
+					return fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))
+				}
+				return nil
+			}
 			for _, f := range findings {
 				fmt.Fprintln(cmd.OutOrStdout(), f)
 			}
 			if len(findings) > 0 {
-				return fmt.Errorf("verify: %d finding(s)", len(findings))
+				return fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "ok")
 			return nil
@@ -320,35 +364,145 @@ finds and exits non-zero if it finds anything.`,
 	dbFlag(cmd, &dsn)
 	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
 	cmd.Flags().Int64Var(&inst, "inst", 0, "check only this INST_ID")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	connFlags(cmd, &conn)
 	return cmd
 }
 
 func newDeleteCmd() *cobra.Command {
 	var dsn, schema string
-	var inst int64
+	var specs []string
+	var asJSON, dryRun bool
+	var conn connOptions
 	cmd := &cobra.Command{
-		Use:   "delete [--db DSN] --inst N",
-		Short: "Remove one result set from every table",
-		Args:  usageArgs(cobra.NoArgs),
+		Use:   "delete [--db DSN] --inst N|A-B... [--dry-run]",
+		Short: "Remove result sets from every table",
+		Long: `delete removes the result sets --inst names from every table, all in one
+transaction: when one of them cannot be removed, none is. --inst takes an
+INST_ID or a range A-B (the result sets between A and B, both included, that
+the database holds); repeat it or separate values with commas. --dry-run
+prints what would be removed and removes nothing. The rows counted are those
+of the profiler's tables, as list counts them.`,
+		Example: `  profdb delete --inst 7
+  profdb delete --inst 3,5 --inst 10-20 --dry-run`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if inst == 0 {
+			if len(specs) == 0 {
 				return usageErrorf("--inst is required")
 			}
-			db, err := exporter.Open(cmd.Context(), dsn, exporter.Options{Schema: schema})
+			ids, ranges, err := parseInstSpecs(specs)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			// NoCreate: deleting from a database file that does not exist
+			// must not create it.
+			db, err := conn.open(ctx, dsn, exporter.Options{Schema: schema, NoCreate: true})
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			n, err := db.Delete(cmd.Context(), inst)
+			list, err := db.List(ctx)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "deleted INST_ID %d (%d rows)\n", inst, n)
+			insts, err := selectInsts(list, ids, ranges)
+			if err != nil {
+				return err
+			}
+			var done []exporter.Deleted
+			if dryRun {
+				for _, l := range list {
+					if slices.Contains(insts, l.InstID) {
+						done = append(done, exporter.Deleted{InstID: l.InstID, Rows: l.Rows})
+					}
+				}
+			} else {
+				what := "delete of INST_ID " + joinInsts(insts)
+				rep := ledgerFrom(ctx)
+				rep.start(what, "nothing deleted")
+				if done, err = db.DeleteAll(ctx, insts); err != nil {
+					return err
+				}
+				rep.finish(what)
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), done)
+			}
+			verb := "deleted"
+			if dryRun {
+				verb = "would delete"
+			}
+			for _, d := range done {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s INST_ID %d (%s)\n", verb, d.InstID, rows(d.Rows))
+			}
 			return nil
 		},
 	}
 	dbFlag(cmd, &dsn)
-	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
-	cmd.Flags().Int64Var(&inst, "inst", 0, "the INST_ID to delete (required)")
+	f := cmd.Flags()
+	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
+	f.StringSliceVar(&specs, "inst", nil, "`INST_ID` or range A-B to delete; repeat or separate with commas (required)")
+	f.BoolVar(&dryRun, "dry-run", false, "print what would be deleted; delete nothing")
+	f.BoolVar(&asJSON, "json", false, `print what was (or would be) deleted as JSON: [{"inst_id", "rows"}]`)
+	connFlags(cmd, &conn)
 	return cmd
+}
+
+// instRange is an INST_ID range A-B of delete --inst, both ends included.
+type instRange struct{ from, to int64 }
+
+// parseInstSpecs parses delete's --inst values: INST_IDs and ranges A-B.
+func parseInstSpecs(specs []string) ([]int64, []instRange, error) {
+	var ids []int64
+	var ranges []instRange
+	for _, s := range specs {
+		s = strings.TrimSpace(s)
+		a, b, isRange := strings.Cut(s, "-")
+		from, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+		to, err2 := from, error(nil)
+		if isRange {
+			to, err2 = strconv.ParseInt(strings.TrimSpace(b), 10, 64)
+		}
+		if err1 != nil || err2 != nil || from <= 0 || to < from {
+			return nil, nil, usageErrorf("--inst %q: want an INST_ID (1, 2, ...) or a range A-B with A <= B", s)
+		}
+		if isRange {
+			ranges = append(ranges, instRange{from, to})
+		} else {
+			ids = append(ids, from)
+		}
+	}
+	return ids, ranges, nil
+}
+
+// selectInsts returns the INST_IDs to delete, ascending, each once: every
+// one of ids, which must be listed, and the listed ones in ranges, each of
+// which must hold at least one.
+func selectInsts(list []exporter.Listing, ids []int64, ranges []instRange) ([]int64, error) {
+	listed := map[int64]bool{}
+	for _, l := range list {
+		listed[l.InstID] = true
+	}
+	var out []int64
+	for _, id := range ids {
+		if !listed[id] {
+			return nil, fmt.Errorf("no result set %d in INSTANCES: nothing deleted", id)
+		}
+		out = append(out, id)
+	}
+	for _, r := range ranges {
+		found := false
+		for _, l := range list {
+			if l.InstID >= r.from && l.InstID <= r.to {
+				out = append(out, l.InstID)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no result set in %d-%d: nothing deleted", r.from, r.to)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }

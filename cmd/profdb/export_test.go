@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -50,12 +52,23 @@ func TestExportJSONAndCaption(t *testing.T) {
 	if len(list) != 1 || list[0].Caption != "my run" || list[0].Rows != res[0].Rows || list[0].Profiler != "light-coverage" {
 		t.Fatalf("list: %+v", list)
 	}
-	// --caption names one result set: two are refused.
+	// --caption gives every result set of the input, and of every file,
+	// the caption: all are exported.
 	two := filepath.Join(t.TempDir(), "two.json")
-	os.WriteFile(two, []byte(`{"profiler":"resource","tables":{}} {"profiler":"resource","tables":{}}`), 0o644)
-	_, stderr, code := runCLI(t, "export", "--db", dsn, "--caption", "x", two)
-	if code == 0 || !strings.Contains(stderr, "--caption names a single result set") {
-		t.Fatalf("two result sets with --caption: %d %s", code, stderr)
+	os.WriteFile(two, []byte(`{"profiler":"resource","caption":"a","tables":{}} {"profiler":"resource","caption":"b","tables":{}}`), 0o644)
+	out = mustRun(t, "export", "--db", dsn, "--caption", "x", two, "../../examples/function-trace.json")
+	if strings.Count(out, `"x"`) != 3 {
+		t.Fatalf("two files, three result sets with --caption x:\n%s", out)
+	}
+	list = nil
+	if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 4 || list[1].Caption != "x" || list[2].Caption != "x" || list[3].Caption != "x" || list[3].Profiler != "function-trace" {
+		t.Fatalf("list after --caption x on three result sets: %+v", list)
+	}
+	if !strings.Contains(mustRun(t, "export", "--help"), "caption of every result set") {
+		t.Error("export --help does not say --caption applies to every result set")
 	}
 }
 
@@ -108,16 +121,21 @@ func TestVerifyAndDelete(t *testing.T) {
 	}
 	db.Close()
 	out, stderr, code := runCLI(t, "verify", "--db", dsn)
-	if code == 0 || !strings.Contains(out, "INST_ID 1: FUNCTION_TRACE_PROFILER_CALL_TRACE: 1 rows whose PARENT_ID names no row of FUNCTION_TRACE_PROFILER_THREADS") ||
+	if code == 0 || !strings.Contains(out, "INST_ID 1: FUNCTION_TRACE_PROFILER_CALL_TRACE: 1 row whose PARENT_ID names no row of FUNCTION_TRACE_PROFILER_THREADS") ||
 		!strings.Contains(stderr, "1 finding") {
 		t.Fatalf("verify after damage: %d\n%s\n%s", code, out, stderr)
 	}
 	if out := mustRun(t, "verify", "--db", dsn, "--inst", "2"); strings.TrimSpace(out) != "ok" {
 		t.Fatalf("verify --inst 2: %s", out)
 	}
+	// delete counts the rows list counts.
+	var listed []exporter.Listing
+	if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &listed); err != nil || len(listed) != 2 {
+		t.Fatalf("list --json: %v %v", listed, err)
+	}
 	out = mustRun(t, "delete", "--db", dsn, "--inst", "1")
-	if !strings.HasPrefix(out, "deleted INST_ID 1 (") {
-		t.Fatalf("delete: %s", out)
+	if want := fmt.Sprintf("deleted INST_ID 1 (%d rows)\n", listed[0].Rows); out != want {
+		t.Fatalf("delete: %q, want %q (the rows list counts)", out, want)
 	}
 	if out := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(out) != "ok" {
 		t.Fatalf("verify after delete: %s", out)
@@ -131,5 +149,103 @@ func TestVerifyAndDelete(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "delete", "--db", dsn); code == 0 || !strings.Contains(stderr, "--inst is required") {
 		t.Fatalf("delete without --inst: %d %s", code, stderr)
+	}
+}
+
+// TestRetriesFlag: export and copy take --retries, documented with its
+// default, and refuse a negative count.
+func TestRetriesFlag(t *testing.T) {
+	for _, cmd := range []string{"export", "copy"} {
+		help := mustRun(t, cmd, "--help")
+		if !strings.Contains(help, "--retries") || !strings.Contains(help, fmt.Sprintf("(default %d)", exporter.DefaultRetries)) {
+			t.Errorf("%s --help does not document --retries and its default:\n%s", cmd, help)
+		}
+	}
+	db := sqliteDSN(t)
+	for _, args := range [][]string{
+		{"export", "--db", db, "--retries", "-1", "../../examples/resource.json"},
+		{"copy", "--from", db, "--to", db, "--retries", "-1"},
+	} {
+		_, errOut, code := runCLI(t, args...)
+		if code == 0 || !strings.Contains(errOut, "--retries: want 0 or more") {
+			t.Errorf("profdb %s --retries -1: exit %d, %q", args[0], code, errOut)
+		}
+	}
+	out := mustRun(t, "export", "--db", db, "--retries", "0", "../../examples/resource.json")
+	if !strings.Contains(out, "INST_ID 1 ") {
+		t.Errorf("export --retries 0: %q", out)
+	}
+}
+
+// TestVerifyFindsDuplicateIDs: two rows of a table sharing an ID, made by
+// hand with SQL, are a finding that names the table and the ID.
+func TestVerifyFindsDuplicateIDs(t *testing.T) {
+	dsn := sqliteDSN(t)
+	mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json")
+	db, err := exporter.Open(t.Context(), dsn, exporter.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().Exec(`UPDATE FUNCTION_TRACE_PROFILER_METAPARAMETERS SET ID = 0 WHERE INST_ID = 1 AND ID = 1`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	out, stderr, code := runCLI(t, "verify", "--db", dsn)
+	if code == 0 || strings.TrimSpace(out) != "INST_ID 1: FUNCTION_TRACE_PROFILER_METAPARAMETERS: 1 ID held by more than one row: ID 0" ||
+		!strings.Contains(stderr, "1 finding") {
+		t.Fatalf("verify after damage: %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// TestEmptyInputIsAnError checks that an input holding no result set is
+// an error that says so, writing nothing, unless --allow-empty, which
+// still says so on standard error.
+func TestEmptyInputIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"empty.json": "[]\n",
+		"c.out":      "mode: set\n", // go test -coverprofile of a package without tests
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		db := filepath.Join(dir, "profdb.db")
+		stdout, stderr, code := runCLI(t, "export", "--db", "sqlite:"+db, path)
+		want := "profdb: export: " + path + ": holds no result set, nothing written (--allow-empty accepts that)\n"
+		if code != 1 || stdout != "" || stderr != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1, nothing, %q", name, code, stdout, stderr, want)
+		}
+		stdout, stderr, code = runCLI(t, "export", "--allow-empty", "--db", "sqlite:"+db, path)
+		if want := "profdb: " + path + ": holds no result set\n"; code != 0 || stdout != "" || stderr != want {
+			t.Errorf("%s --allow-empty: exit %d, stdout %q, stderr %q; want 0, nothing, %q", name, code, stdout, stderr, want)
+		}
+		if out := mustRun(t, "list", "--db", "sqlite:"+db); strings.Count(out, "\n") != 1 {
+			t.Errorf("%s: the database holds result sets:\n%s", name, out)
+		}
+	}
+}
+
+// TestProfilerJWithInternalSubsetIsDetected: a ProfilerJ snapshot whose
+// DOCTYPE has an internal subset (entity declarations, '>' inside) is
+// recognised without --format and exported.
+func TestProfilerJWithInternalSubsetIsDetected(t *testing.T) {
+	b, err := os.ReadFile("../../examples/profilerj/coverage-only.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl, rest, ok := strings.Cut(string(b), "?>")
+	if !ok {
+		t.Fatal("the example has no XML declaration")
+	}
+	doc := decl + "?>\n<!DOCTYPE doc [\n<!ENTITY a \"x\">\n<!ENTITY b \"&a;&a;&a;\">\n]>" + rest
+	path := filepath.Join(t.TempDir(), "subset.xml")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Fields(mustRun(t, "export", "--db", sqliteDSN(t), path))
+	want := strings.Fields(mustRun(t, "export", "--db", sqliteDSN(t), "../../examples/profilerj/coverage-only.xml"))
+	if len(got) < 5 || len(want) < 5 || !reflect.DeepEqual(got[:5], want[:5]) {
+		t.Errorf("with the internal subset export printed %q, without it %q", got, want)
 	}
 }

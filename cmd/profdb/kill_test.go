@@ -111,23 +111,31 @@ func tableCounts(t *testing.T, dsn string) map[string]int64 {
 	return out
 }
 
-// TestKilledExportLeavesNoTrace SIGKILLs a child "profdb export" while it
-// is writing rows and checks that nothing of its result set remains, on
-// each local database and with both write paths.
-func TestKilledExportLeavesNoTrace(t *testing.T) {
+// faultInputs builds profdb and writes the inputs of a fault test: a
+// small result set of 10 rows that must survive, and a big one of rows
+// CALL_TRACE rows, size bytes, that the fault hits.
+func faultInputs(t *testing.T, rows int) (bin, small, big string, size int64) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary and writes a large file")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("watches the child's progress through /proc/PID/io, which only Linux has")
 	}
-	bin := buildProfdb(t)
+	bin = buildProfdb(t)
 	dir := t.TempDir()
-	small := filepath.Join(dir, "small.json")
+	small = filepath.Join(dir, "small.json")
 	writeCallTraceJSON(t, small, "complete", 10)
-	big := filepath.Join(dir, "big.json")
-	const rows = 600_000
-	size := writeCallTraceJSON(t, big, "killed mid-way", rows)
+	big = filepath.Join(dir, "big.json")
+	size = writeCallTraceJSON(t, big, "faulted", rows)
+	return bin, small, big, size
+}
+
+// TestKilledExportLeavesNoTrace SIGKILLs a child "profdb export" while it
+// is writing rows and checks that nothing of its result set remains, on
+// each local database and with both write paths.
+func TestKilledExportLeavesNoTrace(t *testing.T) {
+	bin, small, big, size := faultInputs(t, 600_000)
 	for _, dialect := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
 		for _, bulk := range []string{"auto", "off"} {
 			t.Run(dialect+"/bulk="+bulk, func(t *testing.T) {
@@ -183,7 +191,7 @@ func TestKilledExportLeavesNoTrace(t *testing.T) {
 					t.Fatalf("verify after kill: %v\n%s", err, out)
 				}
 				out, err = exec.Command(bin, "list", "--db", dsn).CombinedOutput()
-				if err != nil || strings.Count(string(out), "\n") != 2 || strings.Contains(string(out), "killed mid-way") {
+				if err != nil || strings.Count(string(out), "\n") != 2 || strings.Contains(string(out), "faulted") {
 					t.Fatalf("list after kill: %v\n%s", err, out)
 				}
 				// The database takes the next export normally.

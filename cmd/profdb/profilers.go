@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers"
 	"github.com/spf13/cobra"
@@ -105,15 +106,15 @@ const treeWidth = 100
 func writeLayoutTree(w io.Writer, defs []profilers.Definition) error {
 	var b strings.Builder
 	shared := profilers.Shared()
-	fmt.Fprintf(&b, "shared by every profiler (%d tables)\n", len(shared))
+	fmt.Fprintf(&b, "shared by every profiler (%s)\n", english.Plural(len(shared), "table", ""))
 	writeTree(&b, shared)
 	total := 0
 	for _, d := range defs {
 		total += len(d.Tables)
-		fmt.Fprintf(&b, "\n%s (%d tables)\n", d.Name, len(d.Tables))
+		fmt.Fprintf(&b, "\n%s (%s)\n", d.Name, english.Plural(len(d.Tables), "table", ""))
 		writeTree(&b, d.Tables)
 	}
-	fmt.Fprintf(&b, "\n%d profilers, %d tables, plus the %d shared ones\n", len(defs), total, len(shared))
+	fmt.Fprintf(&b, "\n%s, %s, plus the %d shared ones\n", english.Plural(len(defs), "profiler", ""), english.Plural(total, "table", ""), len(shared))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
+	"github.com/profdb/profdb/dialects"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // commands are the constructors of profdb's subcommands, in the order help
@@ -21,6 +24,8 @@ import (
 var commands = []func() *cobra.Command{
 	newExportCmd,
 	newListCmd,
+	newShowCmd,
+	newReportCmd,
 	newVerifyCmd,
 	newDeleteCmd,
 	newCopyCmd,
@@ -36,11 +41,14 @@ var version = ""
 
 // run runs profdb with the command-line arguments args (without the program
 // name), writing output to stdout and messages to stderr, and returns the
-// exit status: 0 on success, 1 on any error. Errors are printed to stderr
-// prefixed "profdb: ".
+// exit status: 0 on success, 1 on any error, 130 when SIGINT and 143 when
+// SIGTERM interrupted the command. Errors are printed to stderr prefixed
+// "profdb: "; an interruption is reported as what it left behind.
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	rep := &ledger{}
+	ctx, stop := watchSignals(stderr, rep)
 	defer stop()
+	ctx = context.WithValue(ctx, ledgerKey{}, rep)
 
 	root := newRootCmd()
 	root.SetArgs(args)
@@ -51,12 +59,71 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "profdb: %v\n", err)
+	if in, ok := interruption(ctx); ok {
+		fmt.Fprintf(stderr, "profdb: %s\n", rep.message(in))
+		return in.status()
+	}
+	fmt.Fprintf(stderr, "profdb: %v\n", commandError(cmd, rep.explain(err)))
 	var ue usageError
 	if errors.As(err, &ue) || isFlagError(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return 1
+}
+
+// envDefaults maps flags to the environment variables that give their
+// default: a flag given wins, then the variable when set and not empty, then
+// the flag's own default. PROFDB_DB keeps a password off the command line.
+var envDefaults = map[string]string{
+	"db":     "PROFDB_DB",
+	"schema": "PROFDB_SCHEMA",
+}
+
+// applyEnvDefaults sets the flags of cmd that were not given from their
+// environment variables (envDefaults). The flags stay not Changed.
+func applyEnvDefaults(cmd *cobra.Command) error {
+	for name, env := range envDefaults {
+		f := cmd.Flags().Lookup(name)
+		v := os.Getenv(env)
+		if f == nil || f.Changed || v == "" {
+			continue
+		}
+		if err := f.Value.Set(v); err != nil {
+			return fmt.Errorf("$%s: %w", env, err)
+		}
+	}
+	return nil
+}
+
+// envFlagHelp names the environment variable in the help of every flag
+// envDefaults lists.
+func envFlagHelp(c *cobra.Command) {
+	for name, env := range envDefaults {
+		if f := c.LocalFlags().Lookup(name); f != nil {
+			f.Usage += "; $" + env + " when not given"
+		}
+	}
+	for _, sub := range c.Commands() {
+		envFlagHelp(sub)
+	}
+}
+
+// dsnFlags are the flags whose values are DSNs, which may hold passwords.
+var dsnFlags = []string{"db", "from", "to"}
+
+// commandError returns err as profdb prints it: prefixed with the name of
+// the subcommand that failed (once), with the password of every DSN the
+// command was given replaced by "xxxxx".
+func commandError(cmd *cobra.Command, err error) error {
+	if cmd.HasParent() && !strings.HasPrefix(err.Error(), cmd.Name()+":") {
+		err = fmt.Errorf("%s: %w", cmd.Name(), err)
+	}
+	for _, name := range dsnFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Value.String() != "" {
+			err = dialects.ScrubError(f.Value.String(), err)
+		}
+	}
+	return err
 }
 
 // newRootCmd builds the profdb command with every subcommand in commands.
@@ -74,14 +141,65 @@ Light Coverage, Resource, Function Trace and Reference Count profilers.`,
 			return cmd.Help() // "profdb" alone prints the help
 		},
 	}
-	root.CompletionOptions.HiddenDefaultCmd = true
+	// "profdb --version" prints what "profdb version" prints.
+	root.Version = versionLine()
+	root.SetVersionTemplate("profdb {{.Version}}\n")
+	// Suggest commands within this edit distance of a mistyped one (cobra
+	// sets it only for the errors it makes itself; rootArgs makes its own).
+	root.SuggestionsMinimumDistance = suggestDistance
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd())
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+	envFlagHelp(root)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		return applyEnvDefaults(cmd)
+	}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		var ne *pflag.NotExistError
+		if errors.As(err, &ne) && strings.HasPrefix(err.Error(), "unknown flag: --") {
+			if s := suggestFlags(cmd, ne.GetSpecifiedName()); len(s) > 0 {
+				err = fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, " or "))
+			}
+		}
 		return flagError{err}
 	})
 	return root
+}
+
+// suggestDistance is the largest edit distance between a mistyped command
+// or flag name and the names suggested for it.
+const suggestDistance = 2
+
+// suggestFlags returns the long flags of cmd (its own and inherited ones)
+// that name could be a typo of: within suggestDistance edits, or starting
+// with it, ignoring case; the closest first. Each is returned as "--name".
+func suggestFlags(cmd *cobra.Command, name string) []string {
+	type cand struct {
+		name string
+		dist int
+	}
+	var cands []cand
+	typed := strings.ToLower(name)
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		lower := strings.ToLower(f.Name)
+		d := levenshtein.ComputeDistance(typed, lower)
+		if strings.HasPrefix(lower, typed) {
+			d = min(d, 1)
+		}
+		if d <= suggestDistance {
+			cands = append(cands, cand{"--" + f.Name, d})
+		}
+	})
+	// Closest first; VisitAll gives the names sorted.
+	slices.SortStableFunc(cands, func(a, b cand) int { return a.dist - b.dist })
+	out := make([]string, len(cands))
+	for i, c := range cands {
+		out[i] = c.name
+	}
+	return out
 }
 
 // usageError is an error in how a command was called (a missing or unknown
@@ -131,24 +249,55 @@ func isFlagError(err error) bool {
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print profdb's version",
-		Args:  usageArgs(cobra.NoArgs),
+		Short: "Print profdb's version, commit and build",
+		Long: `version prints profdb's version (the module version, or "devel" for a build
+from a clone), the commit it was built from with the commit's date (and
+"modified" when the work tree had changes), the Go version and the platform,
+all from the build information Go records in the binary. "profdb --version"
+prints the same.`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "profdb %s (%s, %s/%s)\n",
-				versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), "profdb "+versionLine())
 			return err
 		},
 	}
 }
 
-// versionString returns version, or the main module's version from the
-// build information, or "devel".
-func versionString() string {
-	if version != "" {
-		return version
+// versionLine describes this build: version, commit, commit date, Go
+// version and platform.
+func versionLine() string {
+	bi, _ := debug.ReadBuildInfo()
+	return describeBuild(bi)
+}
+
+// describeBuild describes the build bi (nil when the binary has no build
+// information), e.g. "devel (commit 0123456789ab, 2026-11-25T04:00:00Z,
+// modified; go1.26.8 linux/amd64)".
+func describeBuild(bi *debug.BuildInfo) string {
+	v := version
+	if v == "" && bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if v == "" {
+		v = "devel"
 	}
-	return "devel"
+	var parts []string
+	if bi != nil {
+		settings := map[string]string{}
+		for _, s := range bi.Settings {
+			settings[s.Key] = s.Value
+		}
+		if rev := settings["vcs.revision"]; rev != "" {
+			commit := "commit " + rev[:min(len(rev), 12)]
+			if t := settings["vcs.time"]; t != "" {
+				commit += ", " + t
+			}
+			if settings["vcs.modified"] == "true" {
+				commit += ", modified"
+			}
+			parts = append(parts, commit)
+		}
+	}
+	parts = append(parts, runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH)
+	return v + " (" + strings.Join(parts, "; ") + ")"
 }

@@ -366,7 +366,7 @@ func TestSQLOutScriptAppends(t *testing.T) {
 			in := writeInput(t, filepath.Join(dir, "in.json"), sets...)
 			script := filepath.Join(dir, "out.sql")
 			out := mustRun(t, "export", "--sql-out", script, "--dialect", tc.dialect, in)
-			if !strings.Contains(out, fmt.Sprintf("wrote %s: %d result set(s)", script, len(sets))) {
+			if !strings.Contains(out, fmt.Sprintf("wrote %s: %d result sets", script, len(sets))) {
 				t.Errorf("export --sql-out printed:\n%s", out)
 			}
 
@@ -481,6 +481,9 @@ func TestSQLOutUsage(t *testing.T) {
 		{[]string{"export", "--sql-out", script, "--dialect", "oracle", in}, `unknown dialect "oracle"`},
 		{[]string{"export", "--sql-out", script, "--dialect", "sqlite", "--db", "sqlite:x.db", in}, "leave out --db"},
 		{[]string{"export", "--sql-out", "-", "--dialect", "sqlite", "--json", in}, "choose one"},
+		{[]string{"export", "--primary-key", in}, "--primary-key is for --sql-out"},
+		{[]string{"export", "--sql-out", script, "--dialect", "postgres", "--primary-key", in}, "only mysql has"},
+		{[]string{"export", "--sql-out", script, "--dialect", "mysql", "--primary-key", "--no-create", in}, "choose one"},
 	} {
 		_, errOut, code := runCLI(t, c.args...)
 		if code == 0 || !strings.Contains(errOut, c.want) {
@@ -502,9 +505,67 @@ func TestSQLOutUsage(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "U+0000") || !strings.Contains(errOut, "column ") {
 		t.Errorf("NUL for postgres: exit %d, %s", code, errOut)
 	}
+	// --primary-key: the profiler tables the script creates carry the
+	// invisible key, INSTANCES and RELATIONS their own.
+	out := mustRun(t, "export", "--sql-out", "-", "--dialect", "mysql", "--primary-key", in)
+	if n := strings.Count(out, "`PROFDB_ROW_ID` BIGINT NOT NULL AUTO_INCREMENT INVISIBLE,\n  PRIMARY KEY (`PROFDB_ROW_ID`)"); n != 10 {
+		t.Errorf("--primary-key: %d tables with the invisible key, want the 10 of function-trace:\n%.3000s", n, out)
+	}
 	// Standard output, with --schema and --no-create.
-	out := mustRun(t, "export", "--sql-out", "-", "--dialect", "postgres", "--schema", "aqtime", "--no-create", in)
+	out = mustRun(t, "export", "--sql-out", "-", "--dialect", "postgres", "--schema", "aqtime", "--no-create", in)
 	if strings.Contains(out, "CREATE TABLE") || !strings.Contains(out, `INSERT INTO "aqtime"."instances"`) || !strings.HasSuffix(out, "COMMIT;\n") {
 		t.Errorf("--sql-out - --schema aqtime --no-create:\n%.2000s", out)
+	}
+}
+
+// TestSQLOutScriptRefusesWhatVerifyRejects: a script holding a result set
+// that export would refuse (a PARENT_ID naming no parent row, an ID two
+// rows share) stops in the client, naming the table and the row's ID
+// (SQLite: the client names the line, whose comment says it), and leaves
+// every table as it was.
+func TestSQLOutScriptRefusesWhatVerifyRejects(t *testing.T) {
+	const head = `{"profiler":"function-trace","caption":"bad","tables":{"FUNCTION_TRACE_PROFILER_THREADS":[{"ID":0,"PARENT_ID":-1}],`
+	cases := []struct{ name, json, says string }{
+		{"PARENT_ID naming no parent row", head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":1,"PARENT_ID":0},{"ID":2,"PARENT_ID":99}]}}`,
+			"profdb: table FUNCTION_TRACE_PROFILER_CALL_TRACE, row ID 2: PARENT_ID names no row of FUNCTION_TRACE_PROFILER_THREADS"},
+		{"duplicate ID", head + `"FUNCTION_TRACE_PROFILER_CALL_TRACE":[{"ID":1,"PARENT_ID":0},{"ID":1,"PARENT_ID":0}]}}`,
+			"profdb: table FUNCTION_TRACE_PROFILER_CALL_TRACE: ID 1 held by more than one row"},
+	}
+	for _, tc := range []struct {
+		dialect string
+		runner  func(t *testing.T) scriptRunner
+	}{
+		{"sqlite", sqlite3Runner}, {"postgres", psqlRunner}, {"mysql", mariadbRunner}, {"sqlserver", sqlcmdRunner},
+	} {
+		t.Run(tc.dialect, func(t *testing.T) {
+			runScript := tc.runner(t)
+			dsn := testdb.Fresh(t, tc.dialect)
+			mustRun(t, "export", "--db", dsn, "-q", "../../examples/function-trace.json")
+			dir := t.TempDir()
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					before := tableCounts(t, dsn)
+					script := filepath.Join(dir, "out.sql")
+					input := filepath.Join(dir, "bad.json")
+					writeFile(t, input, c.json)
+					mustRun(t, "export", "--sql-out", script, "--dialect", tc.dialect, input)
+					out, err := runScript(dsn, script)
+					if err == nil {
+						t.Fatalf("the script ran:\n%s", out)
+					}
+					if tc.dialect == "sqlite" {
+						b, _ := os.ReadFile(script)
+						if !strings.Contains(out, "profdb: result set refused, nothing written") || !strings.Contains(string(b), "-- refused when "+regexp.MustCompile(`ID \d+`).ReplaceAllString(c.says, "ID N")) {
+							t.Fatalf("sqlite3 says %q; the script:\n%s", out, b)
+						}
+					} else if !strings.Contains(out, c.says) || tc.dialect != "mysql" && !strings.Contains(out, c.says+"; result set 1 refused, nothing written") {
+						t.Fatalf("the client says %q, want %q", out, c.says)
+					}
+					if after := tableCounts(t, dsn); !reflect.DeepEqual(before, after) {
+						t.Fatalf("row counts changed:\nbefore %v\nafter  %v", before, after)
+					}
+				})
+			}
+		})
 	}
 }

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/profdb/profdb/exporter"
+	"github.com/spf13/cobra"
+)
+
+// forceExitAfter is how long profdb waits, after SIGINT or SIGTERM, for the
+// command to give up on its own (its connections are closed at once, so a
+// blocked statement returns) before it exits anyway. The server rolls back
+// the transaction of a connection that went away; SQLite rolls back the
+// journal of an unfinished transaction when the file is next opened.
+const forceExitAfter = 1500 * time.Millisecond
+
+// interrupted is the cancellation cause of a command's context when profdb
+// receives SIGINT or SIGTERM.
+type interrupted struct{ sig syscall.Signal }
+
+func (e interrupted) Error() string { return "interrupted by " + signalName(e.sig) }
+
+// status is the exit status for the signal: 128 plus its number (130 for
+// SIGINT, 143 for SIGTERM), as shells report a process the signal ended.
+func (e interrupted) status() int { return 128 + int(e.sig) }
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// watchSignals returns a context cancelled, with an interrupted cause, by
+// the first SIGINT or SIGTERM. When the command has not returned
+// forceExitAfter later, profdb prints what the ledger says and exits with the
+// signal's status. stop ends the watch.
+func watchSignals(stderr io.Writer, r *ledger) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			in := interrupted{s.(syscall.Signal)}
+			cancel(in)
+			select {
+			case <-done:
+			case <-time.After(forceExitAfter):
+				fmt.Fprintf(stderr, "profdb: %s\n", r.message(in))
+				os.Exit(in.status())
+			}
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// ledger records what a command has finished and what it is in the middle
+// of, for the message that an interrupted command prints.
+type ledger struct {
+	mu        sync.Mutex
+	committed []string // e.g. "INST_ID 3"
+	current   string   // e.g. "result set INST_ID 4"; "" for nothing under way
+	undo      string   // what rolling current back means, e.g. "nothing written"
+	unsure    bool     // current was interrupted while committing
+	abandoned string   // the last work ended without commit, with its undo
+	dbs       []*exporter.DB
+}
+
+// watch adds a database whose lost connection explains a failure.
+func (r *ledger) watch(db *exporter.DB) {
+	r.mu.Lock()
+	r.dbs = append(r.dbs, db)
+	r.mu.Unlock()
+}
+
+// explain adds to err why a watched database's connection was lost, when
+// err does not say so already.
+func (r *ledger) explain(err error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, db := range r.dbs {
+		if lost := db.ConnectionLost(); lost != nil && !strings.Contains(err.Error(), lost.Error()) {
+			err = fmt.Errorf("%w; %w", err, lost)
+		}
+	}
+	return err
+}
+
+type ledgerKey struct{}
+
+// ledgerFrom returns the ledger run put in the command's context, or a
+// ledger nobody reads.
+func ledgerFrom(ctx context.Context) *ledger {
+	if r, ok := ctx.Value(ledgerKey{}).(*ledger); ok {
+		return r
+	}
+	return &ledger{}
+}
+
+// start records the work under way and what undoing it means.
+func (r *ledger) start(what, undo string) {
+	r.mu.Lock()
+	r.current, r.undo, r.unsure, r.abandoned = what, undo, false, ""
+	r.mu.Unlock()
+}
+
+// committing records that the work under way is being committed: an
+// interruption now leaves its outcome to the server.
+func (r *ledger) committing() {
+	r.mu.Lock()
+	r.unsure = true
+	r.mu.Unlock()
+}
+
+// finish records the work under way as committed, described by done.
+func (r *ledger) finish(done string) {
+	r.mu.Lock()
+	if done != "" {
+		r.committed = append(r.committed, done)
+	}
+	r.current, r.unsure = "", false
+	r.mu.Unlock()
+}
+
+// abandon records that the work under way ended without being committed.
+func (r *ledger) abandon() {
+	r.mu.Lock()
+	if r.current != "" {
+		r.abandoned = r.current + " rolled back, " + r.undo
+	}
+	r.current, r.unsure = "", false
+	r.mu.Unlock()
+}
+
+// message says what an interruption left behind, for example
+// "interrupted by SIGINT; result set INST_ID 4 rolled back, nothing written"
+// or "interrupted by SIGTERM; INST_ID 1, INST_ID 2 committed; result set
+// INST_ID 3 rolled back, nothing of it written".
+func (r *ledger) message(in interrupted) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	parts := []string{in.Error()}
+	if len(r.committed) > 0 {
+		parts = append(parts, strings.Join(r.committed, ", ")+" committed")
+	}
+	switch {
+	case r.current != "" && r.unsure:
+		parts = append(parts, r.current+" was interrupted while committing: whether it was committed is up to the server (profdb list shows it if so)")
+	case r.current != "":
+		parts = append(parts, r.current+" rolled back, "+r.undo)
+	case r.abandoned != "":
+		parts = append(parts, r.abandoned)
+	case len(r.committed) == 0:
+		parts = append(parts, "nothing written")
+	}
+	msg := strings.Join(parts, "; ")
+	if len(r.committed) > 0 {
+		msg = strings.Replace(msg, ", nothing written", ", nothing of it written", 1)
+	}
+	return msg
+}
+
+// interruption returns the interruption that cancelled ctx, if one did.
+func interruption(ctx context.Context) (interrupted, bool) {
+	var in interrupted
+	ok := errors.As(context.Cause(ctx), &in)
+	return in, ok
+}
+
+// ledgerTarget records the result sets written through it in a ledger.
+type ledgerTarget struct {
+	exporter.Target
+	r *ledger
+}
+
+func (t ledgerTarget) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+	w, err := t.Target.Begin(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	what := "result set"
+	if id, ok := w.(interface{ InstID() int64 }); ok {
+		what = fmt.Sprintf("result set INST_ID %d", id.InstID())
+	}
+	t.r.start(what, "nothing written")
+	return ledgerWriter{w, t.r}, nil
+}
+
+type ledgerWriter struct {
+	exporter.ResultWriter
+	r *ledger
+}
+
+func (w ledgerWriter) Commit() (exporter.Result, error) {
+	w.r.committing()
+	res, err := w.ResultWriter.Commit()
+	if err == nil {
+		w.r.finish(fmt.Sprintf("INST_ID %d", res.InstID))
+	}
+	return res, err
+}
+
+func (w ledgerWriter) Rollback() error {
+	err := w.ResultWriter.Rollback()
+	w.r.abandon()
+	return err
+}
+
+// connOptions are the connection flags of the commands that open a
+// database.
+type connOptions struct {
+	timeout, ioTimeout time.Duration
+}
+
+// connFlags adds --timeout and --io-timeout to a command.
+func connFlags(cmd *cobra.Command, c *connOptions) {
+	f := cmd.Flags()
+	f.DurationVar(&c.timeout, "timeout", exporter.DefaultConnectTimeout,
+		"give up connecting to a database server after this long (0: wait for ever)")
+	f.DurationVar(&c.ioTimeout, "io-timeout", exporter.DefaultIOTimeout,
+		"give up when a database server neither answers nor takes data for this long (0: wait for ever)")
+}
+
+// open opens a database with the connection options, for a command whose
+// failure its lost connection explains (see ledger.explain).
+func (c connOptions) open(ctx context.Context, dsn string, o exporter.Options) (*exporter.DB, error) {
+	o.ConnectTimeout, o.IOTimeout = never(c.timeout), never(c.ioTimeout)
+	db, err := exporter.Open(ctx, dsn, o)
+	if err != nil {
+		return nil, err
+	}
+	ledgerFrom(ctx).watch(db)
+	return db, nil
+}
+
+// never maps a flag's 0 ("wait for ever") to the exporter's negative "none".
+func never(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// joinInsts lists INST_IDs for a message: "3", "3, 4, 7".
+func joinInsts(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/profdb/profdb/internal/testdb"
+)
+
+// readCommands are profdb's commands that only read a database, each as
+// the arguments that run it against the database dsn (copy reads from it
+// into a scratch SQLite file). A command with a database flag must be
+// listed here or in writeCommands (TestEveryDatabaseCommandIsClassified).
+var readCommands = map[string]func(dsn, scratch string) []string{
+	"list":   func(dsn, _ string) []string { return []string{"list", "--db", dsn} },
+	"verify": func(dsn, _ string) []string { return []string{"verify", "--db", dsn} },
+	"show":   func(dsn, _ string) []string { return []string{"show", "--db", dsn, "1"} },
+	"report": func(dsn, scratch string) []string {
+		return []string{"report", "--db", dsn, "-o", filepath.Join(scratch, "report.html")}
+	},
+	"copy": func(dsn, scratch string) []string {
+		return []string{"copy", "--from", dsn, "--to", "sqlite:" + filepath.Join(scratch, "copy.db")}
+	},
+}
+
+// writeCommands are the commands that write the database their flags name.
+var writeCommands = map[string]bool{"export": true, "delete": true}
+
+// TestEveryDatabaseCommandIsClassified: every command that takes a
+// database DSN is known to read or to write, so that a new read command is
+// tested by the tests below.
+func TestEveryDatabaseCommandIsClassified(t *testing.T) {
+	for _, c := range newRootCmd().Commands() {
+		if c.Flags().Lookup("db") == nil && c.Flags().Lookup("from") == nil {
+			continue
+		}
+		if _, ok := readCommands[c.Name()]; !ok && !writeCommands[c.Name()] {
+			t.Errorf("command %s takes a database but is in neither readCommands nor writeCommands", c.Name())
+		}
+	}
+}
+
+// dirFiles lists the names in dir.
+func dirFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// TestReadCommandsCreateNothing: a read command on a missing SQLite file
+// (plain, and with ?mode=ro) fails naming the file and creates nothing,
+// neither the file nor one named with the query string.
+func TestReadCommandsCreateNothing(t *testing.T) {
+	for name, args := range readCommands {
+		for _, suffix := range []string{"", "?mode=ro", "?mode=rw"} {
+			dir, scratch := t.TempDir(), t.TempDir()
+			path := filepath.Join(dir, "missing.db")
+			_, stderr, code := runCLI(t, args("sqlite:"+path+suffix, scratch)...)
+			if code == 0 || !strings.Contains(stderr, path+": no such database file") {
+				t.Errorf("%s on a missing file%s: exit %d, %q; want an error naming %s", name, suffix, code, stderr, path)
+			}
+			if got := dirFiles(t, dir); len(got) != 0 {
+				t.Errorf("%s on a missing file%s created %v", name, suffix, got)
+			}
+		}
+	}
+}
+
+// TestReadCommandsWriteNothing: read commands on an SQLite database leave
+// its file byte for byte as it was, with no journal beside it, also when
+// the DSN asks for mode=ro.
+func TestReadCommandsWriteNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.db")
+	mustRun(t, "export", "--db", "sqlite:"+path, "../../examples/function-trace.json", "../../examples/resource.json")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat, _ := os.Stat(path)
+	for name, args := range readCommands {
+		for _, suffix := range []string{"", "?mode=ro"} {
+			mustRun(t, args("sqlite:"+path+suffix, t.TempDir())...)
+			after, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, _ := os.Stat(path)
+			if !bytes.Equal(before, after) || !st.ModTime().Equal(stat.ModTime()) {
+				t.Errorf("%s%s changed the database file", name, suffix)
+			}
+			if got := dirFiles(t, dir); len(got) != 1 {
+				t.Errorf("%s%s left files beside the database: %v", name, suffix, got)
+			}
+		}
+	}
+	// Writes through a read-only DSN fail and change nothing.
+	_, stderr, code := runCLI(t, "export", "--db", "sqlite:"+path+"?mode=ro", "../../examples/light-coverage.json")
+	if after, _ := os.ReadFile(path); code == 0 || !bytes.Equal(before, after) || !strings.Contains(stderr, "readonly") {
+		t.Errorf("export through mode=ro: exit %d, %s", code, stderr)
+	}
+}
+
+// TestNoCreateCreatesNoFile: export --no-create and delete on a missing
+// SQLite file fail naming it and leave no file behind.
+func TestNoCreateCreatesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "missing.db")
+	for _, args := range [][]string{
+		{"export", "--no-create", "--db", "sqlite:" + path, "../../examples/function-trace.json"},
+		{"export", "--no-create", "--bulk", "off", "--db", "sqlite:" + path, "../../examples/function-trace.json"},
+		{"delete", "--db", "sqlite:" + path, "--inst", "1"},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code == 0 || !strings.Contains(stderr, path+": no such database file") {
+			t.Errorf("%v: exit %d, %q; want an error naming the file", args, code, stderr)
+		}
+		if got := dirFiles(t, dir); len(got) != 0 {
+			t.Errorf("%v created %v", args, got)
+		}
+	}
+}
+
+// TestReadCommandsOnServersWriteNothing: read commands succeed through a
+// login that may only SELECT the tables (and create nothing).
+func TestReadCommandsOnServersWriteNothing(t *testing.T) {
+	for _, dialect := range []string{"postgres", "mysql"} {
+		t.Run(dialect, func(t *testing.T) {
+			dsn := testdb.Fresh(t, dialect)
+			mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json", "../../examples/resource.json")
+			readOnly := readOnlyDSN(t, dialect, dsn)
+			for name, args := range readCommands {
+				out, stderr, code := runCLI(t, args(readOnly, t.TempDir())...)
+				if code != 0 {
+					t.Errorf("%s through a read-only login: exit %d\n%s%s", name, code, out, stderr)
+				}
+			}
+			if _, stderr, code := runCLI(t, "export", "--db", readOnly, "../../examples/light-coverage.json"); code == 0 {
+				t.Errorf("export through a read-only login succeeded: %s", stderr)
+			}
+		})
+	}
+}
+
+// readOnlyDSN returns a DSN for dsn's database through which nothing can
+// be written.
+func readOnlyDSN(t *testing.T, dialect, dsn string) string {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := testdb.Open(t, testdb.DSN(t, dialect))
+	user := randomName("profdb_ro_")
+	stmts := []string{
+		"CREATE USER '" + user + "'@'%' IDENTIFIED BY '" + secret + "'",
+		"GRANT SELECT ON " + strings.TrimPrefix(u.Path, "/") + ".* TO '" + user + "'@'%'",
+	}
+	drop := "DROP USER IF EXISTS '" + user + "'@'%'"
+	if dialect == "postgres" {
+		schema := u.Query().Get("search_path")
+		stmts = []string{
+			"CREATE ROLE " + user + " LOGIN",
+			"GRANT USAGE ON SCHEMA " + schema + " TO " + user,
+			"GRANT SELECT ON ALL TABLES IN SCHEMA " + schema + " TO " + user,
+		}
+		drop = "DROP OWNED BY " + user + "; DROP ROLE IF EXISTS " + user
+	}
+	for _, st := range stmts {
+		if _, err := admin.Exec(st); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, st := range strings.Split(drop, "; ") {
+			if _, err := admin.Exec(st); err != nil {
+				t.Errorf("%s: %v", st, err)
+			}
+		}
+	})
+	return withPassword(t, dsn, user)
+}
+
+// TestHotStandby: on a PostgreSQL hot standby (made with pg_basebackup by
+// .ci/pg-standby, which prints the two DSNs) every read command works and
+// sees what the primary holds; export and delete fail at once saying the
+// database is read-only, and nothing is written.
+func TestHotStandby(t *testing.T) {
+	primary, standby := os.Getenv("PROFDB_TEST_POSTGRES_PRIMARY"), os.Getenv("PROFDB_TEST_POSTGRES_STANDBY")
+	if primary == "" || standby == "" {
+		if testdb.InCI() {
+			t.Fatal("PROFDB_TEST_POSTGRES_PRIMARY and PROFDB_TEST_POSTGRES_STANDBY are not set (run .ci/pg-standby)")
+		}
+		t.Skip("no hot standby: set PROFDB_TEST_POSTGRES_PRIMARY and PROFDB_TEST_POSTGRES_STANDBY (see .ci/pg-standby)")
+	}
+	ctx := t.Context()
+	schema := randomName("profdb_sb_")
+	admin := testdb.Open(t, primary)
+	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE") })
+	primary, _ = testdb.WithNamespace(primary, schema)
+	standby, _ = testdb.WithNamespace(standby, schema)
+	mustRun(t, "export", "--db", primary, "../../examples/function-trace.json", "../../examples/resource.json")
+
+	// Wait until the standby has replayed the primary's WAL up to now.
+	var lsn string
+	if err := admin.QueryRowContext(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&lsn); err != nil {
+		t.Fatal(err)
+	}
+	sb := testdb.Open(t, standby)
+	for caughtUp := false; !caughtUp; {
+		if err := sb.QueryRowContext(ctx, "SELECT pg_is_in_recovery() AND pg_last_wal_replay_lsn() >= $1::pg_lsn", lsn).Scan(&caughtUp); err != nil {
+			t.Fatal(err)
+		}
+		if !caughtUp {
+			select {
+			case <-ctx.Done():
+				t.Fatal("the standby did not catch up")
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+
+	want := mustRun(t, "list", "--db", primary, "--json")
+	if got := mustRun(t, "list", "--db", standby, "--json"); got != want {
+		t.Errorf("list on the standby:\n%s\nwant, as on the primary:\n%s", got, want)
+	}
+	for name, args := range readCommands {
+		if out, stderr, code := runCLI(t, args(standby, t.TempDir())...); code != 0 {
+			t.Errorf("%s on the standby: exit %d\n%s%s", name, code, out, stderr)
+		}
+	}
+	for _, args := range [][]string{
+		{"export", "--db", standby, "../../examples/light-coverage.json"},
+		{"export", "--db", standby, "--no-create", "--bulk", "off", "../../examples/function-trace.json"},
+		{"delete", "--db", standby, "--inst", "1"},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code == 0 || !strings.Contains(stderr, "is read-only") {
+			t.Errorf("%v on the standby: exit %d, %q; want a read-only error", args, code, stderr)
+		}
+	}
+	if got := mustRun(t, "list", "--db", primary, "--json"); got != want {
+		t.Errorf("the primary changed:\n%s\nwant\n%s", got, want)
+	}
+}
