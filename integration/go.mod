@@ -5,6 +5,8 @@ go 1.26.8
 require (
 	github.com/antlr4-go/antlr/v4 v4.13.1
 	github.com/bytebase/parser v0.0.0-20260417075056-57b6ef7a2640
+	github.com/moby/moby/api v1.55.0
+	github.com/moby/moby/client v0.5.0
 	github.com/profdb/profdb v0.0.0
 	github.com/sqlc-dev/teesql v1.1.0
 	github.com/testcontainers/testcontainers-go v0.44.0
@@ -47,8 +49,6 @@ require (
 	github.com/microsoft/go-mssqldb v1.11.2 // indirect
 	github.com/moby/docker-image-spec v1.3.1 // indirect
 	github.com/moby/go-archive v0.2.0 // indirect
-	github.com/moby/moby/api v1.55.0 // indirect
-	github.com/moby/moby/client v0.5.0 // indirect
 	github.com/moby/patternmatcher v0.6.1 // indirect
 	github.com/moby/sys/sequential v0.7.0 // indirect
 	github.com/moby/sys/user v0.4.0 // indirect

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +22,22 @@ import (
 var profdbBin string
 
 func TestMain(m *testing.M) {
+	// Before any container starts: see PrepareDocker.
+	if msg := PrepareDocker(); msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	// Interrupted (Ctrl-C, a CI job cancelled): remove the containers this
+	// binary started before going. Without Ryuk nothing else would.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		fmt.Fprintf(os.Stderr, "integration: %v: removing the suite's containers\n", sig)
+		if err := RemoveOwnContainers(); err != nil {
+			fmt.Fprintf(os.Stderr, "integration: %v\n", err)
+		}
+		os.Exit(1)
+	}()
 	code := func() int {
 		dir, err := os.MkdirTemp("", "profdb-integration-")
 		if err != nil {

@@ -61,9 +61,10 @@ func parseTSQL(src string) error {
 // types profdb creates, and MAX(INST_ID) / MAX(ID) as NULL (an empty
 // database).
 type fakeCatalog struct {
-	mu      sync.Mutex
-	created map[string]bool
-	defs    map[string]ddl.Table
+	mu        sync.Mutex
+	created   map[string]bool
+	defs      map[string]ddl.Table
+	relations [][]any // RELATIONS rows as inserted
 }
 
 var objectID = regexp.MustCompile(`^IF OBJECT_ID\(N'\[([^\]]+)\]', N'U'\) IS NULL`)
@@ -130,6 +131,36 @@ func newFakeCatalog() (*fakeCatalog, *tdstest.Responder) {
 	})
 	r.OnRegexp(`(?i)^SELECT MAX\(`, func(*tdstest.Request) (*tdstest.Result, error) {
 		return &tdstest.Result{Sets: []tdstest.ResultSet{{Columns: []tdstest.Column{{Name: "", Type: tdstest.BigInt}}, Rows: [][]any{{nil}}}}}, nil
+	})
+	// The RELATIONS rows written are read back by the checks export runs
+	// before it commits. The fake keeps no other rows, so the checks'
+	// queries of the data tables find nothing, and their probes answer 0
+	// (what they find is tested on tdstest.Catalog and on real servers).
+	r.OnRegexp(`^INSERT INTO \[RELATIONS\] `, func(req *tdstest.Request) (*tdstest.Result, error) {
+		fc.mu.Lock()
+		defer fc.mu.Unlock()
+		for i := 0; i+3 < len(req.Params); i += 4 {
+			row := make([]any, 4)
+			for j := range row {
+				row[j] = req.Params[i+j].Value
+			}
+			fc.relations = append(fc.relations, row)
+		}
+		return &tdstest.Result{}, nil
+	})
+	r.OnRegexp(`^SELECT \[INST_ID\], \[COL_CHILD_TABLE\], \[COL_PARENT_TABLE\] FROM \[RELATIONS\] WHERE \[INST_ID\] = @p1$`, func(req *tdstest.Request) (*tdstest.Result, error) {
+		fc.mu.Lock()
+		defer fc.mu.Unlock()
+		set := tdstest.ResultSet{Columns: []tdstest.Column{{Name: "INST_ID", Type: tdstest.BigInt}, {Name: "COL_CHILD_TABLE", Type: nv(0)}, {Name: "COL_PARENT_TABLE", Type: nv(0)}}}
+		for _, row := range fc.relations { // COL_CHILD_TABLE, COL_PARENT_TABLE, ID, INST_ID
+			if row[3] == req.Params[0].Value {
+				set.Rows = append(set.Rows, []any{row[3], row[0], row[1]})
+			}
+		}
+		return &tdstest.Result{Sets: []tdstest.ResultSet{set}}, nil
+	})
+	r.OnRegexp(`^SELECT COUNT\(\[ID\]\) - COUNT\(DISTINCT \[ID\]\) FROM `, func(*tdstest.Request) (*tdstest.Result, error) {
+		return &tdstest.Result{Sets: []tdstest.ResultSet{{Columns: []tdstest.Column{{Name: "", Type: tdstest.BigInt}}, Rows: [][]any{{int64(0)}}}}}, nil
 	})
 	r.OnRegexp(`^IF OBJECT_ID`, func(req *tdstest.Request) (*tdstest.Result, error) {
 		if m := objectID.FindStringSubmatch(req.SQL); m != nil {

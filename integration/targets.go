@@ -19,7 +19,9 @@ import (
 	tcmssql "github.com/testcontainers/testcontainers-go/modules/mssql"
 	tcmysql "github.com/testcontainers/testcontainers-go/modules/mysql"
 	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
+	"github.com/testcontainers/testcontainers-go/wait"
 
+	"github.com/profdb/profdb/dialects"
 	// The dialects the suite runs on.
 	_ "github.com/profdb/profdb/dialects/mysql"
 	_ "github.com/profdb/profdb/dialects/postgres"
@@ -41,10 +43,19 @@ type Target struct {
 	// Server is the profdb DSN of the server, with rights to create
 	// schemas, databases and logins; "" for SQLite.
 	Server string
+	// Container is the ID of the container the suite started for the
+	// server; "" when the server comes from the environment.
+	Container string
 }
 
 // TargetNames are the targets the suite knows, in the order it runs them.
 var TargetNames = []string{"sqlite", "postgres", "mysql", "mariadb", "sqlserver"}
+
+// TargetsVar names the environment variable that selects targets: a
+// comma-separated list of target names. Unset, every target runs where it
+// has a server; set, the others are skipped and a listed target that gets
+// no server fails.
+const TargetsVar = "PROFDB_TEST_TARGETS"
 
 // targetSpec says where a target's server comes from.
 type targetSpec struct {
@@ -52,26 +63,93 @@ type targetSpec struct {
 	env     string // the variable holding its DSN
 	image   string // the container image started when env is unset
 	ci      bool   // CI provides the server: a missing one fails under CI=true
+	port    string // the server's port in the container
+	dsn     string // the DSN of the container's server: fmt with host:port, URL-escaped password
+	// run starts the container with testcontainers' module for it.
+	run func(ctx context.Context, img, pw string, opts []testcontainers.ContainerCustomizer) (testcontainers.Container, error)
 }
 
 var specs = map[string]targetSpec{
-	"postgres":  {"postgres", "PROFDB_TEST_POSTGRES", "postgres:16", true},
-	"mysql":     {"mysql", "PROFDB_TEST_MYSQL", "mysql:8.4", true},
-	"mariadb":   {"mysql", "PROFDB_TEST_MARIADB", "mariadb:11", false},
-	"sqlserver": {"sqlserver", "PROFDB_TEST_SQLSERVER", "mcr.microsoft.com/mssql/server:2022-latest", true},
+	"postgres": {"postgres", "PROFDB_TEST_POSTGRES", "postgres:16", true, "5432/tcp", "postgres://postgres:%[2]s@%[1]s/test?sslmode=disable",
+		func(ctx context.Context, img, pw string, opts []testcontainers.ContainerCustomizer) (testcontainers.Container, error) {
+			c, err := tcpostgres.Run(ctx, img, append([]testcontainers.ContainerCustomizer{tcpostgres.WithDatabase("test"),
+				tcpostgres.WithUsername("postgres"), tcpostgres.WithPassword(pw)}, opts...)...)
+			return containerOf(c), err
+		}},
+	"mysql": {"mysql", "PROFDB_TEST_MYSQL", "mysql:8.4", true, "3306/tcp", "mysql://root:%[2]s@%[1]s/test",
+		func(ctx context.Context, img, pw string, opts []testcontainers.ContainerCustomizer) (testcontainers.Container, error) {
+			c, err := tcmysql.Run(ctx, img, append([]testcontainers.ContainerCustomizer{tcmysql.WithDatabase("test"),
+				tcmysql.WithUsername("root"), tcmysql.WithPassword(pw)}, opts...)...)
+			return containerOf(c), err
+		}},
+	"mariadb": {"mysql", "PROFDB_TEST_MARIADB", "mariadb:11", false, "3306/tcp", "mysql://root:%[2]s@%[1]s/test",
+		func(ctx context.Context, img, pw string, opts []testcontainers.ContainerCustomizer) (testcontainers.Container, error) {
+			c, err := tcmariadb.Run(ctx, img, append([]testcontainers.ContainerCustomizer{tcmariadb.WithDatabase("test"),
+				tcmariadb.WithUsername("root"), tcmariadb.WithPassword(pw)}, opts...)...)
+			return containerOf(c), err
+		}},
+	"sqlserver": {"sqlserver", "PROFDB_TEST_SQLSERVER", "mcr.microsoft.com/mssql/server:2022-latest", true, "1433/tcp",
+		"sqlserver://sa:%[2]s@%[1]s?database=master&encrypt=disable",
+		func(ctx context.Context, img, pw string, opts []testcontainers.ContainerCustomizer) (testcontainers.Container, error) {
+			c, err := tcmssql.Run(ctx, img, append([]testcontainers.ContainerCustomizer{tcmssql.WithAcceptEULA(),
+				tcmssql.WithPassword(pw)}, opts...)...)
+			return containerOf(c), err
+		}},
 }
 
 // EnvVar returns the environment variable that names the server of target
 // name ("" for sqlite).
 func EnvVar(name string) string { return specs[name].env }
 
+// ImageVar returns the environment variable that names the container
+// image of target name: its EnvVar with _IMAGE appended
+// (PROFDB_TEST_POSTGRES_IMAGE, ...); "" for sqlite.
+func ImageVar(name string) string {
+	if specs[name].env == "" {
+		return ""
+	}
+	return specs[name].env + "_IMAGE"
+}
+
+// Image returns the container image the suite starts for target name: the
+// one ImageVar names, else the public image (postgres:16, mysql:8.4,
+// mariadb:11, mcr.microsoft.com/mssql/server:2022-latest).
+func Image(name string) string {
+	if v := os.Getenv(ImageVar(name)); v != "" && ImageVar(name) != "" {
+		return v
+	}
+	return specs[name].image
+}
+
+// selected reports whether target name runs, and whether it was named in
+// TargetsVar.
+func selected(name string) (run, named bool) {
+	list, ok := os.LookupEnv(TargetsVar)
+	if !ok {
+		return true, false
+	}
+	for _, n := range strings.Split(list, ",") {
+		if strings.TrimSpace(n) == name {
+			return true, true
+		}
+	}
+	return false, false
+}
+
 // Lookup returns the target name: the server its environment variable
 // names, or else, when a Docker engine answers, a container started for
-// the test binary (stopped by Shutdown). With neither, the test skips
-// saying so, or fails under CI=true for the servers CI provides (postgres,
-// mysql).
+// the test binary from Image(name) (stopped by Shutdown). With neither,
+// the test skips saying so, or fails under CI=true for the servers CI
+// provides (postgres, mysql, sqlserver) and for targets named in
+// TargetsVar. A container that does not start (an image that cannot be
+// pulled) fails the test under CI=true or when TargetsVar names the target,
+// else skips it. A target TargetsVar leaves out is skipped.
 func Lookup(t testing.TB, name string) Target {
 	t.Helper()
+	run, named := selected(name)
+	if !run {
+		t.Skipf("integration: target %s is not in %s=%s", name, TargetsVar, os.Getenv(TargetsVar))
+	}
 	if name == "sqlite" {
 		return Target{Name: name, Dialect: "sqlite", Origin: "a temporary file"}
 	}
@@ -83,13 +161,17 @@ func Lookup(t testing.TB, name string) Target {
 		return Target{Name: name, Dialect: sp.dialect, Origin: "$" + sp.env, Server: dsn}
 	}
 	if ok, why := DockerAvailable(); ok {
-		dsn, err := container(name)
-		if err != nil {
-			t.Fatalf("integration: start %s container %s: %v", name, sp.image, redactErr(err))
+		sc := startContainer(name)
+		if sc.err != nil {
+			if named || testdb.InCI() {
+				t.Fatalf("integration: start %s container %s: %v", name, sc.image, redactErr(sc.err))
+			}
+			t.Skipf("integration: %s is not set and the %s container %s does not start (%v): skipping the %s target; set %s to an image at hand",
+				sp.env, name, sc.image, redactErr(sc.err), name, ImageVar(name))
 		}
-		return Target{Name: name, Dialect: sp.dialect, Origin: "container " + sp.image, Server: dsn}
-	} else if sp.ci && testdb.InCI() {
-		t.Fatalf("integration: %s is not set and no Docker engine answers (%s): CI must provide the %s server (see .ci/run)", sp.env, why, name)
+		return Target{Name: name, Dialect: sp.dialect, Origin: sc.origin(name), Server: sc.dsn, Container: sc.c.GetContainerID()}
+	} else if named || sp.ci && testdb.InCI() {
+		t.Fatalf("integration: %s is not set and no Docker engine answers (%s): the %s server is needed (see .ci/run)", sp.env, why, name)
 	} else {
 		also := ""
 		if name == "sqlserver" {
@@ -139,60 +221,86 @@ var (
 )
 
 type startedContainer struct {
-	c   testcontainers.Container
-	dsn string
-	err error
+	c        testcontainers.Container
+	image    string
+	endpoint string        // host:port of the server
+	started  time.Duration // from the request to the first answered ping
+	dsn      string
+	err      error
 }
 
-// container starts the target's container once per test binary and
-// returns its server DSN.
-func container(name string) (string, error) {
+// origin says where the container's server comes from, for TestTargets.
+func (sc *startedContainer) origin(name string) string {
+	from := "default"
+	if os.Getenv(ImageVar(name)) != "" {
+		from = "$" + ImageVar(name)
+	}
+	return fmt.Sprintf("container %s (%s) on %s, ready in %.1f s", sc.image, from, sc.endpoint, sc.started.Seconds())
+}
+
+// startContainer starts the target's container once per test binary, labelled
+// as the suite's (ownLabels) with its ports published on 127.0.0.1 only,
+// and waits until its server answers.
+func startContainer(name string) *startedContainer {
 	containersMu.Lock()
 	defer containersMu.Unlock()
 	if sc, ok := containers[name]; ok {
-		return sc.dsn, sc.err
+		return sc
 	}
-	sc := &startedContainer{}
+	sp := specs[name]
+	sc := &startedContainer{image: Image(name)}
 	containers[name] = sc
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	pw := "Profdb-" + randomHex(8) + "-aA1"
-	img := specs[name].image
-	var endpoint func(port string) (string, error)
-	switch name {
-	case "postgres":
-		c, err := tcpostgres.Run(ctx, img, tcpostgres.WithDatabase("test"), tcpostgres.WithUsername("postgres"),
-			tcpostgres.WithPassword(pw), tcpostgres.BasicWaitStrategies())
-		sc.c, sc.err = containerOf(c), err
-		endpoint = func(p string) (string, error) { return c.PortEndpoint(ctx, p, "") }
-		if err == nil {
-			sc.dsn, sc.err = dsnAt(endpoint, "5432/tcp", "postgres://postgres:"+url.QueryEscape(pw)+"@%s/test?sslmode=disable")
-		}
-	case "mysql":
-		c, err := tcmysql.Run(ctx, img, tcmysql.WithDatabase("test"), tcmysql.WithUsername("root"), tcmysql.WithPassword(pw))
-		sc.c, sc.err = containerOf(c), err
-		endpoint = func(p string) (string, error) { return c.PortEndpoint(ctx, p, "") }
-		if err == nil {
-			sc.dsn, sc.err = dsnAt(endpoint, "3306/tcp", "mysql://root:"+url.QueryEscape(pw)+"@%s/test")
-		}
-	case "mariadb":
-		c, err := tcmariadb.Run(ctx, img, tcmariadb.WithDatabase("test"), tcmariadb.WithUsername("root"), tcmariadb.WithPassword(pw))
-		sc.c, sc.err = containerOf(c), err
-		endpoint = func(p string) (string, error) { return c.PortEndpoint(ctx, p, "") }
-		if err == nil {
-			sc.dsn, sc.err = dsnAt(endpoint, "3306/tcp", "mysql://root:"+url.QueryEscape(pw)+"@%s/test")
-		}
-	case "sqlserver":
-		c, err := tcmssql.Run(ctx, img, tcmssql.WithAcceptEULA(), tcmssql.WithPassword(pw))
-		sc.c, sc.err = containerOf(c), err
-		endpoint = func(p string) (string, error) { return c.PortEndpoint(ctx, p, "") }
-		if err == nil {
-			sc.dsn, sc.err = dsnAt(endpoint, "1433/tcp", "sqlserver://sa:"+url.QueryEscape(pw)+"@%s?database=master&encrypt=disable")
-		}
-	default:
-		sc.err = fmt.Errorf("no container for target %s", name)
+	start := time.Now()
+	sc.c, sc.err = sp.run(ctx, sc.image, pw, []testcontainers.ContainerCustomizer{
+		testcontainers.WithLabels(ownLabels()),
+		// The modules wait for log lines of the official images. Here the
+		// port need only be published (checked from outside: a check
+		// inside costs a docker exec per try); the server's first answer
+		// (waitReady, below) is what counts.
+		testcontainers.WithWaitStrategyAndDeadline(3*time.Minute, wait.ForListeningPort(sp.port).SkipInternalCheck()),
+		loopbackPorts(),
+	})
+	if sc.err != nil {
+		return sc
 	}
-	return sc.dsn, sc.err
+	if sc.endpoint, sc.err = sc.c.PortEndpoint(ctx, sp.port, ""); sc.err != nil {
+		return sc
+	}
+	sc.dsn = fmt.Sprintf(sp.dsn, sc.endpoint, url.QueryEscape(pw))
+	sc.err = waitReady(ctx, sc.dsn)
+	sc.started = time.Since(start)
+	return sc
+}
+
+// waitReady pings the server of dsn until it answers.
+func waitReady(ctx context.Context, dsn string) error {
+	d, err := dialects.ForDSN(dsn)
+	if err != nil {
+		return err
+	}
+	drv, err := d.DriverDSN(dsn)
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open(d.DriverName(), drv)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for {
+		err = db.PingContext(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("server does not answer: %w", err)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // containerOf returns c as a Container, nil for a nil pointer.
@@ -207,16 +315,9 @@ func containerOf[C interface {
 	return c
 }
 
-func dsnAt(endpoint func(string) (string, error), port, format string) (string, error) {
-	hp, err := endpoint(port)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf(format, hp), nil
-}
-
-// Shutdown stops the containers Lookup started. TestMain calls it after
-// the tests.
+// Shutdown stops the containers Lookup started, and removes any other
+// container of this test binary (one whose start failed half way). TestMain
+// calls it after the tests.
 func Shutdown() {
 	containersMu.Lock()
 	defer containersMu.Unlock()
@@ -227,6 +328,11 @@ func Shutdown() {
 			}
 		}
 		delete(containers, name)
+	}
+	if ok, _ := DockerAvailable(); ok {
+		if err := RemoveOwnContainers(); err != nil {
+			fmt.Fprintf(os.Stderr, "integration: remove containers: %v\n", err)
+		}
 	}
 }
 
