@@ -24,6 +24,12 @@ const (
 	DecimalScale     = 8
 )
 
+// Dec is a Decimal value in canonical text form: an optional '-', digits
+// with no leading zeros (a single "0" before the point), and, if there is a
+// fraction, '.' and at most DecimalScale digits without trailing zeros. It
+// is how a result set carries exact decimals from a reader to a dialect.
+type Dec string
+
 var typeNames = [...]string{String: "String", Integer: "Integer", Decimal: "Decimal", Float: "Float"}
 
 // String returns the type's name: "String", "Integer", "Decimal" or "Float".

@@ -103,10 +103,9 @@ type DDLCommitter interface {
 // Integer as int64, Decimal as Dec, Float as float64, String as string, and
 // nil for NULL.
 
-// Dec is an exact decimal in canonical text form: an optional '-', digits
-// with no leading zeros (a single "0" before the point), and, if there is a
-// fraction, '.' and at most ddl.DecimalScale digits without trailing zeros.
-type Dec string
+// Dec is ddl.Dec, the canonical form of a Decimal value, under the name the
+// dialects' value conversion has always used.
+type Dec = ddl.Dec
 
 // Binder is implemented by dialects that bind some values in a form other
 // than the canonical one (a Decimal as text, say).

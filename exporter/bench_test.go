@@ -6,7 +6,7 @@ package exporter_test
 //
 //	(a) cli  the profdb binary exporting an interchange JSON file, as a
 //	         user runs it (its peak RSS is measured too);
-//	(b) api  exporter.Export with the rows generated in memory, into a
+//	(b) api  resultset.Export with the rows generated in memory, into a
 //	         fresh namespace (it creates the tables);
 //	(b2)     the same into tables that exist already, with their indexes;
 //	(c) raw  the driver's fastest path with no profdb code in the way, into
@@ -60,6 +60,7 @@ import (
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/resultset"
 )
 
 var (
@@ -68,7 +69,7 @@ var (
 	benchSettle  = flag.Duration("settle", 2*time.Second, "BenchmarkExport pauses this long before each measured path, for the server to finish the previous one's writes")
 	benchOnly    = flag.String("only", "", "BenchmarkExport runs only this path (raw, api, pre, cli or off), for profiling")
 	benchRepeat  = flag.Int("repeat", 3, "BenchmarkExport measures each path this many times, in turn, and reports the best and the median")
-	benchBulkOff = flag.Bool("bulkoff", false, "BenchmarkExport also runs exporter.Export with BulkOff (batched INSERT), as (b')")
+	benchBulkOff = flag.Bool("bulkoff", false, "BenchmarkExport also runs resultset.Export with BulkOff (batched INSERT), as (b')")
 )
 
 // callTraceColumns are the CALL_TRACE columns the benchmark fills, every
@@ -425,7 +426,7 @@ func benchCLI(b *testing.B, bin, dialect, file string, n int) benchResult {
 	return benchResult{rows: int64(n) + 1, elapsed: r.Elapsed, maxRSS: r.MaxRSS, note: note}
 }
 
-// benchAPI runs (b): exporter.Export into a fresh namespace.
+// benchAPI runs (b): resultset.Export into a fresh namespace.
 func benchAPI(b *testing.B, dialect string, n int, mode exporter.BulkMode) benchResult {
 	b.Helper()
 	s := scope(b)
@@ -451,7 +452,7 @@ func benchAPI(b *testing.B, dialect string, n int, mode exporter.BulkMode) bench
 	}
 	defer db.Close()
 	start := time.Now()
-	res, err := exporter.Export(ctx, db, benchSet(n))
+	res, err := resultset.Export(ctx, db, benchSet(n))
 	elapsed := time.Since(start)
 	if err != nil {
 		b.Fatal(err)
@@ -460,14 +461,14 @@ func benchAPI(b *testing.B, dialect string, n int, mode exporter.BulkMode) bench
 		b.Fatalf("exported %d rows, want %d", res.Rows, n+1)
 	}
 	checkCount(s, dsn, n)
-	note := "exporter.Export, bulk=" + mode.String()
+	note := "resultset.Export, bulk=" + mode.String()
 	if len(logs) > 0 {
 		note += " [" + strings.Join(logs, "; ") + "]"
 	}
 	return benchResult{rows: res.Rows, elapsed: elapsed, checks: checkEnd.Sub(checkStart), note: note}
 }
 
-// benchAPIExisting runs (b2): exporter.Export into tables that exist
+// benchAPIExisting runs (b2): resultset.Export into tables that exist
 // already, created from profdb's DDL with their indexes (as "profdb ddl"
 // would make them), so that the export loads into indexed tables as (c)
 // does.
@@ -493,13 +494,13 @@ func benchAPIExisting(b *testing.B, dialect string, n int) benchResult {
 	}
 	settle(s, dsn)
 	start := time.Now()
-	res, err := exporter.Export(ctx, db, benchSet(n))
+	res, err := resultset.Export(ctx, db, benchSet(n))
 	elapsed := time.Since(start)
 	if err != nil {
 		b.Fatal(err)
 	}
 	checkCount(s, dsn, n)
-	return benchResult{rows: res.Rows, elapsed: elapsed, note: "exporter.Export into existing tables"}
+	return benchResult{rows: res.Rows, elapsed: elapsed, note: "resultset.Export into existing tables"}
 }
 
 // checkCount fails unless the namespace holds n call-trace rows.

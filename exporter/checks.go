@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/dustin/go-humanize/english"
+
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers"
 )

@@ -11,9 +11,9 @@
 // the transaction committed. A failure anywhere,
 // or a process that dies, leaves no trace of the result set.
 //
-// Readers deliver result sets through the Target interface, rows streamed
-// one at a time, so that memory stays bounded whatever the size of the
-// input; *DB is the Target that writes to a database, Memory one that keeps
-// result sets in memory. Export writes a ResultSet whose tables are
-// iterators.
+// Readers deliver result sets through the Target interface of package
+// resultset (aliased here as Target), rows streamed one at a time, so that
+// memory stays bounded whatever the size of the input; *DB is the Target
+// that writes to a database, resultset.Memory one that keeps result sets in
+// memory. resultset.Export writes a ResultSet whose tables are iterators.
 package exporter

@@ -24,6 +24,7 @@ import (
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	_ "github.com/profdb/profdb/profilers/referencecount"
 	_ "github.com/profdb/profdb/profilers/resource"
+	"github.com/profdb/profdb/resultset"
 )
 
 // localDialects are the databases every exporter test runs on.
@@ -75,7 +76,7 @@ func edgeSet() *exporter.ResultSet {
 		Header: exporter.Header{Profiler: functiontrace.Name, Caption: "edge ✓ 'quoted' \"dq\"",
 			Counter: &exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: uint64(math.MaxUint64)}},
 		Tables: []exporter.TableRows{
-			// Children first: Export orders them.
+			// Children first: resultset.Export orders them.
 			{Name: functiontrace.CallTrace, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL__S", "COL__S_WITH_CHILDREN", "COL_PARENT_NO"},
 				Rows: rowsOf(
 					[]any{int64(0), int64(0), int64(0), int64(math.MaxInt64), int64(math.MinInt64), int64(-1)},
@@ -99,7 +100,7 @@ func TestRoundTrip(t *testing.T) {
 		db, _ := openFresh(t, dialect, exporter.Options{Bulk: bulk})
 		ctx := ctxT(t)
 		want := edgeSet()
-		res, err := exporter.Export(ctx, db, want)
+		res, err := resultset.Export(ctx, db, want)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +108,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("result = %+v", res)
 		}
 		// A second result set gets the next INST_ID.
-		res2, err := exporter.Export(ctx, db, edgeSet())
+		res2, err := resultset.Export(ctx, db, edgeSet())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +154,7 @@ func compareSets(t *testing.T, want, got *exporter.ResultSet) {
 			full := make([]any, len(gt.Columns))
 			for i, c := range wt.Columns {
 				col, _ := td.Column(c)
-				v, err := exporter.Convert(col.Type, r[i])
+				v, err := resultset.Convert(col.Type, r[i])
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -251,7 +252,7 @@ func TestBadRowsLeaveNoTrace(t *testing.T) {
 	forEach(t, func(t *testing.T, dialect string, bulk exporter.BulkMode) {
 		db, _ := openFresh(t, dialect, exporter.Options{Bulk: bulk})
 		ctx := ctxT(t)
-		if _, err := exporter.Export(ctx, db, edgeSet()); err != nil {
+		if _, err := resultset.Export(ctx, db, edgeSet()); err != nil {
 			t.Fatal(err)
 		}
 		before := counts(t, db, functiontrace.Name)
@@ -262,7 +263,7 @@ func TestBadRowsLeaveNoTrace(t *testing.T) {
 						{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID"}, Rows: rowsOf([]any{int64(0), int64(-1)})},
 						{Name: c.table, Columns: c.columns, Rows: rowsOf(padRow(c.columns), c.row)},
 					}}
-				_, err := exporter.Export(ctx, db, rs)
+				_, err := resultset.Export(ctx, db, rs)
 				if err == nil || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("error = %v, want it to contain %q", err, c.want)
 				}
@@ -272,7 +273,7 @@ func TestBadRowsLeaveNoTrace(t *testing.T) {
 			})
 		}
 		// The database still takes a good result set, with the next INST_ID.
-		res, err := exporter.Export(ctx, db, edgeSet())
+		res, err := resultset.Export(ctx, db, edgeSet())
 		if err != nil || res.InstID != 2 {
 			t.Fatalf("after failures: %+v, %v", res, err)
 		}
@@ -311,7 +312,7 @@ func TestConcurrentExporters(t *testing.T) {
 						return
 					}
 					defer db.Close()
-					res, err := exporter.Export(ctx, db, callTraceSet(fmt.Sprintf("worker %d", i), rowsEach))
+					res, err := resultset.Export(ctx, db, callTraceSet(fmt.Sprintf("worker %d", i), rowsEach))
 					ids[i], errs[i] = res.InstID, err
 				}(i)
 			}
@@ -387,7 +388,7 @@ func TestListVerifyDelete(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			db, _ := openFresh(t, dialect, exporter.Options{})
 			ctx := ctxT(t)
-			if _, err := exporter.Export(ctx, db, callTraceSet("one", 10)); err != nil {
+			if _, err := resultset.Export(ctx, db, callTraceSet("one", 10)); err != nil {
 				t.Fatal(err)
 			}
 			lc := &exporter.ResultSet{Header: exporter.Header{Profiler: lightcoverage.Name, Caption: "cov"},
@@ -395,7 +396,7 @@ func TestListVerifyDelete(t *testing.T) {
 					{Name: lightcoverage.RoutinesData, Columns: []string{"ID", "PARENT_ID"}, Rows: rowsOf([]any{int64(7), int64(-1)})},
 					{Name: lightcoverage.Lines, Columns: []string{"ID", "PARENT_ID", "COL_MARK"}, Rows: rowsOf([]any{int64(0), int64(7), int64(1)}, []any{int64(1), int64(7), int64(0)})},
 				}}
-			if _, err := exporter.Export(ctx, db, lc); err != nil {
+			if _, err := resultset.Export(ctx, db, lc); err != nil {
 				t.Fatal(err)
 			}
 			// Line 1 now points at a routine that does not exist; line 0
@@ -473,7 +474,7 @@ func TestNoCreate(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			_, err = exporter.Export(ctxT(t), db, callTraceSet("x", 1))
+			_, err = resultset.Export(ctxT(t), db, callTraceSet("x", 1))
 			if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "--no-create") {
 				t.Fatalf("error = %v", err)
 			}
@@ -496,7 +497,7 @@ func TestNarrowExistingColumns(t *testing.T) {
 			d := db.Dialect()
 			// Create the shared tables and the profiler's, then replace
 			// ROUTINES with a narrow hand-made one.
-			if _, err := exporter.Export(ctx, db, callTraceSet("seed", 1)); err != nil {
+			if _, err := resultset.Export(ctx, db, callTraceSet("seed", 1)); err != nil {
 				t.Fatal(err)
 			}
 			rt := d.Qualify("", d.StoredName(functiontrace.Routines))
@@ -508,7 +509,7 @@ func TestNarrowExistingColumns(t *testing.T) {
 			fits := &exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "fits"},
 				Tables: []exporter.TableRows{{Name: functiontrace.Routines, Columns: []string{"ID", "PARENT_ID", "COL_CLASS_NAME", "COL_ADDRESS", "COL_HIT_COUNT"},
 					Rows: rowsOf([]any{int64(1), int64(-1), "0123456789", "12345678.25", int64(2147483647)})}}}
-			if _, err := exporter.Export(ctx, db, fits); err != nil {
+			if _, err := resultset.Export(ctx, db, fits); err != nil {
 				t.Fatalf("values that fit: %v", err)
 			}
 			before := counts(t, db, functiontrace.Name)
@@ -530,7 +531,7 @@ func TestNarrowExistingColumns(t *testing.T) {
 				rs := &exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "too wide"},
 					Tables: []exporter.TableRows{{Name: functiontrace.Routines, Columns: []string{"ID", c.col},
 						Rows: rowsOf([]any{int64(1), nil}, []any{int64(2), c.val})}}}
-				_, err := exporter.Export(ctx, db, rs)
+				_, err := resultset.Export(ctx, db, rs)
 				if err == nil || !strings.Contains(err.Error(), "table "+functiontrace.Routines) || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("%s: error = %v, want %q", c.col, err, c.want)
 				}
@@ -541,7 +542,7 @@ func TestNarrowExistingColumns(t *testing.T) {
 			// A NOT NULL column profdb does not fill is refused up front.
 			mustExec(t, db, "DROP TABLE "+rt)
 			mustExec(t, db, fmt.Sprintf("CREATE TABLE %s (%s BIGINT NOT NULL, %s BIGINT, %s INT NOT NULL)", rt, q("INST_ID"), q("ID"), q("MUST_FILL")))
-			if _, err := exporter.Export(ctx, db, callTraceSet("x", 1)); err == nil || !strings.Contains(err.Error(), "NOT NULL without a default") {
+			if _, err := resultset.Export(ctx, db, callTraceSet("x", 1)); err == nil || !strings.Contains(err.Error(), "NOT NULL without a default") {
 				t.Fatalf("NOT NULL extra column: %v", err)
 			}
 		})
@@ -560,7 +561,7 @@ func mustExec(t *testing.T, db *exporter.DB, q string) {
 func TestRelationsRows(t *testing.T) {
 	db, _ := openFresh(t, "sqlite", exporter.Options{})
 	ctx := ctxT(t)
-	if _, err := exporter.Export(ctx, db, callTraceSet("x", 1)); err != nil {
+	if _, err := resultset.Export(ctx, db, callTraceSet("x", 1)); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := db.SQL().QueryContext(ctx, `SELECT COL_CHILD_TABLE, COL_PARENT_TABLE, ID FROM RELATIONS WHERE INST_ID = 1 ORDER BY ID`)

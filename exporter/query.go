@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -11,9 +12,11 @@ import (
 	"sync"
 
 	"github.com/dustin/go-humanize/english"
+
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
 )
 
 // catalog is the set of existing tables, by upper-case name, with their
@@ -644,7 +647,7 @@ func rowsIter(ctx context.Context, q dialects.DBTX, table, query string, types [
 }
 
 // Canonical turns a value scanned from a database into the canonical form
-// of logical type t (see Convert): drivers return numbers as int64,
+// of logical type t (see resultset.Convert): drivers return numbers as int64,
 // float64, or text in []byte, and decimals with trailing zeros.
 func Canonical(t ddl.Type, v any) (any, error) {
 	if b, ok := v.([]byte); ok {
@@ -670,18 +673,18 @@ func Canonical(t ddl.Type, v any) (any, error) {
 		case int32:
 			return int64(x), nil
 		case float64:
-			return floatToInt64(x)
+			return resultset.Convert(ddl.Integer, x)
 		case string:
-			return numberToInt64(x)
+			return resultset.Convert(ddl.Integer, json.Number(x))
 		}
 	case ddl.Decimal:
 		switch x := v.(type) {
 		case int64:
 			return dialects.Dec(strconv.FormatInt(x, 10)), nil
 		case float64:
-			return ParseDecimal(strconv.FormatFloat(x, 'f', -1, 64))
+			return resultset.ParseDecimal(strconv.FormatFloat(x, 'f', -1, 64))
 		case string:
-			return ParseDecimal(x)
+			return resultset.ParseDecimal(x)
 		}
 	case ddl.Float:
 		switch x := v.(type) {

@@ -14,6 +14,7 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/internal/spool"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Backoff between attempts: the first pause is about retryBase, each next
@@ -261,7 +262,7 @@ func (w *retryWriter) keep(kt *keptTable, row []any) error {
 		case dialects.Dec:
 			vals[i] = json.Number(x)
 		default:
-			cv, err := Convert(kt.types[i], v)
+			cv, err := resultset.Convert(kt.types[i], v)
 			if err != nil {
 				w.partial = true
 				return nil

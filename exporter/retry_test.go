@@ -13,6 +13,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/resultset"
 )
 
 // conflictDialect is SQLite with a dialects.Retrier that calls the error a
@@ -104,7 +105,7 @@ func TestRetryAfterConflict(t *testing.T) {
 			t.Run(table+"/bulk="+bulk.String(), func(t *testing.T) {
 				c := openConflicting(t, table, 2, exporter.Options{Bulk: bulk, Retries: 5})
 				ctx := ctxT(t)
-				res, err := exporter.Export(ctx, c.db, oneShot(edgeSet()))
+				res, err := resultset.Export(ctx, c.db, oneShot(edgeSet()))
 				if err != nil {
 					t.Fatalf("export failed instead of retrying: %v", err)
 				}
@@ -202,7 +203,7 @@ func TestRetryBounded(t *testing.T) {
 	}
 	t.Run("gives up", func(t *testing.T) {
 		c := openConflicting(t, profilers.InstancesTable, -1, exporter.Options{Retries: 2})
-		_, err := exporter.Export(ctxT(t), c.db, edgeSet())
+		_, err := resultset.Export(ctxT(t), c.db, edgeSet())
 		if err == nil || !strings.Contains(err.Error(), "simulated conflict") || !strings.Contains(err.Error(), "gave up after 3 attempts") {
 			t.Fatalf("err = %v", err)
 		}
@@ -213,7 +214,7 @@ func TestRetryBounded(t *testing.T) {
 	})
 	t.Run("no retries", func(t *testing.T) {
 		c := openConflicting(t, profilers.InstancesTable, -1, exporter.Options{})
-		_, err := exporter.Export(ctxT(t), c.db, edgeSet())
+		_, err := resultset.Export(ctxT(t), c.db, edgeSet())
 		if err == nil || !strings.Contains(err.Error(), "simulated conflict") || len(c.logs) != 0 {
 			t.Fatalf("err = %v, notes %q", err, c.logs)
 		}
@@ -231,7 +232,7 @@ func TestRetryBounded(t *testing.T) {
 				}
 			}
 		}
-		_, err := exporter.Export(ctxT(t), c.db, set)
+		_, err := resultset.Export(ctxT(t), c.db, set)
 		if err == nil || !strings.Contains(err.Error(), "row 1") || len(c.logs) != 0 {
 			t.Fatalf("err = %v, notes %q", err, c.logs)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/resultset"
 )
 
 // TestRowKeyTables: tables made by `profdb ddl --primary-key` (an
@@ -26,7 +27,7 @@ func TestRowKeyTables(t *testing.T) {
 				}
 			}
 			for range 2 {
-				if _, err := exporter.Export(ctx, db, edgeSet()); err != nil {
+				if _, err := resultset.Export(ctx, db, edgeSet()); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/resultset"
 )
 
 // liveTable is a documented table as it exists in the database.
@@ -151,7 +152,7 @@ func checker(d dialects.Dialect, def ddl.Column, c dialects.ColumnInfo) func(any
 		}
 	case ddl.Decimal:
 		p, s := c.Precision, c.Scale
-		if p > 0 && (p-s < MaxDecimalIntDigits || s < ddl.DecimalScale) || def.Type == ddl.Float {
+		if p > 0 && (p-s < resultset.MaxDecimalIntDigits || s < ddl.DecimalScale) || def.Type == ddl.Float {
 			checks = append(checks, func(v any) error { return fitDecimal(v, p, s, c.DBType) })
 		}
 	case ddl.Float:

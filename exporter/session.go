@@ -62,7 +62,7 @@ func (db *DB) begin(ctx context.Context, h Header) (*session, error) {
 	if err != nil {
 		return nil, errorf("%w", err)
 	}
-	if _, err := counterFrequency(h.Counter); err != nil {
+	if _, err := h.Counter.FrequencyValue(); err != nil {
 		return nil, errorf("INSTANCES, column COUNTER_FREQUENCY: %w", err)
 	}
 	conn, err := db.db.Conn(ctx)
@@ -219,20 +219,13 @@ func (s *session) SetHeader(h Header) error {
 	if h.Profiler != "" && h.Profiler != s.def.Name {
 		return errorf("result set of profiler %s cannot become %s", s.def.Name, h.Profiler)
 	}
-	if _, err := counterFrequency(h.Counter); err != nil {
+	if _, err := h.Counter.FrequencyValue(); err != nil {
 		return errorf("INSTANCES, column COUNTER_FREQUENCY: %w", err)
 	}
 	h.Profiler = s.def.Name
 	s.header = h
 	s.result.Caption = h.Caption
 	return nil
-}
-
-func counterFrequency(c *Counter) (any, error) {
-	if c == nil || c.Frequency == nil {
-		return nil, nil
-	}
-	return Convert(ddl.Decimal, c.Frequency)
 }
 
 // Table implements ResultWriter.
@@ -376,7 +369,7 @@ func (s *session) writeInstance() error {
 	var name, desc, freq any
 	if c := s.header.Counter; c != nil {
 		name, desc = nullIfEmpty(c.Name), nullIfEmpty(c.Description)
-		freq, _ = counterFrequency(c)
+		freq, _ = c.FrequencyValue()
 	}
 	vals := []any{s.header.Caption, desc, freq, name, s.instID}
 	types := []ddl.Type{ddl.String, ddl.String, ddl.Decimal, ddl.String, ddl.Integer}

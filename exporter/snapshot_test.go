@@ -11,6 +11,7 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/resultset"
 )
 
 // TestReadsSeeOneSnapshot: verify and list, run over and over while 16
@@ -41,7 +42,7 @@ func TestReadsSeeOneSnapshot(t *testing.T) {
 			defer stop()
 			// One result set first, so that the tables exist (the test is
 			// about rows, not about tables appearing).
-			if _, err := exporter.Export(ctx, db, callTraceSet("seed", rows)); err != nil {
+			if _, err := resultset.Export(ctx, db, callTraceSet("seed", rows)); err != nil {
 				t.Fatal(err)
 			}
 			var wg sync.WaitGroup
@@ -52,7 +53,7 @@ func TestReadsSeeOneSnapshot(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for n := 0; ctx.Err() == nil; n++ {
-						_, err := exporter.Export(ctx, db, callTraceSet(fmt.Sprintf("w%d-%d", i, n), rows))
+						_, err := resultset.Export(ctx, db, callTraceSet(fmt.Sprintf("w%d-%d", i, n), rows))
 						if err != nil {
 							if ctx.Err() == nil {
 								errs <- fmt.Errorf("exporter %d: %w", i, err)

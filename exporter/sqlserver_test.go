@@ -26,6 +26,7 @@ import (
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
 )
 
 // SQL Server, without a server: the real exporter and the real go-mssqldb
@@ -73,7 +74,7 @@ func mssqlFunctionTrace() *mssqlSet {
 		header: exporter.Header{Profiler: functiontrace.Name, Caption: "edge ✓ 'quoted' \"dq\" ]]",
 			Counter: &exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: uint64(math.MaxUint64)}},
 		tables: []mssqlTable{
-			// Children first: Export orders them.
+			// Children first: resultset.Export orders them.
 			{functiontrace.CallTrace, []string{"ID", "PARENT_ID", "REC_ID", "COL__S", "COL__S_WITH_CHILDREN", "COL_PARENT_NO"}, [][]any{
 				{int64(0), int64(0), int64(0), int64(math.MaxInt64), int64(math.MinInt64), int64(-1)},
 				{int64(1), int64(0), int64(1), json.Number("42"), nil, int64(0)},
@@ -153,7 +154,7 @@ func mssqlWant(t *testing.T, s *mssqlSet, inst, relBase int64) map[string][]map[
 			m := map[string]any{ddl.InstID: inst}
 			for i, c := range tb.columns {
 				col, _ := td.Column(c)
-				v, err := exporter.Convert(col.Type, r[i])
+				v, err := resultset.Convert(col.Type, r[i])
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -174,7 +175,7 @@ func mssqlWant(t *testing.T, s *mssqlSet, inst, relBase int64) map[string][]map[
 		"COUNTER_NAME": nil, ddl.InstID: inst}
 	if c := s.header.Counter; c != nil {
 		inst1["COUNTER_NAME"], inst1["COUNTER_DESCRIPTION"] = c.Name, c.Description
-		f, err := exporter.Convert(ddl.Decimal, c.Frequency)
+		f, err := resultset.Convert(ddl.Decimal, c.Frequency)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -610,7 +611,7 @@ func TestSQLServerWire(t *testing.T) {
 			}
 			for _, st := range steps {
 				srv.ResetEvents()
-				res, err := exporter.Export(ctx, db, st.set.resultSet())
+				res, err := resultset.Export(ctx, db, st.set.resultSet())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -684,7 +685,7 @@ func TestSQLServerFailedExportRollsBack(t *testing.T) {
 						{functiontrace.CallTrace, []string{"ID", "PARENT_ID", "REC_ID", "COL__S"}, rows},
 					}}
 				srv.ResetEvents()
-				_, err := exporter.Export(ctx, db, bad.resultSet())
+				_, err := resultset.Export(ctx, db, bad.resultSet())
 				want := fmt.Sprintf("table %s, column COL__S, row %d: want an integer", functiontrace.CallTrace, good+1)
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Fatalf("error = %v, want %q", err, want)
@@ -721,7 +722,7 @@ func TestSQLServerFailedExportRollsBack(t *testing.T) {
 				}
 				srv.ResetEvents()
 				ft := mssqlFunctionTrace()
-				res, err := exporter.Export(ctx, db, ft.resultSet())
+				res, err := resultset.Export(ctx, db, ft.resultSet())
 				if err != nil || res.InstID != 1 {
 					t.Fatalf("next export: %+v, %v", res, err)
 				}
@@ -781,7 +782,7 @@ func TestSQLServerRealServer(t *testing.T) {
 		}
 		for _, set := range []*mssqlSet{mssqlFunctionTrace(), mssqlLightCoverage()} {
 			inst++
-			res, err := exporter.Export(ctx, db, set.resultSet())
+			res, err := resultset.Export(ctx, db, set.resultSet())
 			if err != nil {
 				t.Fatalf("bulk=%s %s: %v", bulk, set.header.Profiler, err)
 			}
@@ -869,7 +870,7 @@ func TestSQLServerBulkSkip(t *testing.T) {
 			{functiontrace.Routines, []string{"ID", "PARENT_ID", "COL_CLASS_NAME"}, [][]any{{int64(0), int64(-1), "naïve"}}},
 		}}
 	srv.ResetEvents()
-	if _, err := exporter.Export(ctx, db, set.resultSet()); err != nil {
+	if _, err := resultset.Export(ctx, db, set.resultSet()); err != nil {
 		t.Fatal(err)
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], functiontrace.Routines) || !strings.Contains(notes[0], "COL_CLASS_NAME is varchar(100)") {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/resultset"
 )
 
 // tableWriter streams the rows of one table into batched INSERTs (or a
@@ -104,7 +105,7 @@ func (tw *tableWriter) Write(row []any) error {
 			}
 			continue
 		}
-		cv, err := Convert(tw.types[i], v)
+		cv, err := resultset.Convert(tw.types[i], v)
 		if err == nil && tw.checks[i] != nil {
 			err = tw.checks[i](cv)
 		}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Options carry the settings some formats need.
@@ -51,7 +51,7 @@ type Format struct {
 	// Read delivers every result set in r, named name in messages, to t.
 	// Each result set is committed on its own; on error the current one is
 	// rolled back and the error names the file and line.
-	Read func(ctx context.Context, r io.Reader, name string, t exporter.Target, o Options) ([]exporter.Result, error)
+	Read func(ctx context.Context, r io.Reader, name string, t resultset.Target, o Options) ([]resultset.Result, error)
 }
 
 var (
@@ -105,7 +105,7 @@ func Detect(head []byte) (Format, error) {
 
 // Read reads r with the named format, or the detected one when format is
 // "".
-func Read(ctx context.Context, format string, r io.Reader, name string, t exporter.Target, o Options) ([]exporter.Result, error) {
+func Read(ctx context.Context, format string, r io.Reader, name string, t resultset.Target, o Options) ([]resultset.Result, error) {
 	var f Format
 	var err error
 	if format != "" {

@@ -15,6 +15,8 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
+
 	// The profiler plugins the suite exports.
 	_ "github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -288,7 +290,7 @@ func sortLines(l []CoverageLine) {
 
 // CompareStored reads result set inst from db and checks that it holds
 // exactly the fixture: header, and every value of every row in canonical
-// form (see exporter.Convert), columns the fixture does not give NULL.
+// form (see resultset.Convert), columns the fixture does not give NULL.
 func CompareStored(t testing.TB, db *exporter.DB, inst int64, want *Fixture) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -301,7 +303,7 @@ func CompareStored(t testing.TB, db *exporter.DB, inst int64, want *Fixture) {
 		t.Errorf("INST_ID %d: header %s %q, want %s %q", inst, got.Profiler, got.Caption, want.Header.Profiler, want.Header.Caption)
 	}
 	if wc := want.Header.Counter; wc != nil {
-		wf, _ := exporter.Convert(ddl.Decimal, wc.Frequency)
+		wf, _ := resultset.Convert(ddl.Decimal, wc.Frequency)
 		if got.Counter == nil || got.Counter.Name != wc.Name || got.Counter.Description != wc.Description || got.Counter.Frequency != wf {
 			t.Errorf("INST_ID %d: counter %+v, want %+v", inst, got.Counter, wc)
 		}
@@ -332,7 +334,7 @@ func CompareStored(t testing.TB, db *exporter.DB, inst int64, want *Fixture) {
 					col, _ := td.Column(gc)
 					var wv any
 					if wi := indexOf(wt.Columns, gc); wi >= 0 {
-						if wv, err = exporter.Convert(col.Type, wt.Rows[i][wi]); err != nil {
+						if wv, err = resultset.Convert(col.Type, wt.Rows[i][wi]); err != nil {
 							t.Fatal(err)
 						}
 					}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input/interchange"
+	"github.com/profdb/profdb/resultset"
 )
 
 // profdbBin is the profdb command built for the tests.
@@ -106,7 +106,7 @@ func writeInput(t testing.TB, name string, sets ...*Fixture) string {
 	defer f.Close()
 	tgt := interchange.NewTarget(f)
 	for _, s := range sets {
-		if _, err := exporter.Export(context.Background(), tgt, s.ResultSet()); err != nil {
+		if _, err := resultset.Export(context.Background(), tgt, s.ResultSet()); err != nil {
 			t.Fatal(err)
 		}
 	}

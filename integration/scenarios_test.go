@@ -15,6 +15,7 @@ import (
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
 )
 
 // goLine matches a SQL Server batch separator line.
@@ -101,7 +102,7 @@ func lcTables() []string {
 func exactOrRefused(t testing.TB, db *exporter.DB, f *Fixture) {
 	t.Helper()
 	before := Counts(t, db, "")
-	res, err := exporter.Export(Ctx(t), db, f.ResultSet())
+	res, err := resultset.Export(Ctx(t), db, f.ResultSet())
 	if err != nil {
 		if !regexp.MustCompile(`table \w+, column \w+, row \d+: `).MatchString(err.Error()) {
 			t.Errorf("export refused without naming table, column and row: %v", err)
@@ -217,7 +218,7 @@ func narrowTypes(t *testing.T, tg Target) {
 		tb := bad.Table(c.table)
 		tb.Set(len(tb.Rows)-1, c.col, c.value)
 		prefix := fmt.Sprintf("table %s, column %s, row %d: ", c.table, c.col, len(tb.Rows))
-		_, err := exporter.Export(Ctx(t), db, bad.ResultSet())
+		_, err := resultset.Export(Ctx(t), db, bad.ResultSet())
 		if err == nil || !strings.Contains(err.Error(), prefix+c.want) {
 			t.Errorf("%s: error = %v, want %q", c.col, err, prefix+c.want)
 		}

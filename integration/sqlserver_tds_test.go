@@ -20,6 +20,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/tdstest"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
 )
 
 // This file checks, without a SQL Server, what profdb sends one: the real
@@ -273,7 +274,7 @@ func TestSQLServerExportOverTDS(t *testing.T) {
 					for i, r := range ft.Rows {
 						for ci, c := range ft.Columns {
 							col, _ := td.Column(c)
-							want, err := exporter.Convert(col.Type, r[ci])
+							want, err := resultset.Convert(col.Type, r[ci])
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -370,7 +371,7 @@ func sameValue(typ ddl.Type, want, got any) bool {
 		if !ok {
 			return false
 		}
-		d, err := exporter.ParseDecimal(s)
+		d, err := resultset.ParseDecimal(s)
 		return err == nil && d == want
 	case ddl.Float:
 		f, ok := got.(float64)

@@ -16,6 +16,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Ctx returns a context that ends with the test, after at most ten
@@ -80,7 +81,7 @@ func Counts(t testing.TB, db *exporter.DB, schema string) map[string]int64 {
 // Export exports the fixture and fails the test on error.
 func Export(t testing.TB, db *exporter.DB, f *Fixture) exporter.Result {
 	t.Helper()
-	res, err := exporter.Export(Ctx(t), db, f.ResultSet())
+	res, err := resultset.Export(Ctx(t), db, f.ResultSet())
 	if err != nil {
 		t.Fatalf("export %s %q: %v", f.Header.Profiler, f.Header.Caption, err)
 	}
@@ -333,7 +334,7 @@ func checkRollback(t *testing.T, tg Target) {
 			}{"NUL refused by the server", nulSet(20000), "FUNCTION_TRACE_PROFILER_CALL_STACK"})
 		}
 		for _, c := range cases {
-			_, err := exporter.Export(Ctx(t), db, c.set.ResultSet())
+			_, err := resultset.Export(Ctx(t), db, c.set.ResultSet())
 			if err == nil || !strings.Contains(strings.ToUpper(err.Error()), strings.ToUpper(c.want)) {
 				t.Fatalf("bulk=%s %s: error = %v, want %q", mode, c.name, err, c.want)
 			}
@@ -398,7 +399,7 @@ func checkConcurrent(t *testing.T, tg Target) {
 				return
 			}
 			defer db.Close()
-			results[i], errs[i] = exporter.Export(Ctx(t), db, sets[i].ResultSet())
+			results[i], errs[i] = resultset.Export(Ctx(t), db, sets[i].ResultSet())
 		}()
 	}
 	wg.Wait()

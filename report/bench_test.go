@@ -16,6 +16,7 @@ import (
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Large result sets for the benchmarks, made once per process: a Function
@@ -77,7 +78,7 @@ func makeLarge(ctx context.Context, dsn string) error {
 			return err
 		}
 	}
-	if _, err := exporter.Export(ctx, db, ft.ResultSet("1M-call trace")); err != nil {
+	if _, err := resultset.Export(ctx, db, ft.ResultSet("1M-call trace")); err != nil {
 		return err
 	}
 
@@ -95,7 +96,7 @@ func makeLarge(ctx context.Context, dsn string) error {
 			}
 		}
 	}
-	_, err = exporter.Export(ctx, db, lc.ResultSet("100k-line coverage"))
+	_, err = resultset.Export(ctx, db, lc.ResultSet("100k-line coverage"))
 	return err
 }
 

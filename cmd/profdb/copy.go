@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/spf13/cobra"
+
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
-	"github.com/spf13/cobra"
+	"github.com/profdb/profdb/resultset"
 )
 
 func newCopyCmd() *cobra.Command {
@@ -99,7 +101,7 @@ one consistent snapshot.`,
 					return reading(fmt.Errorf("INST_ID %d: %w", inst, err))
 				}
 				markSourceErrors(rs)
-				res, err := exporter.Export(ictx, dst, rs)
+				res, err := resultset.Export(ictx, dst, rs)
 				icancel()
 				if err != nil {
 					// Export reads the source's rows while it writes: name

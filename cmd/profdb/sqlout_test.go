@@ -23,6 +23,7 @@ import (
 	"github.com/profdb/profdb/input/interchange"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
 )
 
 // fixture is a result set whose rows are kept, so that it can be written
@@ -176,7 +177,7 @@ func writeInput(t testing.TB, path string, sets ...*fixture) string {
 	defer out.Close()
 	tgt := interchange.NewTarget(out)
 	for _, f := range sets {
-		if _, err := exporter.Export(context.Background(), tgt, f.resultSet()); err != nil {
+		if _, err := resultset.Export(context.Background(), tgt, f.resultSet()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -197,7 +198,7 @@ func compareStored(t testing.TB, db *exporter.DB, inst int64, want *fixture) {
 		t.Errorf("INST_ID %d: header %s %q, want %s %q", inst, got.Profiler, got.Caption, want.header.Profiler, want.header.Caption)
 	}
 	if wc := want.header.Counter; wc != nil {
-		wf, _ := exporter.Convert(ddl.Decimal, wc.Frequency)
+		wf, _ := resultset.Convert(ddl.Decimal, wc.Frequency)
 		if got.Counter == nil || got.Counter.Name != wc.Name || got.Counter.Description != wc.Description || got.Counter.Frequency != wf {
 			t.Errorf("INST_ID %d: counter %+v, want %+v", inst, got.Counter, wc)
 		}
@@ -229,7 +230,7 @@ func compareStored(t testing.TB, db *exporter.DB, inst int64, want *fixture) {
 			}
 			for ci, c := range wt.columns {
 				col, _ := td.Column(c)
-				wv, err := exporter.Convert(col.Type, wt.rows[i][ci])
+				wv, err := resultset.Convert(col.Type, wt.rows[i][ci])
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,11 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/profdb/profdb/dialects/dialecttest"
 	"io"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/profdb/profdb/dialects/dialecttest"
+	"github.com/profdb/profdb/resultset"
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
@@ -244,7 +246,7 @@ func TestBulkSkipsWithoutLocalInfile(t *testing.T) {
 				}
 			}},
 		}}
-	res, err := exporter.Export(ctx, xdb, rs)
+	res, err := resultset.Export(ctx, xdb, rs)
 	if err != nil || res.Rows != calls+1 {
 		t.Fatalf("Export = %+v, %v", res, err)
 	}

@@ -36,7 +36,7 @@
 // whole data part is therefore one batch, with no GO after the DDL; with SET
 // XACT_ABORT ON an error rolls everything back and ends the batch).
 //
-// Values are literals in canonical form (see exporter.Convert), escaped for
+// Values are literals in canonical form (see resultset.Convert), escaped for
 // the dialect: strings in single quotes, each single quote inside doubled,
 // with carriage returns (which the sqlite3 and mariadb shells would drop)
 // and NUL written as character functions joined to the rest (N'...' on SQL

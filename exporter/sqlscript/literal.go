@@ -13,7 +13,7 @@ import (
 )
 
 // literal returns the SQL literal of a canonical value (see
-// exporter.Convert) of logical type t for dialect name.
+// resultset.Convert) of logical type t for dialect name.
 func literal(dialect string, t ddl.Type, v any) (string, error) {
 	switch x := v.(type) {
 	case nil:

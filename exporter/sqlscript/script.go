@@ -14,6 +14,7 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Options tune a Script.
@@ -123,7 +124,7 @@ func (s *Script) Begin(_ context.Context, h exporter.Header) (exporter.ResultWri
 	if err != nil {
 		return nil, fmt.Errorf("sqlscript: %w", err)
 	}
-	if _, err := counterFrequency(h.Counter); err != nil {
+	if _, err := h.Counter.FrequencyValue(); err != nil {
 		return nil, fmt.Errorf("sqlscript: INSTANCES, column COUNTER_FREQUENCY: %w", err)
 	}
 	h.Profiler = def.Name
@@ -309,13 +310,6 @@ func comment(s string) string {
 	}, s)
 }
 
-func counterFrequency(c *exporter.Counter) (any, error) {
-	if c == nil || c.Frequency == nil {
-		return nil, nil
-	}
-	return exporter.Convert(ddl.Decimal, c.Frequency)
-}
-
 // resultWriter writes one result set into the spool.
 type resultWriter struct {
 	s       *Script
@@ -381,7 +375,7 @@ func (rw *resultWriter) SetHeader(h exporter.Header) error {
 	if h.Profiler != "" && h.Profiler != rw.def.Name {
 		return fmt.Errorf("sqlscript: result set of profiler %s cannot become %s", rw.def.Name, h.Profiler)
 	}
-	if _, err := counterFrequency(h.Counter); err != nil {
+	if _, err := h.Counter.FrequencyValue(); err != nil {
 		return fmt.Errorf("sqlscript: INSTANCES, column COUNTER_FREQUENCY: %w", err)
 	}
 	h.Profiler = rw.def.Name
@@ -471,7 +465,7 @@ func (rw *resultWriter) Commit() (exporter.Result, error) {
 		if c.Description != "" {
 			desc = c.Description
 		}
-		freq, _ = counterFrequency(c)
+		freq, _ = c.FrequencyValue()
 	}
 	vals := []any{rw.header.Caption, desc, freq, name}
 	types := []ddl.Type{ddl.String, ddl.String, ddl.Decimal, ddl.String}
@@ -571,7 +565,7 @@ type tableWriter struct {
 }
 
 // Write implements exporter.TableWriter. Values are converted and checked
-// as for a database (exporter.Convert); an error names table, column and
+// as for a database (resultset.Convert); an error names table, column and
 // row.
 func (tw *tableWriter) Write(row []any) error {
 	rw := tw.rw
@@ -588,7 +582,7 @@ func (tw *tableWriter) Write(row []any) error {
 	b := &tw.row
 	b.Reset()
 	for i, v := range row {
-		cv, err := exporter.Convert(tw.types[i], v)
+		cv, err := resultset.Convert(tw.types[i], v)
 		var lit string
 		if err == nil {
 			lit, err = rw.s.literal(tw.types[i], cv)

@@ -32,6 +32,7 @@ import (
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	_ "github.com/profdb/profdb/profilers/referencecount"
 	_ "github.com/profdb/profdb/profilers/resource"
+	"github.com/profdb/profdb/resultset"
 )
 
 func rowsOf(rows [][]any) func(func([]any, error) bool) {
@@ -92,7 +93,7 @@ func script(t *testing.T, dialect string, o sqlscript.Options, rs ...*exporter.R
 	}
 	defer s.Close()
 	for _, r := range rs {
-		if _, err := exporter.Export(context.Background(), s, r); err != nil {
+		if _, err := resultset.Export(context.Background(), s, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -226,7 +227,7 @@ func matches(typ ddl.Type, want, got any) bool {
 		if !ok {
 			return false
 		}
-		d, err := exporter.ParseDecimal(string(n))
+		d, err := resultset.ParseDecimal(string(n))
 		return err == nil && d == want
 	case ddl.Float:
 		n, ok := got.(number)
@@ -310,7 +311,7 @@ func TestSQLServerScript(t *testing.T) {
 				}
 				for c, name := range tr.Columns {
 					col, _ := td.Column(name)
-					wv, err := exporter.Convert(col.Type, want[c])
+					wv, err := resultset.Convert(col.Type, want[c])
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -389,7 +390,7 @@ func counterFreq(t *testing.T, c *exporter.Counter) any {
 	if c == nil {
 		return nil
 	}
-	v, err := exporter.Convert(ddl.Decimal, c.Frequency)
+	v, err := resultset.Convert(ddl.Decimal, c.Frequency)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +448,7 @@ func TestRollbackAndErrors(t *testing.T) {
 			{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID"}, Rows: rowsOf([][]any{{int64(0), int64(-1)}})},
 			{Name: functiontrace.CallTrace, Columns: []string{"ID", "COL__S"}, Rows: rowsOf([][]any{{int64(1), int64(2)}, {int64(2), "text"}})},
 		}}
-	if _, err := exporter.Export(ctx, s, bad); err == nil || !strings.Contains(err.Error(), "table FUNCTION_TRACE_PROFILER_CALL_TRACE, column COL__S, row 2: want an integer") {
+	if _, err := resultset.Export(ctx, s, bad); err == nil || !strings.Contains(err.Error(), "table FUNCTION_TRACE_PROFILER_CALL_TRACE, column COL__S, row 2: want an integer") {
 		t.Fatalf("error = %v", err)
 	}
 	for _, c := range []struct {
@@ -461,12 +462,12 @@ func TestRollbackAndErrors(t *testing.T) {
 			{Name: functiontrace.Threads, Columns: []string{"NOPE"}}}}, "has no column NOPE"},
 		{&exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name, Counter: &exporter.Counter{Frequency: "x"}}}, "COUNTER_FREQUENCY"},
 	} {
-		if _, err := exporter.Export(ctx, s, c.rs); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := resultset.Export(ctx, s, c.rs); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error = %v, want %q", err, c.want)
 		}
 	}
 	good := sets()[1]
-	res, err := exporter.Export(ctx, s, good)
+	res, err := resultset.Export(ctx, s, good)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/resultset"
 )
 
 // FuzzRead reads arbitrary profiles against the sources of testdata/cov: it
@@ -37,7 +37,7 @@ func FuzzRead(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m := &exporter.Memory{}
+		m := &resultset.Memory{}
 		res, err := Read(context.Background(), strings.NewReader(string(data)), "fuzz.out", m,
 			input.Options{SourceRoot: root, SkipMissing: len(data)%2 == 0})
 		if err != nil {

@@ -11,9 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
 )
 
 // FormatName is the name the format is registered under.
@@ -39,7 +39,7 @@ func Sniff(head []byte) bool {
 // which skips such a file with a warning). A profile without a block (a
 // "mode:" line alone, as go test writes for packages without tests) holds
 // no result set: Read writes nothing and returns none.
-func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o input.Options) ([]exporter.Result, error) {
+func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o input.Options) ([]resultset.Result, error) {
 	prof, err := parseProfile(ctx, r, name)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o in
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return []exporter.Result{res}, nil
+	return []resultset.Result{res}, nil
 }
 
 // build reads the sources of the profile into a Builder.

@@ -14,10 +14,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
 )
 
 // routine is one routine of a result set, joined from META_ROUTINES,
@@ -48,7 +48,7 @@ func dec(t *testing.T, v any) int64 {
 	switch x := v.(type) {
 	case int64:
 		return x
-	case dialects.Dec:
+	case ddl.Dec:
 		n, err := strconv.ParseInt(string(x), 10, 64)
 		if err != nil {
 			t.Fatalf("decimal %q: %v", x, err)
@@ -62,7 +62,7 @@ func dec(t *testing.T, v any) int64 {
 func str(v any) string { s, _ := v.(string); return s }
 
 // routines returns the routines of set by key file:line:name.
-func routines(t *testing.T, set exporter.MemorySet) map[string]routine {
+func routines(t *testing.T, set resultset.MemorySet) map[string]routine {
 	t.Helper()
 	meta, data, lines := set.Tables[lightcoverage.MetaRoutines], set.Tables[lightcoverage.RoutinesData], set.Tables[lightcoverage.Lines]
 	if meta == nil || data == nil || lines == nil {
@@ -115,7 +115,7 @@ func routines(t *testing.T, set exporter.MemorySet) map[string]routine {
 
 // percentages returns COL____COVERED by name of a MODULES_DATA or
 // SOURCE_FILES_DATA table.
-func percentages(t *testing.T, set exporter.MemorySet, table, nameCol string) map[string]float64 {
+func percentages(t *testing.T, set resultset.MemorySet, table, nameCol string) map[string]float64 {
 	t.Helper()
 	tb := set.Tables[table]
 	if tb == nil {
@@ -128,21 +128,21 @@ func percentages(t *testing.T, set exporter.MemorySet, table, nameCol string) ma
 	return out
 }
 
-func readFile(t *testing.T, path string, o input.Options) (*exporter.Memory, []exporter.Result, error) {
+func readFile(t *testing.T, path string, o input.Options) (*resultset.Memory, []resultset.Result, error) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m := &exporter.Memory{}
+	m := &resultset.Memory{}
 	res, err := Read(context.Background(), f, path, m, o)
 	return m, res, err
 }
 
-func readString(t *testing.T, name, profile string, o input.Options) (*exporter.Memory, error) {
+func readString(t *testing.T, name, profile string, o input.Options) (*resultset.Memory, error) {
 	t.Helper()
-	m := &exporter.Memory{}
+	m := &resultset.Memory{}
 	_, err := Read(context.Background(), strings.NewReader(profile), name, m, o)
 	if err != nil && len(m.Sets) != 0 {
 		t.Errorf("error %v, yet %d result sets committed", err, len(m.Sets))
@@ -160,7 +160,7 @@ func testdataRoot(t *testing.T) string {
 
 // checkCovModule asserts what testdata/cov's profile must give (see
 // testdata/cov/*.go and testdata/make.sh).
-func checkCovModule(t *testing.T, set exporter.MemorySet) {
+func checkCovModule(t *testing.T, set resultset.MemorySet) {
 	t.Helper()
 	rs := routines(t, set)
 	const calc, shapes = "example.com/cov/calc.go", "example.com/cov/shapes/shapes.go"
@@ -646,7 +646,7 @@ func TestRegistered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &exporter.Memory{}
+	m := &resultset.Memory{}
 	res, err := input.Read(context.Background(), "", bytes.NewReader(data), "cov.out", m, input.Options{SourceRoot: testdataRoot(t)})
 	if err != nil || len(res) != 1 || res[0].Tables[lightcoverage.RoutinesData] != 10 {
 		t.Errorf("input.Read: %v %+v", err, res)

@@ -6,25 +6,25 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/resultset"
 )
 
 // discard is a Target that drops every row, counting them.
 type discard struct{ rows int64 }
 
-func (d *discard) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+func (d *discard) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
 	return discardSet{d}, nil
 }
 
 type discardSet struct{ d *discard }
 
-func (s discardSet) SetHeader(exporter.Header) error { return nil }
-func (s discardSet) Table(string, []string) (exporter.TableWriter, error) {
+func (s discardSet) SetHeader(resultset.Header) error { return nil }
+func (s discardSet) Table(string, []string) (resultset.TableWriter, error) {
 	return discardTable(s), nil
 }
-func (s discardSet) Commit() (exporter.Result, error) { return exporter.Result{Rows: s.d.rows}, nil }
-func (s discardSet) Rollback() error                  { return nil }
+func (s discardSet) Commit() (resultset.Result, error) { return resultset.Result{Rows: s.d.rows}, nil }
+func (s discardSet) Rollback() error                   { return nil }
 
 type discardTable struct{ d *discard }
 
@@ -40,8 +40,8 @@ func callTraceFile(tb testing.TB, n int) []byte {
 			tb.Fatal(err)
 		}
 	}
-	must(w.Begin(exporter.Header{Profiler: functiontrace.Name, Caption: "bench",
-		Counter: &exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: int64(2400000000)}}))
+	must(w.Begin(resultset.Header{Profiler: functiontrace.Name, Caption: "bench",
+		Counter: &resultset.Counter{Name: "Time", Description: "Elapsed Time", Frequency: int64(2400000000)}}))
 	must(w.Table(functiontrace.Threads, []string{"COL_LINE_NUMBER", "COL_WIN32THREADID", "ID", "PARENT_ID", "REC_ID"}))
 	must(w.Row(int64(0), int64(4711), int64(0), int64(-1), int64(0)))
 	cols := []string{"COL__S", "COL__S_WITH_CHILDREN", "COL_CALL_NO", "COL_LINE_NUMBER", "COL_NEXT",

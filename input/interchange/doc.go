@@ -12,7 +12,7 @@
 //
 // Table and column names are the documented ones, matched without regard to
 // case; an omitted column is NULL and INST_ID is never given. Numbers are
-// read exactly (as int64 or json.Number, converted by exporter.Convert), so
+// read exactly (as int64 or json.Number, converted by resultset.Convert), so
 // a Decimal keeps all its digits; a Decimal may also be written as a string.
 // The keys of a result set may come in any order: without "profiler" before
 // the first table, the profiler is the one that defines that table. A child
@@ -24,7 +24,7 @@
 // encoding/json's Decoder.Token. Every error names the file, line and column
 // (see Error); the result set it occurs in is rolled back.
 //
-// Writer writes the format and Target is an exporter.Target that does, for
+// Writer writes the format and Target is an resultset.Target that does, for
 // generating inputs and for tests. The format is described fully in
 // docs/interchange.md.
 package interchange

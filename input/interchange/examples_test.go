@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
 )
 
 // examplesFiles returns the sample inputs in examples/.
@@ -27,14 +27,14 @@ func examplesFiles(t testing.TB) ([]string, error) {
 	return files, nil
 }
 
-func readExample(t *testing.T, file string) *exporter.Memory {
+func readExample(t *testing.T, file string) *resultset.Memory {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m := &exporter.Memory{}
+	m := &resultset.Memory{}
 	res, err := Read(context.Background(), f, filepath.Base(file), m)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestExamples(t *testing.T) {
 }
 
 // parentLinkProblems lists what is inconsistent in set's parent links.
-func parentLinkProblems(set exporter.MemorySet) []string {
+func parentLinkProblems(set resultset.MemorySet) []string {
 	var out []string
 	errorf := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	def, err := profilers.Lookup(set.Header.Profiler)
@@ -143,7 +143,7 @@ func TestParentLinkProblems(t *testing.T) {
 	}
 }
 
-func intCol(t *testing.T, tb *exporter.MemoryTable, i int, col string) int64 {
+func intCol(t *testing.T, tb *resultset.MemoryTable, i int, col string) int64 {
 	t.Helper()
 	v, ok := tb.Value(i, col).(int64)
 	if !ok {
@@ -152,9 +152,9 @@ func intCol(t *testing.T, tb *exporter.MemoryTable, i int, col string) int64 {
 	return v
 }
 
-func decCol(t *testing.T, tb *exporter.MemoryTable, i int, col string) string {
+func decCol(t *testing.T, tb *resultset.MemoryTable, i int, col string) string {
 	t.Helper()
-	v, ok := tb.Value(i, col).(dialects.Dec)
+	v, ok := tb.Value(i, col).(ddl.Dec)
 	if !ok {
 		t.Fatalf("row %d %s = %#v, want a decimal", i+1, col, tb.Value(i, col))
 	}
@@ -279,7 +279,7 @@ func TestExampleLightCoverage(t *testing.T) {
 			counts[k] = c
 		}
 	}
-	check := func(tb *exporter.MemoryTable, nameCol, prefix string) {
+	check := func(tb *resultset.MemoryTable, nameCol, prefix string) {
 		if len(tb.Rows) < 2 {
 			t.Errorf("%s: %d rows", prefix, len(tb.Rows))
 		}

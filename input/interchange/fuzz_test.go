@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/resultset"
 )
 
 // fuzzSeeds are inputs for the fuzz targets: the examples and bad inputs.
@@ -50,7 +50,7 @@ func FuzzRead(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m := &exporter.Memory{}
+		m := &resultset.Memory{}
 		res, err := Read(context.Background(), bytes.NewReader(data), "fuzz.json", m)
 		if len(res) != len(m.Sets) {
 			t.Fatalf("%d results for %d committed result sets", len(res), len(m.Sets))

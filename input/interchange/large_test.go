@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/resultset"
 )
 
 // streamCallTrace writes a function-trace result set with n CALL_TRACE rows
@@ -20,7 +20,7 @@ func streamCallTrace(n int, childFirst bool) (io.Reader, *int64) {
 	go func() {
 		cw := &countWriter{w: pw, n: size}
 		w := NewWriter(cw)
-		err := w.Begin(exporter.Header{Profiler: functiontrace.Name, Caption: "large"})
+		err := w.Begin(resultset.Header{Profiler: functiontrace.Name, Caption: "large"})
 		threads := func() {
 			if err == nil {
 				err = w.Table(functiontrace.Threads, []string{"ID", "PARENT_ID"})

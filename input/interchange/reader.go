@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
 )
 
 // FormatName is the name the format is registered under in package input.
@@ -20,7 +20,7 @@ func init() {
 	input.Register(input.Format{
 		Name:  FormatName,
 		Sniff: Sniff,
-		Read: func(ctx context.Context, r io.Reader, name string, t exporter.Target, _ input.Options) ([]exporter.Result, error) {
+		Read: func(ctx context.Context, r io.Reader, name string, t resultset.Target, _ input.Options) ([]resultset.Result, error) {
 			return Read(ctx, r, name, t)
 		},
 	})
@@ -56,7 +56,7 @@ func trimBOM(b []byte) []byte {
 // the Results of those committed. On an error the current result set is
 // rolled back and Read returns the Results committed before it with an
 // *Error naming the file, the line and, for errors in the input, the column.
-func Read(ctx context.Context, r io.Reader, name string, t exporter.Target) ([]exporter.Result, error) {
+func Read(ctx context.Context, r io.Reader, name string, t resultset.Target) ([]resultset.Result, error) {
 	d := &decoder{ctx: ctx, s: newScanner(r, name), t: t, tables: map[string]*tableInfo{}}
 	err := d.run()
 	return d.results, err
@@ -66,8 +66,8 @@ func Read(ctx context.Context, r io.Reader, name string, t exporter.Target) ([]e
 type decoder struct {
 	ctx     context.Context
 	s       *scanner
-	t       exporter.Target
-	results []exporter.Result
+	t       resultset.Target
+	results []resultset.Result
 	tables  map[string]*tableInfo // by profiler and table name
 	rows    int64                 // rows read, for the context checks
 }
@@ -133,10 +133,10 @@ type setState struct {
 	defKnown   bool
 	inferred   string // the table the profiler was inferred from
 	profiler   bool   // "profiler" was given
-	header     exporter.Header
+	header     resultset.Header
 	headerLate bool // caption or counter came after Begin
 	keys       uint8
-	w          exporter.ResultWriter
+	w          resultset.ResultWriter
 	done       []bool        // per table of def: written
 	given      []bool        // per table of def: named in this result set
 	spools     []*tableSpool // per table of def: rows waiting for the parent
@@ -340,7 +340,7 @@ func (d *decoder) counter(st *setState) error {
 		return s.errAt(s.pos, `"counter": want an object or null`)
 	}
 	s.pos++
-	cnt := &exporter.Counter{}
+	cnt := &resultset.Counter{}
 	st.header.Counter = cnt
 	c, ok := s.peek()
 	if !ok {
@@ -407,7 +407,7 @@ func (d *decoder) counter(st *setState) error {
 				return s.errAt(s.pos, `counter "frequency": want a number, a decimal string or null`)
 			}
 			if err == nil && v != nil {
-				if _, cerr := exporter.Convert(ddl.Decimal, v); cerr != nil {
+				if _, cerr := resultset.Convert(ddl.Decimal, v); cerr != nil {
 					return &Error{File: s.file, Line: line, Col: col, Err: fmt.Errorf(`counter "frequency": %w`, cerr)}
 				}
 			}

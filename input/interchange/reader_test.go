@@ -14,24 +14,24 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	_ "github.com/profdb/profdb/profilers/referencecount"
 	_ "github.com/profdb/profdb/profilers/resource"
+	"github.com/profdb/profdb/resultset"
 )
 
 // recorder is a Target that logs the calls it gets and keeps the committed
-// result sets in an exporter.Memory, which also checks the values.
+// result sets in an resultset.Memory, which also checks the values.
 type recorder struct {
-	mem  exporter.Memory
+	mem  resultset.Memory
 	log  []string
 	open int // result sets begun and neither committed nor rolled back
 }
 
-func (r *recorder) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+func (r *recorder) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
 	r.log = append(r.log, "begin "+h.Profiler)
 	w, err := r.mem.Begin(ctx, h)
 	if err != nil {
@@ -43,21 +43,21 @@ func (r *recorder) Begin(ctx context.Context, h exporter.Header) (exporter.Resul
 
 type recSet struct {
 	r     *recorder
-	w     exporter.ResultWriter
+	w     resultset.ResultWriter
 	ended bool
 }
 
-func (s *recSet) SetHeader(h exporter.Header) error {
+func (s *recSet) SetHeader(h resultset.Header) error {
 	s.r.log = append(s.r.log, "header "+h.Caption)
 	return s.w.SetHeader(h)
 }
 
-func (s *recSet) Table(name string, columns []string) (exporter.TableWriter, error) {
+func (s *recSet) Table(name string, columns []string) (resultset.TableWriter, error) {
 	s.r.log = append(s.r.log, "table "+name)
 	return s.w.Table(name, columns)
 }
 
-func (s *recSet) Commit() (exporter.Result, error) {
+func (s *recSet) Commit() (resultset.Result, error) {
 	s.r.log = append(s.r.log, "commit")
 	s.ended = true
 	s.r.open--
@@ -73,7 +73,7 @@ func (s *recSet) Rollback() error {
 	return s.w.Rollback()
 }
 
-func read(t *testing.T, in string) (*recorder, []exporter.Result, error) {
+func read(t *testing.T, in string) (*recorder, []resultset.Result, error) {
 	t.Helper()
 	r := &recorder{}
 	res, err := Read(context.Background(), strings.NewReader(in), "x.json", r)
@@ -108,8 +108,8 @@ func TestReadBriefExample(t *testing.T) {
 		t.Fatalf("results %+v", res)
 	}
 	set := r.mem.Sets[0]
-	want := exporter.Header{Profiler: "function-trace", Caption: "nightly 42",
-		Counter: &exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: json.Number("2400000000")}}
+	want := resultset.Header{Profiler: "function-trace", Caption: "nightly 42",
+		Counter: &resultset.Counter{Name: "Time", Description: "Elapsed Time", Frequency: json.Number("2400000000")}}
 	if !reflect.DeepEqual(set.Header, want) {
 		t.Errorf("header %+v %+v, want %+v %+v", set.Header, set.Header.Counter, want, want.Counter)
 	}
@@ -146,18 +146,18 @@ func TestReadExactNumbers(t *testing.T) {
 		col  string
 		want any
 	}{
-		{0, "COL_ADDRESS", dialects.Dec("18446744073709551615")},
+		{0, "COL_ADDRESS", ddl.Dec("18446744073709551615")},
 		{0, "COL_HIT_COUNT", int64(math.MaxInt64)},
 		{0, "COL_TOKEN", int64(math.MinInt64)},
-		{1, "COL_ADDRESS", dialects.Dec("18446744073709551615")},
+		{1, "COL_ADDRESS", ddl.Dec("18446744073709551615")},
 		{1, "COL_HIT_COUNT", int64(0)},
 		{1, "COL_TOKEN", int64(1000)},
-		{2, "COL_ADDRESS", dialects.Dec("0.12345678")},
+		{2, "COL_ADDRESS", ddl.Dec("0.12345678")},
 		{2, "COL_HIT_COUNT", int64(123456789012345678)},
 		{2, "COL_TOKEN", int64(-1234567890123456789)},
-		{3, "COL_ADDRESS", dialects.Dec("0.12345678")},
+		{3, "COL_ADDRESS", ddl.Dec("0.12345678")},
 		{3, "COL_SOURCE_LINE", int64(1)},
-		{4, "COL_ADDRESS", dialects.Dec("0.00000001")},
+		{4, "COL_ADDRESS", ddl.Dec("0.00000001")},
 	} {
 		if got := rt.Value(c.row, c.col); got != c.want {
 			t.Errorf("ROUTINES row %d %s = %#v, want %#v", c.row, c.col, got, c.want)
@@ -170,7 +170,7 @@ func TestReadExactNumbers(t *testing.T) {
 		want any
 	}{
 		{0, "COL____COVERED", 1e308},
-		{0, "COL_MARK", dialects.Dec("12345678901234567890.12345678")},
+		{0, "COL_MARK", ddl.Dec("12345678901234567890.12345678")},
 		{1, "COL____COVERED", float64(9007199254740992)}, // correctly rounded, as ParseFloat
 		{2, "COL____COVERED", -1e-7},
 	} {
@@ -210,14 +210,14 @@ type funcTarget struct {
 	table func(name string, cols []string) error
 }
 
-func (f *funcTarget) Begin(context.Context, exporter.Header) (exporter.ResultWriter, error) {
+func (f *funcTarget) Begin(context.Context, resultset.Header) (resultset.ResultWriter, error) {
 	return funcSet{f}, nil
 }
 
 type funcSet struct{ f *funcTarget }
 
-func (s funcSet) SetHeader(exporter.Header) error { return nil }
-func (s funcSet) Table(name string, cols []string) (exporter.TableWriter, error) {
+func (s funcSet) SetHeader(resultset.Header) error { return nil }
+func (s funcSet) Table(name string, cols []string) (resultset.TableWriter, error) {
 	if s.f.table != nil {
 		if err := s.f.table(name, cols); err != nil {
 			return nil, err
@@ -225,8 +225,8 @@ func (s funcSet) Table(name string, cols []string) (exporter.TableWriter, error)
 	}
 	return funcTable(s), nil
 }
-func (s funcSet) Commit() (exporter.Result, error) { return exporter.Result{}, nil }
-func (s funcSet) Rollback() error                  { return nil }
+func (s funcSet) Commit() (resultset.Result, error) { return resultset.Result{}, nil }
+func (s funcSet) Rollback() error                   { return nil }
 
 type funcTable struct{ f *funcTarget }
 
@@ -326,8 +326,8 @@ func TestReadSpoolsChildren(t *testing.T) {
 	}
 	set := r.mem.Sets[0]
 	cs := set.Tables[functiontrace.CallStack]
-	if len(cs.Rows) != 2 || cs.Value(1, "COL_MODULE_NAME") != `café "x"` || cs.Value(1, "COL_SOURCE_LINE") != dialects.Dec("18446744073709551615") ||
-		cs.Value(0, "COL_SOURCE_LINE") != dialects.Dec("12") || cs.Value(1, "COL_CALL_NO") != int64(1) || cs.Value(0, "COL_RECID") != nil {
+	if len(cs.Rows) != 2 || cs.Value(1, "COL_MODULE_NAME") != `café "x"` || cs.Value(1, "COL_SOURCE_LINE") != ddl.Dec("18446744073709551615") ||
+		cs.Value(0, "COL_SOURCE_LINE") != ddl.Dec("12") || cs.Value(1, "COL_CALL_NO") != int64(1) || cs.Value(0, "COL_RECID") != nil {
 		t.Errorf("CALL_STACK rows %v", cs.Rows)
 	}
 	if v := set.Tables[functiontrace.CallTrace].Value(0, "COL__S"); v != int64(123456789) {
@@ -588,11 +588,11 @@ func TestReadOneByteAtATime(t *testing.T) {
 		inputs = append(inputs, string(b))
 	}
 	for i, in := range inputs {
-		whole := &exporter.Memory{}
+		whole := &resultset.Memory{}
 		if _, err := Read(context.Background(), strings.NewReader(in), "x.json", whole); err != nil {
 			t.Fatalf("input %d: %v", i, err)
 		}
-		bytewise := &exporter.Memory{}
+		bytewise := &resultset.Memory{}
 		if _, err := Read(context.Background(), iotest.OneByteReader(strings.NewReader(in)), "x.json", bytewise); err != nil {
 			t.Fatalf("input %d, a byte at a time: %v", i, err)
 		}
@@ -602,8 +602,8 @@ func TestReadOneByteAtATime(t *testing.T) {
 	}
 	// Errors are placed the same way.
 	bad := "{\"profiler\":\"resource\",\n\"tables\":{\"RESOURCE_PROFILER_THREADS\":[{\"ID\":1},\n {\"ID\":\"\\ud800\"}]}}"
-	_, err1 := Read(context.Background(), strings.NewReader(bad), "x.json", &exporter.Memory{})
-	_, err2 := Read(context.Background(), iotest.OneByteReader(strings.NewReader(bad)), "x.json", &exporter.Memory{})
+	_, err1 := Read(context.Background(), strings.NewReader(bad), "x.json", &resultset.Memory{})
+	_, err2 := Read(context.Background(), iotest.OneByteReader(strings.NewReader(bad)), "x.json", &resultset.Memory{})
 	if err1 == nil || err2 == nil || err1.Error() != err2.Error() || !strings.HasPrefix(err1.Error(), "x.json:3:9: invalid escape") {
 		t.Errorf("errors %v / %v", err1, err2)
 	}
@@ -625,7 +625,7 @@ func TestSniffAndRegistration(t *testing.T) {
 	if d, err := input.Detect([]byte("\n{")); err != nil || d.Name != "json" {
 		t.Errorf("Detect: %v %v", d.Name, err)
 	}
-	m := &exporter.Memory{}
+	m := &resultset.Memory{}
 	res, err := input.Read(context.Background(), "", strings.NewReader(` {"profiler":"resource","caption":"via input"}`), "x.json", m, input.Options{})
 	if err != nil || len(res) != 1 || m.Sets[0].Header.Caption != "via input" {
 		t.Errorf("input.Read: %v %v", res, err)

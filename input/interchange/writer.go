@@ -14,9 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Writer writes result sets in the interchange format: for each, Begin, then
@@ -45,7 +44,7 @@ func NewWriter(w io.Writer) *Writer {
 }
 
 // Begin starts a result set with its header.
-func (w *Writer) Begin(h exporter.Header) error {
+func (w *Writer) Begin(h resultset.Header) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -63,7 +62,7 @@ func (w *Writer) Begin(h exporter.Header) error {
 
 // appendHeader appends the start of a result set object, up to and
 // including the brace that opens "tables".
-func appendHeader(b []byte, h exporter.Header) ([]byte, error) {
+func appendHeader(b []byte, h resultset.Header) ([]byte, error) {
 	if h.Profiler == "" {
 		return b, errors.New("interchange: header without a profiler")
 	}
@@ -128,7 +127,7 @@ func (w *Writer) Table(name string, columns []string) error {
 }
 
 // Row writes a row of the current table: one value per column, nil for
-// NULL. Values may be Go integers and floats, json.Number, dialects.Dec,
+// NULL. Values may be Go integers and floats, json.Number, ddl.Dec,
 // strings, []byte and booleans.
 func (w *Writer) Row(values ...any) error {
 	if w.err != nil {
@@ -245,7 +244,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return appendFloat(b, float64(x), 32)
 	case json.Number:
 		return appendNumber(b, string(x))
-	case dialects.Dec:
+	case ddl.Dec:
 		return appendNumber(b, string(x))
 	}
 	return b, fmt.Errorf("cannot write a %T", v)
@@ -358,10 +357,10 @@ func appendString(b []byte, s string) ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// Target is an exporter.Target that writes every committed result set to an
+// Target is an resultset.Target that writes every committed result set to an
 // io.Writer in the interchange format, one after another. It checks what a
 // database would (known profiler, tables and columns, values of the
-// documented types; see exporter.Convert) and writes values in canonical
+// documented types; see resultset.Convert) and writes values in canonical
 // form. A result set is gathered in a temporary file and copied out on
 // Commit, so that a rolled-back one leaves nothing and a header changed by
 // SetHeader is written first.
@@ -371,13 +370,13 @@ type Target struct {
 	n   int64
 }
 
-var _ exporter.Target = (*Target)(nil)
+var _ resultset.Target = (*Target)(nil)
 
 // NewTarget returns a Target writing to w.
 func NewTarget(w io.Writer) *Target { return &Target{out: w} }
 
-// Begin implements exporter.Target.
-func (t *Target) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+// Begin implements resultset.Target.
+func (t *Target) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
 	def, err := profilers.Lookup(h.Profiler)
 	if err != nil {
 		return nil, err
@@ -394,10 +393,10 @@ func (t *Target) Begin(ctx context.Context, h exporter.Header) (exporter.ResultW
 	return &targetSet{t: t, def: def, h: h, f: f, w: w, given: map[string]bool{}, counts: map[string]int64{}}, nil
 }
 
-func canonicalHeader(profiler string, h exporter.Header) (exporter.Header, error) {
+func canonicalHeader(profiler string, h resultset.Header) (resultset.Header, error) {
 	h.Profiler = profiler
 	if h.Counter != nil && h.Counter.Frequency != nil {
-		f, err := exporter.Convert(ddl.Decimal, h.Counter.Frequency)
+		f, err := resultset.Convert(ddl.Decimal, h.Counter.Frequency)
 		if err != nil {
 			return h, fmt.Errorf("INSTANCES, column COUNTER_FREQUENCY: %w", err)
 		}
@@ -411,7 +410,7 @@ func canonicalHeader(profiler string, h exporter.Header) (exporter.Header, error
 type targetSet struct {
 	t      *Target
 	def    profilers.Definition
-	h      exporter.Header
+	h      resultset.Header
 	f      *os.File
 	w      *Writer
 	given  map[string]bool
@@ -419,7 +418,7 @@ type targetSet struct {
 	done   bool
 }
 
-func (s *targetSet) SetHeader(h exporter.Header) error {
+func (s *targetSet) SetHeader(h resultset.Header) error {
 	if s.done {
 		return errors.New("interchange: result set already ended")
 	}
@@ -434,7 +433,7 @@ func (s *targetSet) SetHeader(h exporter.Header) error {
 	return nil
 }
 
-func (s *targetSet) Table(name string, columns []string) (exporter.TableWriter, error) {
+func (s *targetSet) Table(name string, columns []string) (resultset.TableWriter, error) {
 	if s.done {
 		return nil, errors.New("interchange: result set already ended")
 	}
@@ -465,38 +464,38 @@ func (s *targetSet) Table(name string, columns []string) (exporter.TableWriter, 
 	return tw, nil
 }
 
-func (s *targetSet) Commit() (exporter.Result, error) {
+func (s *targetSet) Commit() (resultset.Result, error) {
 	if s.done {
-		return exporter.Result{}, errors.New("interchange: result set already ended")
+		return resultset.Result{}, errors.New("interchange: result set already ended")
 	}
 	s.done = true
 	defer s.remove()
 	if err := s.w.endTables(); err != nil {
-		return exporter.Result{}, err
+		return resultset.Result{}, err
 	}
 	if err := s.w.flush(); err != nil {
-		return exporter.Result{}, err
+		return resultset.Result{}, err
 	}
 	head, err := appendHeader(nil, s.h)
 	if err != nil {
-		return exporter.Result{}, err
+		return resultset.Result{}, err
 	}
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return exporter.Result{}, err
+		return resultset.Result{}, err
 	}
 	s.t.mu.Lock()
 	defer s.t.mu.Unlock()
 	if _, err := s.t.out.Write(head); err != nil {
-		return exporter.Result{}, err
+		return resultset.Result{}, err
 	}
 	if _, err := io.Copy(s.t.out, s.f); err != nil {
-		return exporter.Result{}, err
+		return resultset.Result{}, err
 	}
 	if _, err := io.WriteString(s.t.out, "}}\n"); err != nil {
-		return exporter.Result{}, err
+		return resultset.Result{}, err
 	}
 	s.t.n++
-	res := exporter.Result{InstID: s.t.n, Profiler: s.def.Name, Caption: s.h.Caption, Tables: map[string]int64{}}
+	res := resultset.Result{InstID: s.t.n, Profiler: s.def.Name, Caption: s.h.Caption, Tables: map[string]int64{}}
 	for _, tb := range s.def.Tables {
 		res.Tables[tb.Name] = s.counts[tb.Name]
 		res.Rows += s.counts[tb.Name]
@@ -534,7 +533,7 @@ func (t *targetTable) Write(row []any) error {
 		return fmt.Errorf("table %s, row %d: %d values for %d columns", t.name, n, len(row), len(t.types))
 	}
 	for i, v := range row {
-		cv, err := exporter.Convert(t.types[i], v)
+		cv, err := resultset.Convert(t.types[i], v)
 		if err != nil {
 			return fmt.Errorf("table %s, column %s, row %d: %w", t.name, t.cols[i], n, err)
 		}

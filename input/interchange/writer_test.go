@@ -11,16 +11,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/resultset"
 )
 
-// toResultSet turns a Memory result set back into an exporter.ResultSet.
-func toResultSet(set exporter.MemorySet) *exporter.ResultSet {
-	rs := &exporter.ResultSet{Header: set.Header}
+// toResultSet turns a Memory result set back into an resultset.ResultSet.
+func toResultSet(set resultset.MemorySet) *resultset.ResultSet {
+	rs := &resultset.ResultSet{Header: set.Header}
 	for _, name := range set.Order {
 		tb := set.Tables[name]
-		rs.Tables = append(rs.Tables, exporter.TableRows{Name: name, Columns: tb.Columns,
+		rs.Tables = append(rs.Tables, resultset.TableRows{Name: name, Columns: tb.Columns,
 			Rows: func(yield func([]any, error) bool) {
 				for _, r := range tb.Rows {
 					if !yield(r, nil) {
@@ -32,11 +32,11 @@ func toResultSet(set exporter.MemorySet) *exporter.ResultSet {
 	return rs
 }
 
-var _ iter.Seq2[[]any, error] = exporter.TableRows{}.Rows
+var _ iter.Seq2[[]any, error] = resultset.TableRows{}.Rows
 
 // tableDiff compares the tables of two result sets by value: a column not
 // given is NULL, as the format has it. It returns "" when they are equal.
-func tableDiff(a, b exporter.MemorySet) string {
+func tableDiff(a, b resultset.MemorySet) string {
 	if len(a.Tables) != len(b.Tables) {
 		return fmt.Sprintf("tables %v and %v", a.Order, b.Order)
 	}
@@ -62,16 +62,16 @@ func tableDiff(a, b exporter.MemorySet) string {
 
 // roundTrip writes every set of m as interchange JSON with Target and reads
 // it back.
-func roundTrip(t *testing.T, m *exporter.Memory) (*exporter.Memory, []byte) {
+func roundTrip(t *testing.T, m *resultset.Memory) (*resultset.Memory, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	tg := NewTarget(&buf)
 	for _, set := range m.Sets {
-		if _, err := exporter.Export(context.Background(), tg, toResultSet(set)); err != nil {
+		if _, err := resultset.Export(context.Background(), tg, toResultSet(set)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	back := &exporter.Memory{}
+	back := &resultset.Memory{}
 	if _, err := Read(context.Background(), bytes.NewReader(buf.Bytes()), "round.json", back); err != nil {
 		t.Fatalf("%v\n%s", err, buf.Bytes())
 	}
@@ -80,7 +80,7 @@ func roundTrip(t *testing.T, m *exporter.Memory) (*exporter.Memory, []byte) {
 
 func TestRoundTripExamples(t *testing.T) {
 	files, _ := examplesFiles(t)
-	all := &exporter.Memory{}
+	all := &resultset.Memory{}
 	for _, f := range files {
 		m := readExample(t, f)
 		all.Sets = append(all.Sets, m.Sets...)
@@ -101,9 +101,9 @@ func TestRoundTripExamples(t *testing.T) {
 }
 
 func TestRoundTripValues(t *testing.T) {
-	m := &exporter.Memory{}
-	h := exporter.Header{Profiler: "function-trace", Caption: "tab\there \"quoted\" \\ é 😀 \x00\x1f\u2028",
-		Counter: &exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: "18446744073709551615.12345678"}}
+	m := &resultset.Memory{}
+	h := resultset.Header{Profiler: "function-trace", Caption: "tab\there \"quoted\" \\ é 😀 \x00\x1f\u2028",
+		Counter: &resultset.Counter{Name: "Time", Description: "Elapsed Time", Frequency: "18446744073709551615.12345678"}}
 	w, err := m.Begin(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestRoundTripValues(t *testing.T) {
 	rows := [][]any{
 		{uint64(math.MaxUint64), int64(math.MaxInt64), int64(math.MinInt64), "a\nb\r\"c\"\\", nil, int64(0)},
 		{"0.12345678", int64(-1), int64(1), "", int64(7), int64(1)},
-		{dialects.Dec("-0.00000001"), nil, nil, "\u00e9\U0001F600\x7f", nil, int64(2)},
+		{ddl.Dec("-0.00000001"), nil, nil, "\u00e9\U0001F600\x7f", nil, int64(2)},
 	}
 	for _, r := range rows {
 		if err := tw.Write(r); err != nil {
@@ -132,7 +132,7 @@ func TestRoundTripValues(t *testing.T) {
 	if _, err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	lc, err := m.Begin(context.Background(), exporter.Header{Profiler: "light-coverage"})
+	lc, err := m.Begin(context.Background(), resultset.Header{Profiler: "light-coverage"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,16 +165,16 @@ func TestWriterOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(w.Begin(exporter.Header{Profiler: "function-trace", Caption: "c",
-		Counter: &exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: json.Number("2400000000")}}))
+	must(w.Begin(resultset.Header{Profiler: "function-trace", Caption: "c",
+		Counter: &resultset.Counter{Name: "Time", Description: "Elapsed Time", Frequency: json.Number("2400000000")}}))
 	must(w.Table("FUNCTION_TRACE_PROFILER_THREADS", []string{"ID", "PARENT_ID", "COL_WIN32THREADID"}))
 	must(w.Row(0, int64(-1), uint32(4711)))
 	must(w.Row(int8(1), nil, 4712.5))
 	must(w.Table("FUNCTION_TRACE_PROFILER_CALL_TRACE", []string{"ID"}))
 	must(w.Table("FUNCTION_TRACE_PROFILER_ROUTINES", []string{"COL_ADDRESS", "COL_CLASS_NAME"}))
-	must(w.Row(dialects.Dec("18446744073709551615"), []byte("x<y>&")))
+	must(w.Row(ddl.Dec("18446744073709551615"), []byte("x<y>&")))
 	must(w.End())
-	must(w.Begin(exporter.Header{Profiler: "resource"}))
+	must(w.Begin(resultset.Header{Profiler: "resource"}))
 	must(w.End())
 	want := `{"profiler":"function-trace","caption":"c","counter":{"name":"Time","description":"Elapsed Time","frequency":2400000000},"tables":{
 "FUNCTION_TRACE_PROFILER_THREADS":[
@@ -204,12 +204,12 @@ func TestWriterErrors(t *testing.T) {
 	check(w.Table("T", nil), "Table outside a result set")
 	check(w.Row(), "Row outside a table")
 	check(w.End(), "End outside a result set")
-	check(w.Begin(exporter.Header{}), "header without a profiler")
-	check(w.Begin(exporter.Header{Profiler: "resource", Caption: "\xff"}), "caption: text is not valid UTF-8")
-	if err := w.Begin(exporter.Header{Profiler: "resource"}); err != nil {
+	check(w.Begin(resultset.Header{}), "header without a profiler")
+	check(w.Begin(resultset.Header{Profiler: "resource", Caption: "\xff"}), "caption: text is not valid UTF-8")
+	if err := w.Begin(resultset.Header{Profiler: "resource"}); err != nil {
 		t.Fatal(err)
 	}
-	check(w.Begin(exporter.Header{Profiler: "resource"}), "Begin inside a result set")
+	check(w.Begin(resultset.Header{Profiler: "resource"}), "Begin inside a result set")
 	check(w.Row(), "Row outside a table")
 	if err := w.Table("T", []string{"A", "B"}); err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func TestWriterErrors(t *testing.T) {
 	check(w.Row(1, math.NaN()), "column B: NaN is not a finite number")
 	check(w.Row(1, math.Inf(-1)), "column B: -Inf is not a finite number")
 	check(w.Row(json.Number("01"), 1), `column A: "01" is not a JSON number`)
-	check(w.Row(dialects.Dec("1."), 1), `column A: "1." is not a JSON number`)
+	check(w.Row(ddl.Dec("1."), 1), `column A: "1." is not a JSON number`)
 	check(w.Row("ok", "bad \xc3"), "column B: text is not valid UTF-8")
 	check(w.Row(struct{}{}, 1), "column A: cannot write a struct {}")
 	check(w.Table("T\xff", nil), "table name: text is not valid UTF-8")
@@ -233,11 +233,11 @@ var errBoom = &Error{File: "w", Line: 1, Err: bytes.ErrTooLarge}
 
 func TestWriterWriteError(t *testing.T) {
 	w := NewWriter(errWriter{})
-	w.Begin(exporter.Header{Profiler: "resource"})
+	w.Begin(resultset.Header{Profiler: "resource"})
 	if err := w.End(); err != errBoom {
 		t.Errorf("End error %v", err)
 	}
-	if err := w.Begin(exporter.Header{Profiler: "resource"}); err != errBoom {
+	if err := w.Begin(resultset.Header{Profiler: "resource"}); err != errBoom {
 		t.Errorf("sticky error %v", err)
 	}
 }
@@ -246,16 +246,16 @@ func TestTarget(t *testing.T) {
 	var buf bytes.Buffer
 	tg := NewTarget(&buf)
 	ctx := context.Background()
-	if _, err := tg.Begin(ctx, exporter.Header{Profiler: "nope"}); err == nil {
+	if _, err := tg.Begin(ctx, resultset.Header{Profiler: "nope"}); err == nil {
 		t.Error("unknown profiler accepted")
 	}
-	if _, err := tg.Begin(ctx, exporter.Header{Profiler: "resource", Counter: &exporter.Counter{Frequency: "x"}}); err == nil ||
+	if _, err := tg.Begin(ctx, resultset.Header{Profiler: "resource", Counter: &resultset.Counter{Frequency: "x"}}); err == nil ||
 		!strings.Contains(err.Error(), "COUNTER_FREQUENCY") {
 		t.Errorf("bad frequency: %v", err)
 	}
 
 	// A rolled-back result set leaves nothing.
-	w, err := tg.Begin(ctx, exporter.Header{Profiler: "resource", Caption: "gone"})
+	w, err := tg.Begin(ctx, resultset.Header{Profiler: "resource", Caption: "gone"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestTarget(t *testing.T) {
 		t.Errorf("rolled-back output: %s", buf.String())
 	}
 
-	w, _ = tg.Begin(ctx, exporter.Header{Profiler: "resource", Caption: "first"})
+	w, _ = tg.Begin(ctx, resultset.Header{Profiler: "resource", Caption: "first"})
 	for _, tc := range []struct {
 		name string
 		cols []string
@@ -302,10 +302,10 @@ func TestTarget(t *testing.T) {
 		t.Errorf("table twice: %v", err)
 	}
 	// The header may change after the rows; it is still written first.
-	if err := w.SetHeader(exporter.Header{Caption: "renamed", Counter: &exporter.Counter{Name: "Time", Frequency: 1000}}); err != nil {
+	if err := w.SetHeader(resultset.Header{Caption: "renamed", Counter: &resultset.Counter{Name: "Time", Frequency: 1000}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.SetHeader(exporter.Header{Profiler: "function-trace"}); err == nil {
+	if err := w.SetHeader(resultset.Header{Profiler: "function-trace"}); err == nil {
 		t.Error("profiler changed")
 	}
 	res, err := w.Commit()

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/resultset"
 )
 
 // FuzzRead reads arbitrary tracefiles: it must not panic or hang, and it
@@ -32,7 +32,7 @@ func FuzzRead(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m := &exporter.Memory{}
+		m := &resultset.Memory{}
 		res, err := Read(context.Background(), bytes.NewReader(data), "fuzz.info", m, input.Options{Warnf: func(string, ...any) {}})
 		if err != nil {
 			if len(m.Sets) != 0 || res != nil {

@@ -14,9 +14,10 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
-	"github.com/profdb/profdb/exporter"
+
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
 )
 
 // FormatName is the name the format is registered under.
@@ -48,7 +49,7 @@ func Sniff(head []byte) bool {
 // functions, negative counts, unknown record types. A note (o.Notef) gives
 // the tracefile's own totals as lcov --summary prints them, lines outside
 // every function included.
-func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o input.Options) ([]exporter.Result, error) {
+func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o input.Options) ([]resultset.Result, error) {
 	warnf := o.Warnf
 	if warnf == nil {
 		warnf = func(string, ...any) {}
@@ -69,7 +70,7 @@ func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o in
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return []exporter.Result{res}, nil
+	return []resultset.Result{res}, nil
 }
 
 // build turns a parsed tracefile into a Builder, warning about what it

@@ -14,10 +14,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
 )
 
 // routine is one routine of a result set, joined from META_ROUTINES,
@@ -33,7 +33,7 @@ func num(t *testing.T, v any) int64 {
 	switch x := v.(type) {
 	case int64:
 		return x
-	case dialects.Dec:
+	case ddl.Dec:
 		n, err := strconv.ParseInt(string(x), 10, 64)
 		if err != nil {
 			t.Fatalf("decimal %q: %v", x, err)
@@ -47,7 +47,7 @@ func num(t *testing.T, v any) int64 {
 func str(v any) string { s, _ := v.(string); return s }
 
 // routines returns the routines of set by "file:name".
-func routines(t *testing.T, set exporter.MemorySet) map[string]routine {
+func routines(t *testing.T, set resultset.MemorySet) map[string]routine {
 	t.Helper()
 	meta, data, lines := set.Tables[lightcoverage.MetaRoutines], set.Tables[lightcoverage.RoutinesData], set.Tables[lightcoverage.Lines]
 	if meta == nil || data == nil || lines == nil || len(meta.Rows) != len(data.Rows) {
@@ -84,7 +84,7 @@ func routines(t *testing.T, set exporter.MemorySet) map[string]routine {
 
 // percentages returns COL____COVERED by name of MODULES_DATA or
 // SOURCE_FILES_DATA.
-func percentages(t *testing.T, set exporter.MemorySet, table, nameCol string) map[string]float64 {
+func percentages(t *testing.T, set resultset.MemorySet, table, nameCol string) map[string]float64 {
 	t.Helper()
 	out := map[string]float64{}
 	tb := set.Tables[table]
@@ -107,13 +107,13 @@ func approx(got, want map[string]float64) bool {
 }
 
 type result struct {
-	set      exporter.MemorySet
+	set      resultset.MemorySet
 	warnings []string
 }
 
 func read(t *testing.T, name string, data []byte) (result, error) {
 	t.Helper()
-	m := &exporter.Memory{}
+	m := &resultset.Memory{}
 	var res result
 	_, err := Read(context.Background(), bytes.NewReader(data), name, m, input.Options{
 		Warnf: func(f string, a ...any) { res.warnings = append(res.warnings, fmt.Sprintf(f, a...)) },
@@ -526,7 +526,7 @@ func TestRegistered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &exporter.Memory{}
+	m := &resultset.Memory{}
 	res, err := input.Read(context.Background(), "", bytes.NewReader(data), "llvm.info", m, input.Options{})
 	if err != nil || len(res) != 1 || res[0].Tables[lightcoverage.RoutinesData] != 3 || res[0].Tables[lightcoverage.Lines] != 10 {
 		t.Errorf("input.Read: %v %+v", err, res)

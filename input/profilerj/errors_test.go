@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/input/profilerj"
+	"github.com/profdb/profdb/resultset"
 )
 
 // TestBadInput: every broken file fails with FILE:LINE and a message saying
@@ -135,7 +135,7 @@ func TestCanceled(t *testing.T) {
 		b.WriteString(`<class name="a.B"/>`)
 	}
 	b.WriteString("</coverage></doc>")
-	var mem exporter.Memory
+	var mem resultset.Memory
 	_, err := profilerj.Read(ctx, strings.NewReader(b.String()), "x.xml", &mem, input.Options{})
 	if err == nil || len(mem.Sets) != 0 {
 		t.Errorf("err %v, %d sets", err, len(mem.Sets))

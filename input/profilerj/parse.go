@@ -11,10 +11,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/profilers/resource"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Element names of the format. One of them where the format does not put it
@@ -26,10 +26,10 @@ var known = map[string]bool{
 
 // Counters of the two Function Trace result sets (INSTANCES COUNTER_*).
 var (
-	profileCounter = exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: int64(1000000)}
+	profileCounter = resultset.Counter{Name: "Time", Description: "Elapsed Time", Frequency: int64(1000000)}
 	// Sampler figures are hit counts: proportional to time, at a sampling
 	// rate the snapshot does not record, so no frequency.
-	samplerCounter = exporter.Counter{Name: "Time", Description: "Elapsed Time (sampling hits)"}
+	samplerCounter = resultset.Counter{Name: "Time", Description: "Elapsed Time (sampling hits)"}
 )
 
 // snapshot is a parsed file: its sections in file order.
@@ -53,7 +53,7 @@ type section struct {
 	res  *resource.Builder
 }
 
-func (s *section) resultSet(caption string) *exporter.ResultSet {
+func (s *section) resultSet(caption string) *resultset.ResultSet {
 	switch {
 	case s.ft != nil:
 		return s.ft.b.ResultSet(caption)

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/resultset"
 )
 
 // FormatName is the name the format is registered under.
@@ -87,7 +87,7 @@ func doctypeNames(rest []byte, root string) bool {
 // malformed, cut-off or otherwise broken file writes nothing, and the error
 // names the file and line. An error while writing rolls back the result set
 // being written; those already committed stay.
-func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o input.Options) ([]exporter.Result, error) {
+func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o input.Options) ([]resultset.Result, error) {
 	snap, err := parse(ctx, r, name, o.Warnf)
 	defer snap.close()
 	if err != nil {
@@ -98,14 +98,14 @@ func Read(ctx context.Context, r io.Reader, name string, t exporter.Target, o in
 	}
 	base := filepath.Base(name)
 	seen := map[string]int{}
-	var results []exporter.Result
+	var results []resultset.Result
 	for _, s := range snap.sections {
 		seen[s.kind]++
 		caption := base + ": " + s.kind
 		if n := seen[s.kind]; n > 1 {
 			caption += " " + strconv.Itoa(n)
 		}
-		res, err := exporter.Export(ctx, t, s.resultSet(caption))
+		res, err := resultset.Export(ctx, t, s.resultSet(caption))
 		if err != nil {
 			return results, fmt.Errorf("%s: writing the %s section: %w", name, s.kind, err)
 		}

@@ -7,25 +7,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/input/profilerj"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/profilers/resource"
+	"github.com/profdb/profdb/resultset"
 )
 
 const example = "../../examples/profilerj/snapshot.xml"
 
-func readFile(t *testing.T, path string) (*exporter.Memory, []exporter.Result) {
+func readFile(t *testing.T, path string) (*resultset.Memory, []resultset.Result) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var mem exporter.Memory
+	var mem resultset.Memory
 	res, err := profilerj.Read(context.Background(), f, path, &mem, input.Options{Warnf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
@@ -33,9 +33,9 @@ func readFile(t *testing.T, path string) (*exporter.Memory, []exporter.Result) {
 	return &mem, res
 }
 
-func readString(t *testing.T, doc string) (*exporter.Memory, []string) {
+func readString(t *testing.T, doc string) (*resultset.Memory, []string) {
 	t.Helper()
-	var mem exporter.Memory
+	var mem resultset.Memory
 	var warnings []string
 	_, err := profilerj.Read(context.Background(), strings.NewReader(doc), "in.xml", &mem,
 		input.Options{Warnf: func(f string, a ...any) { warnings = append(warnings, sprintf(f, a...)) }})
@@ -48,7 +48,7 @@ func readString(t *testing.T, doc string) (*exporter.Memory, []string) {
 // norm turns a canonical value into something comparable with literals.
 func norm(v any) any {
 	switch x := v.(type) {
-	case dialects.Dec:
+	case ddl.Dec:
 		return string(x)
 	case int:
 		return int64(x)
@@ -56,7 +56,7 @@ func norm(v any) any {
 	return v
 }
 
-func check(t *testing.T, set exporter.MemorySet, table string, row int, want map[string]any) {
+func check(t *testing.T, set resultset.MemorySet, table string, row int, want map[string]any) {
 	t.Helper()
 	tb := set.Tables[table]
 	if tb == nil || row < 0 || row >= len(tb.Rows) {
@@ -70,7 +70,7 @@ func check(t *testing.T, set exporter.MemorySet, table string, row int, want map
 }
 
 // find returns the index of the row whose columns have the values given.
-func find(t *testing.T, set exporter.MemorySet, table string, match map[string]any) int {
+func find(t *testing.T, set resultset.MemorySet, table string, match map[string]any) int {
 	t.Helper()
 	tb := set.Tables[table]
 	found := -1
@@ -92,7 +92,7 @@ rows:
 	return found
 }
 
-func id(t *testing.T, set exporter.MemorySet, table string, match map[string]any) int64 {
+func id(t *testing.T, set resultset.MemorySet, table string, match map[string]any) int64 {
 	t.Helper()
 	return set.Tables[table].Value(find(t, set, table, match), "ID").(int64)
 }

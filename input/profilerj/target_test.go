@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/resultset"
 )
 
 // recorder is a Target that records what happens to it and keeps nothing
@@ -14,13 +14,13 @@ import (
 type recorder struct {
 	mu         sync.Mutex
 	begun      int
-	committed  []exporter.Header
+	committed  []resultset.Header
 	rolledBack int
 	rows       map[string]int64
 	failBegin  int // fail the Begin with this number (1-based); 0 never
 }
 
-func (r *recorder) Begin(_ context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+func (r *recorder) Begin(_ context.Context, h resultset.Header) (resultset.ResultWriter, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.begun++
@@ -35,18 +35,18 @@ func (r *recorder) Begin(_ context.Context, h exporter.Header) (exporter.ResultW
 
 type recWriter struct {
 	r    *recorder
-	h    exporter.Header
+	h    resultset.Header
 	rows map[string]int64
 	done bool
 }
 
-func (w *recWriter) SetHeader(h exporter.Header) error { w.h = h; return nil }
+func (w *recWriter) SetHeader(h resultset.Header) error { w.h = h; return nil }
 
-func (w *recWriter) Table(name string, columns []string) (exporter.TableWriter, error) {
+func (w *recWriter) Table(name string, columns []string) (resultset.TableWriter, error) {
 	return &recTable{w: w, name: name, ncol: len(columns)}, nil
 }
 
-func (w *recWriter) Commit() (exporter.Result, error) {
+func (w *recWriter) Commit() (resultset.Result, error) {
 	w.r.mu.Lock()
 	defer w.r.mu.Unlock()
 	w.done = true
@@ -56,7 +56,7 @@ func (w *recWriter) Commit() (exporter.Result, error) {
 		w.r.rows[t] += n
 		total += n
 	}
-	return exporter.Result{Profiler: w.h.Profiler, Caption: w.h.Caption, Rows: total, Tables: w.rows}, nil
+	return resultset.Result{Profiler: w.h.Profiler, Caption: w.h.Caption, Rows: total, Tables: w.rows}, nil
 }
 
 func (w *recWriter) Rollback() error {

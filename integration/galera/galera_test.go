@@ -26,6 +26,7 @@ import (
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/resultset"
 )
 
 var (
@@ -220,7 +221,7 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 			}
 			defer db.Close()
 			<-start
-			results[i], errs[i] = exporter.Export(integration.Ctx(t), db, sets[i].ResultSet())
+			results[i], errs[i] = resultset.Export(integration.Ctx(t), db, sets[i].ResultSet())
 		}()
 	}
 	close(start)

@@ -7,8 +7,8 @@ import (
 	"iter"
 	"math"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/spool"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Builder assembles one Function Trace result set in the profiler's own
@@ -55,7 +55,7 @@ import (
 // A Builder is not safe for concurrent use. Do not change it while a result
 // set it returned is being exported.
 type Builder struct {
-	counter  *exporter.Counter
+	counter  *resultset.Counter
 	routines []*Routine
 	threads  []*Thread
 	routes   []route
@@ -91,7 +91,7 @@ func NewBuilder() *Builder {
 
 // SetCounter sets the counter the result set was measured with (INSTANCES
 // COUNTER_NAME, COUNTER_DESCRIPTION, COUNTER_FREQUENCY); nil for none.
-func (b *Builder) SetCounter(c *exporter.Counter) { b.counter = c }
+func (b *Builder) SetCounter(c *resultset.Counter) { b.counter = c }
 
 // SetSpool sets how much of the call rows is kept in memory before they move
 // to a temporary file in dir (spool.DefaultMemLimit and os.TempDir() by
@@ -384,7 +384,7 @@ var (
 // captioned caption, with the ten Function Trace tables in
 // parent-before-child order. An error met while spooling ends the CALL_TRACE
 // (or parameters) iteration with that error.
-func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
+func (b *Builder) ResultSet(caption string) *resultset.ResultSet {
 	if b.err == nil && !b.closed {
 		for _, t := range b.threads {
 			if err := t.finish(); err != nil {
@@ -399,10 +399,10 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 		}
 		return 0
 	}
-	return &exporter.ResultSet{
-		Header: exporter.Header{Profiler: Name, Caption: caption, Counter: b.counter},
-		Tables: []exporter.TableRows{
-			{Name: Threads, Columns: colsThreads, Rows: exporter.IndexedRows(len(threads), func(i int) []any {
+	return &resultset.ResultSet{
+		Header: resultset.Header{Profiler: Name, Caption: caption, Counter: b.counter},
+		Tables: []resultset.TableRows{
+			{Name: Threads, Columns: colsThreads, Rows: resultset.IndexedRows(len(threads), func(i int) []any {
 				t := threads[i]
 				var win any
 				if t.info.Win32ThreadID != 0 {
@@ -410,7 +410,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 				}
 				return []any{nil, win, t.id, int64(-1), t.id}
 			})},
-			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
+			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: resultset.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				in := r.info
 				// No actions or triggers: their flags are 0; the reserved and
@@ -421,7 +421,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					in.Token, in.UnitName, int64(0), int64(0), nil, int64(0), nil, int64(0), int64(0), int64(0),
 					r.id, int64(-1), r.id}
 			})},
-			{Name: Routines, Columns: colsRoutines, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
+			{Name: Routines, Columns: colsRoutines, Rows: resultset.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				in := r.info
 				return []any{in.Address, in.AnalysisResult, in.Class, in.CodeType, r.hits, in.Module,
@@ -452,7 +452,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 			{Name: CallTrace, Columns: colsCallTrace, Rows: b.spooled(func() *spool.Spool { return b.calls })},
 			{Name: ParametersOnEnter, Columns: colsOnEnter, Rows: b.spooled(func() *spool.Spool { return b.onEnter })},
 			{Name: ParametersOnExit, Columns: colsOnExit, Rows: b.spooled(func() *spool.Spool { return b.onExit })},
-			{Name: CallRoutes, Columns: colsCallRoutes, Rows: exporter.IndexedRows(len(routes), func(i int) []any {
+			{Name: CallRoutes, Columns: colsCallRoutes, Rows: resultset.IndexedRows(len(routes), func(i int) []any {
 				rt := routes[i]
 				return []any{int64(rt.routine), rt.hits, rt.rec, int64(i), int64(rt.routine), rt.rec}
 			})},
@@ -476,9 +476,9 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 	}
 }
 
-// Export writes the result set to t (see ResultSet and exporter.Export).
-func (b *Builder) Export(ctx context.Context, t exporter.Target, caption string) (exporter.Result, error) {
-	return exporter.Export(ctx, t, b.ResultSet(caption))
+// Export writes the result set to t (see ResultSet and resultset.Export).
+func (b *Builder) Export(ctx context.Context, t resultset.Target, caption string) (resultset.Result, error) {
+	return resultset.Export(ctx, t, b.ResultSet(caption))
 }
 
 func (b *Builder) spooled(s func() *spool.Spool) iter.Seq2[[]any, error] {

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/resultset"
 )
 
-func val(tb *exporter.MemoryTable, row int, col string) any {
+func val(tb *resultset.MemoryTable, row int, col string) any {
 	v := tb.Value(row, col)
 	if d, ok := v.(dialects.Dec); ok {
 		return string(d)
@@ -19,7 +19,7 @@ func val(tb *exporter.MemoryTable, row int, col string) any {
 	return v
 }
 
-func check(t *testing.T, tb *exporter.MemoryTable, name string, row int, want map[string]any) {
+func check(t *testing.T, tb *resultset.MemoryTable, name string, row int, want map[string]any) {
 	t.Helper()
 	if row >= len(tb.Rows) {
 		t.Fatalf("%s: no row %d", name, row)
@@ -36,7 +36,7 @@ func check(t *testing.T, tb *exporter.MemoryTable, name string, row int, want ma
 
 // byRec indexes CALL_TRACE rows by (PARENT_ID, REC_ID): the builder writes
 // a call's row when its next sibling is known, not in Enter order.
-func byRec(t *testing.T, tb *exporter.MemoryTable) map[[2]int64]int {
+func byRec(t *testing.T, tb *resultset.MemoryTable) map[[2]int64]int {
 	m := map[[2]int64]int{}
 	for i := range tb.Rows {
 		k := [2]int64{tb.Value(i, "PARENT_ID").(int64), tb.Value(i, "REC_ID").(int64)}
@@ -51,7 +51,7 @@ func byRec(t *testing.T, tb *exporter.MemoryTable) map[[2]int64]int {
 func build(t *testing.T, memLimit int, dir string) (*functiontrace.Builder, []*functiontrace.Routine) {
 	b := functiontrace.NewBuilder()
 	b.SetSpool(memLimit, dir)
-	b.SetCounter(&exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: 1000000})
+	b.SetCounter(&resultset.Counter{Name: "Time", Description: "Elapsed Time", Frequency: 1000000})
 	a := b.AddRoutine(functiontrace.RoutineInfo{Name: "a", Class: "A", Namespace: "p", Module: "p",
 		SourceFile: "A.java", SourceLine: 3, CodeType: "Byte-code", LineLevel: true, Address: 10, Token: 5})
 	bb := b.AddRoutine(functiontrace.RoutineInfo{Name: "b", Module: "q"})
@@ -103,7 +103,7 @@ func TestBuilder(t *testing.T) {
 		t.Run(fmt.Sprint("spool", limit), func(t *testing.T) {
 			dir := t.TempDir()
 			b, _ := build(t, limit, dir)
-			var mem exporter.Memory
+			var mem resultset.Memory
 			res, err := b.Export(context.Background(), &mem, "trace")
 			if err != nil {
 				t.Fatal(err)
@@ -218,7 +218,7 @@ func TestClosed(t *testing.T) {
 	if _, err := th.Enter(functiontrace.CallInfo{Routine: rs[0]}); err == nil {
 		t.Error("Enter after Close succeeded")
 	}
-	var mem exporter.Memory
+	var mem resultset.Memory
 	if _, err := b.Export(context.Background(), &mem, "x"); err == nil {
 		t.Error("Export after Close succeeded")
 	}

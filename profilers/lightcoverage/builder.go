@@ -4,7 +4,7 @@ import (
 	"context"
 	"iter"
 
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Builder assembles one Light Coverage result set in the profiler's own
@@ -215,7 +215,7 @@ func (b *Builder) tallies() (mods, files []tally) {
 // ResultSet returns the result set built so far, captioned caption, with
 // the eight Light Coverage tables in parent-before-child order. Each table's
 // rows are produced fresh on every iteration (each row a new slice).
-func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
+func (b *Builder) ResultSet(caption string) *resultset.ResultSet {
 	mods, files := b.tallies()
 	routines := b.routines
 	modules, srcFiles := b.modules, b.files
@@ -231,16 +231,16 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 		}
 		return 0
 	}
-	return &exporter.ResultSet{
-		Header: exporter.Header{Profiler: Name, Caption: caption},
-		Tables: []exporter.TableRows{
-			{Name: MetaModules, Columns: colsMetaModules, Rows: exporter.IndexedRows(len(modules), func(i int) []any {
+	return &resultset.ResultSet{
+		Header: resultset.Header{Profiler: Name, Caption: caption},
+		Tables: []resultset.TableRows{
+			{Name: MetaModules, Columns: colsMetaModules, Rows: resultset.IndexedRows(len(modules), func(i int) []any {
 				return []any{modules[i].name, int64(i), int64(-1), int64(i)}
 			})},
-			{Name: MetaSourceFiles, Columns: colsMetaSourceFiles, Rows: exporter.IndexedRows(len(srcFiles), func(i int) []any {
+			{Name: MetaSourceFiles, Columns: colsMetaSourceFiles, Rows: resultset.IndexedRows(len(srcFiles), func(i int) []any {
 				return []any{srcFiles[i].name, "", int64(i), int64(-1), int64(i)}
 			})},
-			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
+			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: resultset.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				return []any{r.info.Address, r.info.AnalysisResult, r.info.Class, r.info.CodeType,
 					name(r.mod, modules), r.info.Namespace, profileLines(r), r.info.Name, name(r.file, srcFiles),
@@ -249,17 +249,17 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 			{Name: MetaLines, Columns: colsMetaLines, Rows: lineRows(routines, func(r *Routine, id int64, pos int, l line) []any {
 				return []any{l.src, id, r.id, int64(pos)}
 			})},
-			{Name: ModulesData, Columns: colsModulesData, Rows: exporter.IndexedRows(len(modules), func(i int) []any {
+			{Name: ModulesData, Columns: colsModulesData, Rows: resultset.IndexedRows(len(modules), func(i int) []any {
 				mark := int64(0)
 				if mods[i].ran {
 					mark = 1
 				}
 				return []any{mods[i].percent(), int64(-1), mark, modules[i].name, int64(0), int64(i), int64(-1), int64(i)}
 			})},
-			{Name: SourceFilesData, Columns: colsSourceFilesData, Rows: exporter.IndexedRows(len(srcFiles), func(i int) []any {
+			{Name: SourceFilesData, Columns: colsSourceFilesData, Rows: resultset.IndexedRows(len(srcFiles), func(i int) []any {
 				return []any{files[i].percent(), int64(-1), srcFiles[i].name, files[i].covered, int64(0), int64(i), int64(-1), int64(i)}
 			})},
-			{Name: RoutinesData, Columns: colsRoutinesData, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
+			{Name: RoutinesData, Columns: colsRoutinesData, Rows: resultset.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				return []any{r.info.AnalysisResult, r.info.Class, r.info.CodeType, r.info.Count,
 					name(r.mod, modules), int64(0), name(r.file, srcFiles), r.info.SourceLine, r.id, int64(-1), r.id}
@@ -272,9 +272,9 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 }
 
 // Export writes the result set built so far to t (see ResultSet and
-// exporter.Export).
-func (b *Builder) Export(ctx context.Context, t exporter.Target, caption string) (exporter.Result, error) {
-	return exporter.Export(ctx, t, b.ResultSet(caption))
+// resultset.Export).
+func (b *Builder) Export(ctx context.Context, t resultset.Target, caption string) (resultset.Result, error) {
+	return resultset.Export(ctx, t, b.ResultSet(caption))
 }
 
 // lineRows yields the lines of all routines, routine by routine; a line's ID

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
 )
 
-func export(t *testing.T, b *lightcoverage.Builder) exporter.MemorySet {
+func export(t *testing.T, b *lightcoverage.Builder) resultset.MemorySet {
 	t.Helper()
-	var mem exporter.Memory
+	var mem resultset.Memory
 	if _, err := b.Export(context.Background(), &mem, "cap"); err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func export(t *testing.T, b *lightcoverage.Builder) exporter.MemorySet {
 	return mem.Sets[0]
 }
 
-func want(t *testing.T, tb *exporter.MemoryTable, name string, row int, col string, v any) {
+func want(t *testing.T, tb *resultset.MemoryTable, name string, row int, col string, v any) {
 	t.Helper()
 	if row >= len(tb.Rows) {
 		t.Errorf("%s: row %d missing (%d rows)", name, row, len(tb.Rows))
@@ -86,7 +86,7 @@ func TestBuilderTables(t *testing.T) {
 		t.Fatalf("modules: %d meta, %d data rows", len(mm.Rows), len(md.Rows))
 	}
 	for i, n := range []string{"m1", "m2"} {
-		for _, tb := range []*exporter.MemoryTable{mm, md} {
+		for _, tb := range []*resultset.MemoryTable{mm, md} {
 			want(t, tb, "modules", i, "COL_MODULE_NAME", n)
 			want(t, tb, "modules", i, "ID", i)
 			want(t, tb, "modules", i, "REC_ID", i)
@@ -140,7 +140,7 @@ func TestBuilderTables(t *testing.T) {
 	want(t, mr, "META_ROUTINES", 0, "COL_UNIT_NAME", "u")
 	want(t, mr, "META_ROUTINES", 3, "COL_MODULE_NAME", "")
 	for i := 0; i < 4; i++ {
-		for _, tb := range []*exporter.MemoryTable{mr, rd} {
+		for _, tb := range []*resultset.MemoryTable{mr, rd} {
 			want(t, tb, "routines", i, "ID", i)
 			want(t, tb, "routines", i, "REC_ID", i)
 			want(t, tb, "routines", i, "PARENT_ID", -1)

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Example shows a Go program exporting its own coverage data: two functions
 // of hello.go, one run three times with a line it never reached, one never
-// called. The result set goes into an exporter.Memory; a database target
+// called. The result set goes into an resultset.Memory; a database target
 // takes it the same way.
 func Example() {
 	b := lightcoverage.NewBuilder()
@@ -32,7 +32,7 @@ func Example() {
 	})
 	unused.AddLine(4, 0)
 
-	var mem exporter.Memory
+	var mem resultset.Memory
 	res, err := b.Export(context.Background(), &mem, "hello: go test -cover")
 	if err != nil {
 		fmt.Println(err)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Builder assembles one Reference Count result set in the profiler's own
@@ -315,26 +315,26 @@ var (
 
 // ResultSet returns the result set, captioned caption, with the ten
 // Reference Count tables in parent-before-child order.
-func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
+func (b *Builder) ResultSet(caption string) *resultset.ResultSet {
 	threads, classes, routines, objects, refs, lines := b.threads, b.classes, b.routines, b.objects, b.refs, b.lines
-	return &exporter.ResultSet{
-		Header: exporter.Header{Profiler: Name, Caption: caption},
-		Tables: []exporter.TableRows{
-			{Name: Threads, Columns: colsThreads, Rows: exporter.IndexedRows(len(threads), func(i int) []any {
+	return &resultset.ResultSet{
+		Header: resultset.Header{Profiler: Name, Caption: caption},
+		Tables: []resultset.TableRows{
+			{Name: Threads, Columns: colsThreads, Rows: resultset.IndexedRows(len(threads), func(i int) []any {
 				t := threads[i]
 				return []any{t.info.Name, t.info.Size, t.info.Win32ThreadID, t.id, int64(-1), t.id}
 			})},
-			{Name: MetaClassesData, Columns: colsMetaClasses, Rows: exporter.IndexedRows(len(classes), func(i int) []any {
+			{Name: MetaClassesData, Columns: colsMetaClasses, Rows: resultset.IndexedRows(len(classes), func(i int) []any {
 				c := classes[i]
 				return []any{c.name, c.module, c.symbolMoniker, c.id, int64(-1), c.id}
 			})},
-			{Name: ClassesData, Columns: colsClasses, Rows: exporter.IndexedRows(len(classes), func(i int) []any {
+			{Name: ClassesData, Columns: colsClasses, Rows: resultset.IndexedRows(len(classes), func(i int) []any {
 				c := classes[i]
 				s := c.stats
 				return []any{c.name, s.LiveCount, s.LiveSize, c.module, s.PeakCreated, s.PeakSize,
 					s.TotalCreated, s.TotalSize, c.id, int64(-1), c.id}
 			})},
-			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
+			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: resultset.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				in := r.info
 				pl := int64(0)
@@ -345,10 +345,10 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					in.Namespace, pl, in.Name, in.SourceFile, in.SourceLine, in.SymbolMoniker, in.Token,
 					in.UnitName, r.id, int64(-1), r.id}
 			})},
-			{Name: MetaLines, Columns: colsMetaLines, Rows: exporter.IndexedRows(len(lines), func(i int) []any {
+			{Name: MetaLines, Columns: colsMetaLines, Rows: resultset.IndexedRows(len(lines), func(i int) []any {
 				return []any{lines[i].src, int64(i), lines[i].routine, int64(i)}
 			})},
-			{Name: Objects, Columns: colsObjects, Rows: exporter.IndexedRows(len(objects), func(i int) []any {
+			{Name: Objects, Columns: colsObjects, Rows: resultset.IndexedRows(len(objects), func(i int) []any {
 				o := objects[i]
 				in := o.info
 				var cls, th any
@@ -379,7 +379,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					}
 				}
 			}},
-			{Name: References, Columns: colsReferences, Rows: exporter.IndexedRows(len(refs), func(i int) []any {
+			{Name: References, Columns: colsReferences, Rows: resultset.IndexedRows(len(refs), func(i int) []any {
 				r := refs[i]
 				ar := int64(0)
 				if r.addRef {
@@ -418,7 +418,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 	}
 }
 
-// Export writes the result set to t (see ResultSet and exporter.Export).
-func (b *Builder) Export(ctx context.Context, t exporter.Target, caption string) (exporter.Result, error) {
-	return exporter.Export(ctx, t, b.ResultSet(caption))
+// Export writes the result set to t (see ResultSet and resultset.Export).
+func (b *Builder) Export(ctx context.Context, t resultset.Target, caption string) (resultset.Result, error) {
+	return resultset.Export(ctx, t, b.ResultSet(caption))
 }

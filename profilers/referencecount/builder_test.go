@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
 	rc "github.com/profdb/profdb/profilers/referencecount"
+	"github.com/profdb/profdb/resultset"
 )
 
-func check(t *testing.T, set exporter.MemorySet, table string, row int, want map[string]any) {
+func check(t *testing.T, set resultset.MemorySet, table string, row int, want map[string]any) {
 	t.Helper()
 	tb := set.Tables[table]
 	if tb == nil || row >= len(tb.Rows) {
@@ -50,7 +50,7 @@ func TestBuilder(t *testing.T) {
 	o2 := b.AddObject(rc.ObjectInfo{Number: 2})
 	b.AddReference(o2, 1, true)
 
-	var mem exporter.Memory
+	var mem resultset.Memory
 	if _, err := b.Export(context.Background(), &mem, "rc"); err != nil {
 		t.Fatal(err)
 	}

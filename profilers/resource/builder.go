@@ -3,7 +3,7 @@ package resource
 import (
 	"context"
 
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/resultset"
 )
 
 // Builder assembles one Resource result set in the profiler's own
@@ -289,7 +289,7 @@ var (
 
 // ResultSet returns the result set, captioned caption, with the nine
 // Resource tables in parent-before-child order.
-func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
+func (b *Builder) ResultSet(caption string) *resultset.ResultSet {
 	threads, classes, routines, objects, errs := b.threads, b.classes, b.routines, b.objects, b.errors
 	fig := func(c *Class, f Figures, v int64) any {
 		if c.stats.Known&f == 0 {
@@ -297,10 +297,10 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 		}
 		return v
 	}
-	return &exporter.ResultSet{
-		Header: exporter.Header{Profiler: Name, Caption: caption},
-		Tables: []exporter.TableRows{
-			{Name: Threads, Columns: colsThreads, Rows: exporter.IndexedRows(len(threads), func(i int) []any {
+	return &resultset.ResultSet{
+		Header: resultset.Header{Profiler: Name, Caption: caption},
+		Tables: []resultset.TableRows{
+			{Name: Threads, Columns: colsThreads, Rows: resultset.IndexedRows(len(threads), func(i int) []any {
 				t := threads[i]
 				var win any
 				if t.info.Win32ThreadID != 0 {
@@ -308,18 +308,18 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 				}
 				return []any{t.info.Size, win, t.id, int64(-1), t.id}
 			})},
-			{Name: MetaClassesData, Columns: colsMetaClasses, Rows: exporter.IndexedRows(len(classes), func(i int) []any {
+			{Name: MetaClassesData, Columns: colsMetaClasses, Rows: resultset.IndexedRows(len(classes), func(i int) []any {
 				c := classes[i]
 				return []any{c.name, c.module, c.symbolMoniker, c.id, int64(-1), c.id}
 			})},
-			{Name: ClassesData, Columns: colsClasses, Rows: exporter.IndexedRows(len(classes), func(i int) []any {
+			{Name: ClassesData, Columns: colsClasses, Rows: resultset.IndexedRows(len(classes), func(i int) []any {
 				c := classes[i]
 				s := c.stats
 				return []any{c.name, fig(c, LiveCount, s.LiveCount), fig(c, LiveSize, s.LiveSize), c.module,
 					fig(c, PeakCreated, s.PeakCreated), fig(c, PeakSize, s.PeakSize),
 					fig(c, TotalCreated, s.TotalCreated), fig(c, TotalSize, s.TotalSize), c.id, int64(-1), c.id}
 			})},
-			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: exporter.IndexedRows(len(routines), func(i int) []any {
+			{Name: MetaRoutines, Columns: colsMetaRoutines, Rows: resultset.IndexedRows(len(routines), func(i int) []any {
 				r := routines[i]
 				in := r.info
 				pl := int64(0)
@@ -339,7 +339,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					}
 				}
 			}},
-			{Name: Objects, Columns: colsObjects, Rows: exporter.IndexedRows(len(objects), func(i int) []any {
+			{Name: Objects, Columns: colsObjects, Rows: resultset.IndexedRows(len(objects), func(i int) []any {
 				o := objects[i]
 				var cls, th any
 				if o.info.Class != nil {
@@ -368,7 +368,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 					}
 				}
 			}},
-			{Name: Errors, Columns: colsErrors, Rows: exporter.IndexedRows(len(errs), func(i int) []any {
+			{Name: Errors, Columns: colsErrors, Rows: resultset.IndexedRows(len(errs), func(i int) []any {
 				e := errs[i]
 				return []any{e.info.Number, e.info.Description, e.info.Code, e.info.Kind, e.info.Name,
 					e.id, e.thread.id, e.rec}
@@ -392,7 +392,7 @@ func (b *Builder) ResultSet(caption string) *exporter.ResultSet {
 	}
 }
 
-// Export writes the result set to t (see ResultSet and exporter.Export).
-func (b *Builder) Export(ctx context.Context, t exporter.Target, caption string) (exporter.Result, error) {
-	return exporter.Export(ctx, t, b.ResultSet(caption))
+// Export writes the result set to t (see ResultSet and resultset.Export).
+func (b *Builder) Export(ctx context.Context, t resultset.Target, caption string) (resultset.Result, error) {
+	return resultset.Export(ctx, t, b.ResultSet(caption))
 }

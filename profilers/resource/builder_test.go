@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers/resource"
+	"github.com/profdb/profdb/resultset"
 )
 
-func check(t *testing.T, set exporter.MemorySet, table string, row int, want map[string]any) {
+func check(t *testing.T, set resultset.MemorySet, table string, row int, want map[string]any) {
 	t.Helper()
 	tb := set.Tables[table]
 	if tb == nil || row >= len(tb.Rows) {
@@ -55,7 +55,7 @@ func TestBuilder(t *testing.T) {
 	b.AddError(t1, resource.ErrorInfo{Number: 2, Name: "free"}, alloc, main)
 	b.AddError(t1, resource.ErrorInfo{Number: 3, Name: "free"}, main)
 
-	var mem exporter.Memory
+	var mem resultset.Memory
 	if _, err := b.Export(context.Background(), &mem, "mem"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,14 @@
-package exporter
+package resultset
 
 import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers"
 )
 
-// orderTables returns the tables of a ResultSet with parents before
+// OrderTables returns the tables of a ResultSet with parents before
 // children, in the profiler's graph order; tables the profiler does not
 // define keep their place and fail when written.
-func orderTables(profiler string, tables []TableRows) ([]TableRows, error) {
+func OrderTables(profiler string, tables []TableRows) ([]TableRows, error) {
 	def, err := profilers.Lookup(profiler)
 	if err != nil {
 		return nil, errorf("%w", err)

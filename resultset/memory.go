@@ -1,4 +1,4 @@
-package exporter
+package resultset
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func (m *Memory) Begin(ctx context.Context, h Header) (ResultWriter, error) {
 	if err != nil {
 		return nil, errorf("%w", err)
 	}
-	if _, err := counterFrequency(h.Counter); err != nil {
+	if _, err := h.Counter.FrequencyValue(); err != nil {
 		return nil, errorf("INSTANCES, column COUNTER_FREQUENCY: %w", err)
 	}
 	return &memWriter{m: m, def: def, set: MemorySet{Header: h, Tables: map[string]*MemoryTable{}}}, nil

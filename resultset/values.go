@@ -1,4 +1,4 @@
-package exporter
+package resultset
 
 import (
 	"encoding/json"
@@ -10,13 +10,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 )
 
 // Convert turns a value given for a column of logical type t into its
-// canonical form: int64 for Integer, dialects.Dec for Decimal, float64 for
+// canonical form: int64 for Integer, ddl.Dec for Decimal, float64 for
 // Float, string for String, nil for NULL. It accepts Go integers and floats,
-// json.Number (read exactly), dialects.Dec, and for Decimal also decimal
+// json.Number (read exactly), ddl.Dec, and for Decimal also decimal
 // text. Text where a number belongs, a number where text belongs, a
 // fraction for an Integer, a value out of range, a non-finite float or
 // invalid UTF-8 is an error saying what is wrong with the value (the caller
@@ -82,7 +81,7 @@ func toInteger(v any) (any, error) {
 		return floatToInt64(float64(x))
 	case json.Number:
 		return numberToInt64(string(x))
-	case dialects.Dec:
+	case ddl.Dec:
 		return numberToInt64(string(x))
 	case bool:
 		return nil, fmt.Errorf("want an integer, got boolean %v", x)
@@ -133,7 +132,7 @@ func numberToInt64(s string) (any, error) {
 
 func toDecimal(v any) (any, error) {
 	switch x := v.(type) {
-	case dialects.Dec:
+	case ddl.Dec:
 		return ParseDecimal(string(x))
 	case json.Number:
 		return ParseDecimal(string(x))
@@ -144,18 +143,18 @@ func toDecimal(v any) (any, error) {
 		}
 		return d, nil
 	case int64:
-		return dialects.Dec(strconv.FormatInt(x, 10)), nil
+		return ddl.Dec(strconv.FormatInt(x, 10)), nil
 	case int:
-		return dialects.Dec(strconv.FormatInt(int64(x), 10)), nil
+		return ddl.Dec(strconv.FormatInt(int64(x), 10)), nil
 	case int32:
-		return dialects.Dec(strconv.FormatInt(int64(x), 10)), nil
+		return ddl.Dec(strconv.FormatInt(int64(x), 10)), nil
 	case int16, int8, uint8, uint16, uint32:
 		i, _ := toInteger(x)
-		return dialects.Dec(strconv.FormatInt(i.(int64), 10)), nil
+		return ddl.Dec(strconv.FormatInt(i.(int64), 10)), nil
 	case uint64:
-		return dialects.Dec(strconv.FormatUint(x, 10)), nil
+		return ddl.Dec(strconv.FormatUint(x, 10)), nil
 	case uint:
-		return dialects.Dec(strconv.FormatUint(uint64(x), 10)), nil
+		return ddl.Dec(strconv.FormatUint(uint64(x), 10)), nil
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, fmt.Errorf("want a decimal, got %v", x)
@@ -193,7 +192,7 @@ func toFloat(v any) (any, error) {
 			return nil, fmt.Errorf("want a number, got %s", quoteShort(string(x)))
 		}
 		f = p
-	case dialects.Dec:
+	case ddl.Dec:
 		return toFloat(json.Number(x))
 	case string:
 		return nil, fmt.Errorf("want a number, got text %s", quoteShort(x))
@@ -220,7 +219,7 @@ func toString(v any) (any, error) {
 			return nil, errors.New("text is not valid UTF-8")
 		}
 		return string(x), nil
-	case json.Number, dialects.Dec, int64, int, int32, uint64, float64, float32:
+	case json.Number, ddl.Dec, int64, int, int32, uint64, float64, float32:
 		return nil, fmt.Errorf("want text, got number %v", x)
 	case bool:
 		return nil, fmt.Errorf("want text, got boolean %v", x)
@@ -235,9 +234,9 @@ const MaxDecimalIntDigits = ddl.DecimalPrecision - ddl.DecimalScale
 // ParseDecimal parses decimal text exactly: an optional sign, digits with an
 // optional fraction, and an optional exponent (JSON number syntax, also
 // without the restriction on leading zeros). It returns the canonical form
-// (see dialects.Dec) and fails when the value needs more than 20 integer
+// (see ddl.Dec) and fails when the value needs more than 20 integer
 // digits or more than 8 fractional digits.
-func ParseDecimal(s string) (dialects.Dec, error) {
+func ParseDecimal(s string) (ddl.Dec, error) {
 	if s == "" {
 		return "", errors.New("want a decimal, got empty text")
 	}
@@ -300,7 +299,7 @@ func ParseDecimal(s string) (dialects.Dec, error) {
 	if neg && out != "0" {
 		out = "-" + out
 	}
-	return dialects.Dec(out), nil
+	return ddl.Dec(out), nil
 }
 
 // quoteShort quotes text for a message, cut to 40 characters.
