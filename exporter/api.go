@@ -90,6 +90,13 @@ type Options struct {
 	// means DefaultIOTimeout; a negative value, none. It applies to the
 	// dialects that implement dialects.Connector (all but SQLite).
 	IOTimeout time.Duration
+	// Version is the profdb version recorded with each result set in
+	// PROFDB_RESULT_SETS ("" records NULL).
+	Version string
+	// Now, if set, gives the time recorded as a result set's EXPORTED_AT
+	// (and DELETED_AT), and that Delete's OlderThan counts from; time.Now
+	// otherwise.
+	Now func() time.Time
 }
 
 // timeout returns a timeout option's value: the default for 0, none (0)

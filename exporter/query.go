@@ -104,6 +104,13 @@ type Listing struct {
 	Caption  string           `json:"caption"`
 	Rows     int64            `json:"rows"`
 	Tables   map[string]int64 `json:"tables"`
+	// What PROFDB_RESULT_SETS records, when the database has that table
+	// and a row for the result set ("" otherwise): when it was exported
+	// (UTC, TimeFormat), on which host, from what input, by which profdb.
+	ExportedAt string `json:"exported_at,omitempty"`
+	Host       string `json:"host,omitempty"`
+	Input      string `json:"input,omitempty"`
+	Version    string `json:"profdb_version,omitempty"`
 }
 
 // relations reads RELATIONS: for each INST_ID, child table → parent table
@@ -200,6 +207,9 @@ func (c *catalog) list(ctx context.Context) ([]Listing, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read INSTANCES: %w", err)
 	}
+	if err := c.recorded(ctx, out); err != nil {
+		return nil, err
+	}
 	rels, err := c.relations(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -227,6 +237,43 @@ func (c *catalog) list(ctx context.Context) ([]Listing, error) {
 		}
 	}
 	return out, nil
+}
+
+// recorded fills in what PROFDB_RESULT_SETS records of the listed result
+// sets, when the database has that table.
+func (c *catalog) recorded(ctx context.Context, out []Listing) error {
+	if !c.has(profilers.ResultSetsTable) || len(out) == 0 {
+		return nil
+	}
+	cols, err := c.mustCols(ctx, profilers.ResultSetsTable, ddl.InstID, profilers.ColExportedAt, profilers.ColHost,
+		profilers.ColInput, profilers.ColVersion, profilers.ColDeletedAt)
+	if err != nil {
+		return err
+	}
+	at := make(map[int64]int, len(out))
+	for i, l := range out {
+		at[l.InstID] = i
+	}
+	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s WHERE %s IS NULL",
+		cols[0], cols[1], cols[2], cols[3], cols[4], c.qualified(profilers.ResultSetsTable), cols[5]))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var inst int64
+		var when, host, input, version sql.NullString
+		if err := rows.Scan(&inst, &when, &host, &input, &version); err != nil {
+			return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
+		}
+		if i, ok := at[inst]; ok {
+			out[i].ExportedAt, out[i].Host, out[i].Input, out[i].Version = when.String, host.String, input.String, version.String
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
+	}
+	return nil
 }
 
 func (c *catalog) countByInst(ctx context.Context, table string) (map[int64]int64, error) {
@@ -469,6 +516,22 @@ func (db *DB) deleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
 			}
 		}
 		out = append(out, d)
+	}
+	if c.has(profilers.ResultSetsTable) {
+		// The rows stay, marked, so that their INST_IDs are never given
+		// out again.
+		cols, err := c.mustCols(ctx, profilers.ResultSetsTable, ddl.InstID, profilers.ColDeletedAt)
+		if err != nil {
+			return nil, fmt.Errorf("delete: %w", err)
+		}
+		stmt := fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = %s", c.qualified(profilers.ResultSetsTable),
+			cols[1], db.d.Placeholder(1), cols[0], db.d.Placeholder(2))
+		when := db.bind(ddl.String, db.now().UTC().Format(TimeFormat))
+		for _, d := range out {
+			if _, err := tx.ExecContext(ctx, stmt, when, d.InstID); err != nil {
+				return nil, fmt.Errorf("delete: table %s: %w", profilers.ResultSetsTable, err)
+			}
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("delete: commit: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 )
 
@@ -30,7 +31,9 @@ type liveColumn struct {
 }
 
 // ensureTables makes sure every table exists, creating the missing ones
-// unless NoCreate is set, and inspects them. With deferIndexes, a created
+// unless NoCreate is set, and inspects them. PROFDB_RESULT_SETS is
+// optional: a missing one is created only with INSTANCES (tables must come
+// in that order), otherwise left out of the map. With deferIndexes, a created
 // table's secondary indexes are left for the caller to build after the load
 // (see dialects.IndexSplitter); they are returned as statements.
 func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Table, deferIndexes bool) (map[string]*liveTable, []string, error) {
@@ -46,9 +49,20 @@ func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Ta
 		existing[strings.ToUpper(n)] = n
 	}
 	out := make(map[string]*liveTable, len(tables))
+	newDatabase := false // INSTANCES is missing: the tables are new
 	for _, t := range tables {
 		lt := &liveTable{def: t}
 		real, ok := existing[strings.ToUpper(t.Name)]
+		if !ok && strings.EqualFold(t.Name, profilers.ResultSetsTable) && (db.opts.NoCreate || !newDatabase) {
+			// profdb's own table is optional: without it INST_IDs are
+			// allocated from INSTANCES alone. It is created with INSTANCES,
+			// in a database new to profdb, never added to one whose tables
+			// exist already (a DBA's, or an older profdb's).
+			continue
+		}
+		if !ok && strings.EqualFold(t.Name, profilers.InstancesTable) {
+			newDatabase = true
+		}
 		if !ok {
 			if db.opts.NoCreate {
 				return nil, nil, errorf("table %s does not exist in %s, and creating tables is forbidden (--no-create); ask for it to be created, e.g. with `profdb ddl --dialect %s`", t.Name, db.where(), d.Name())

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -83,7 +85,7 @@ func (s *session) begin() error {
 	if l, ok := d.(dialects.Locker); ok {
 		acquire, s.release = l.Lock(s.db.opts.Schema)
 	}
-	all := append(profilers.Shared(), s.def.Tables...)
+	all := append(append(profilers.Shared(), profilers.ResultSets()), s.def.Tables...)
 	ddlCommits := false
 	if c, ok := d.(dialects.DDLCommitter); ok {
 		ddlCommits = c.DDLCommits()
@@ -168,6 +170,9 @@ func (s *session) allocate() error {
 		return errorf("allocate INST_ID: %w", err)
 	}
 	s.instID = max.Int64 + 1
+	if err := s.record(); err != nil {
+		return err
+	}
 
 	relCols := []string{"COL_CHILD_TABLE", "COL_PARENT_TABLE", ddl.ID, ddl.InstID}
 	real := make([]string, len(relCols))
@@ -204,8 +209,59 @@ func (s *session) allocate() error {
 	return nil
 }
 
-func (s *session) bind(t ddl.Type, v any) any {
-	if b, ok := s.db.d.(dialects.Binder); ok {
+// record allocates the INST_ID past the largest PROFDB_RESULT_SETS ever
+// recorded, deleted result sets included, so that no INST_ID is given out
+// twice, and records the result set there. Without that table (a
+// --no-create export into a database that lacks it) it does nothing.
+func (s *session) record() error {
+	led, ok := s.tables[profilers.ResultSetsTable]
+	if !ok {
+		return nil
+	}
+	ctx, d := s.ctx, s.db.d
+	names := []string{ddl.InstID, profilers.ColExportedAt, profilers.ColHost, profilers.ColInput, profilers.ColVersion}
+	real := make([]string, len(names))
+	for i, n := range names {
+		c, err := led.column(n)
+		if err != nil {
+			return err
+		}
+		real[i] = c.info.Name
+	}
+	var max sql.NullInt64
+	q := fmt.Sprintf("SELECT MAX(%s) FROM %s", d.Quote(real[0]), led.qualified)
+	if err := s.tx.QueryRowContext(ctx, q).Scan(&max); err != nil {
+		return errorf("allocate INST_ID: %w", err)
+	}
+	if max.Valid && max.Int64 >= s.instID {
+		s.instID = max.Int64 + 1
+	}
+	host, _ := os.Hostname()
+	args := []any{s.instID, s.bind(ddl.String, s.db.now().UTC().Format(TimeFormat)), s.bind(ddl.String, nullIfEmpty(host)),
+		s.bind(ddl.String, nullIfEmpty(s.header.Input)), s.bind(ddl.String, nullIfEmpty(s.db.opts.Version))}
+	if _, err := s.tx.ExecContext(ctx, dialects.InsertSQL(d, led.qualified, real, 1), args...); err != nil {
+		return errorf("write %s: %w", led.real, s.db.allocConflict(err))
+	}
+	return nil
+}
+
+// TimeFormat is the layout of the times in PROFDB_RESULT_SETS: UTC to the
+// second, so that the text sorts as the times do.
+const TimeFormat = "2006-01-02T15:04:05Z"
+
+// now is the time Options.Now gives, or the clock's.
+func (db *DB) now() time.Time {
+	if db.opts.Now != nil {
+		return db.opts.Now()
+	}
+	return time.Now()
+}
+
+func (s *session) bind(t ddl.Type, v any) any { return s.db.bind(t, v) }
+
+// bind is v as the dialect binds a value of logical type t.
+func (db *DB) bind(t ddl.Type, v any) any {
+	if b, ok := db.d.(dialects.Binder); ok {
 		return b.Bind(t, v)
 	}
 	return v

@@ -9,6 +9,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -371,7 +372,14 @@ func mssqlCheckWire(t *testing.T, profiler string, got map[string][]mssqlWireRow
 			}
 		}
 	}
-	for table := range got {
+	for table, rows := range got {
+		if table == profilers.ResultSetsTable {
+			// profdb's own record of the result set: one row, by INSERT.
+			if len(rows) != 1 || rows[0].bulk || !slices.Contains(rows[0].cols, profilers.ColExportedAt) {
+				t.Errorf("%s: %d rows sent (%+v), want one INSERT", table, len(rows), rows)
+			}
+			continue
+		}
 		if _, ok := want[table]; !ok {
 			t.Errorf("rows sent for table %s, which was not exported", table)
 		}
@@ -755,6 +763,7 @@ func TestSQLServerRealServer(t *testing.T) {
 		defer cancel()
 		var tables []ddl.Table
 		tables = append(tables, profilers.Shared()...)
+		tables = append(tables, profilers.ResultSets())
 		for _, def := range profilers.All() {
 			tables = append(tables, def.Tables...)
 		}

@@ -38,10 +38,11 @@ func OpenExporter(t testing.TB, dsn string, o exporter.Options) *exporter.DB {
 	return db
 }
 
-// AllTables returns INSTANCES, RELATIONS and the tables of every registered
-// profiler, each once, parents first.
+// AllTables returns INSTANCES, RELATIONS, profdb's own PROFDB_RESULT_SETS
+// and the tables of every registered profiler, each once, parents first:
+// the tables profdb creates.
 func AllTables() []ddl.Table {
-	out := profilers.Shared()
+	out := append(profilers.Shared(), profilers.ResultSets())
 	seen := map[string]bool{}
 	for _, t := range out {
 		seen[t.Name] = true

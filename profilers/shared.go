@@ -54,5 +54,40 @@ func Relations() ddl.Table {
 	}
 }
 
+// ResultSetsTable is profdb's own table: one row per INST_ID ever
+// allocated, kept when the result set is deleted, so that an INST_ID is
+// never given out twice in a database; it also records what AQTime's
+// INSTANCES has no column for.
+const ResultSetsTable = "PROFDB_RESULT_SETS"
+
+// Columns of ResultSets besides INST_ID.
+const (
+	ColExportedAt = "EXPORTED_AT"    // when the result set was written: UTC, RFC 3339 (2006-01-02T15:04:05Z)
+	ColHost       = "HOST"           // the host name of the machine that wrote it
+	ColInput      = "INPUT"          // what it was read from: a file name, "-", or "INST_ID n of DSN" for a copy
+	ColVersion    = "PROFDB_VERSION" // the profdb version that wrote it
+	ColDeletedAt  = "DELETED_AT"     // when delete removed it, as EXPORTED_AT; NULL while it exists
+)
+
+// ResultSets returns profdb's own PROFDB_RESULT_SETS table, keyed by
+// INST_ID. It is not part of the AQTime layout: readers of the documented
+// tables never need it, and profdb works without it (INST_IDs are then
+// the largest in INSTANCES plus one, and may be reused after a delete).
+// Times are text so that they compare and sort alike in every dialect.
+func ResultSets() ddl.Table {
+	return ddl.Table{
+		Name: ResultSetsTable,
+		Key:  ddl.InstID,
+		Columns: []ddl.Column{
+			Col(ddl.InstID, ddl.Integer),
+			Col(ColExportedAt, ddl.String),
+			Col(ColHost, ddl.String),
+			Col(ColInput, ddl.String),
+			Col(ColVersion, ddl.String),
+			Col(ColDeletedAt, ddl.String),
+		},
+	}
+}
+
 // Shared returns INSTANCES and RELATIONS, in that order.
 func Shared() []ddl.Table { return []ddl.Table{Instances(), Relations()} }

@@ -14,6 +14,10 @@ type Header struct {
 	Profiler string   // a registered profiler name, e.g. "function-trace"
 	Caption  string   // the result set's name
 	Counter  *Counter // nil when the profiler has no counter
+	// Input is what the result set was read from (a file name, "-" for
+	// standard input), recorded in profdb's own PROFDB_RESULT_SETS table,
+	// not in INSTANCES; "" when unknown.
+	Input string
 }
 
 // Counter describes the counter a result set was measured with.

@@ -79,7 +79,7 @@ one consistent snapshot.`,
 				return err
 			}
 			defer prog.finish()
-			dst, err := conn.open(ctx, to, exporter.Options{Schema: toSchema, NoCreate: noCreate, Bulk: mode, Retries: retries,
+			dst, err := conn.open(ctx, to, exporter.Options{Schema: toSchema, NoCreate: noCreate, Bulk: mode, Retries: retries, Version: versionLine(),
 				Progress: prog.set, Phase: prog.setPhase,
 				Logf: func(format string, args ...any) { prog.log(cmd.ErrOrStderr(), format, args...) }})
 			if err != nil {
@@ -101,6 +101,7 @@ one consistent snapshot.`,
 					return reading(fmt.Errorf("INST_ID %d: %w", inst, err))
 				}
 				markSourceErrors(rs)
+				rs.Input = fmt.Sprintf("INST_ID %d of %s", inst, dialects.Redact(from))
 				res, err := resultset.Export(ictx, dst, rs)
 				icancel()
 				if err != nil {

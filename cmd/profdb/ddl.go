@@ -9,10 +9,11 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/spf13/cobra"
+
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
-	"github.com/spf13/cobra"
 )
 
 // ddlOptions are the flags of "profdb ddl".
@@ -175,12 +176,13 @@ func selectProfilers(names []string) ([]profilers.Definition, error) {
 	return defs, nil
 }
 
-// scriptTables returns INSTANCES and RELATIONS followed by the tables of
-// defs, each in its definition's order (parents first). A table that two
-// profilers define alike is created once; defined differently, it is an
-// error, for one database holds one table of a name.
+// scriptTables returns INSTANCES and RELATIONS, profdb's own
+// PROFDB_RESULT_SETS, then the tables of defs, each in its definition's
+// order (parents first). A table that two profilers define alike is created
+// once; defined differently, it is an error, for one database holds one
+// table of a name.
 func scriptTables(defs []profilers.Definition) ([]ddl.Table, error) {
-	tables := profilers.Shared()
+	tables := append(profilers.Shared(), profilers.ResultSets())
 	owner := map[string]string{}
 	for _, t := range tables {
 		owner[strings.ToUpper(t.Name)] = "profdb"

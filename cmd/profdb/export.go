@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/dustin/go-humanize/english"
+	"github.com/spf13/cobra"
+
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
-	"github.com/spf13/cobra"
 )
 
 // defaultDB is where profdb writes when --db is not given: a SQLite file in
@@ -134,7 +137,7 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 		return err
 	}
 	defer prog.finish()
-	opts := exporter.Options{NoCreate: o.noCreate, Schema: o.schema, Bulk: bulk, Progress: prog.set, Phase: prog.setPhase, Retries: o.retries,
+	opts := exporter.Options{NoCreate: o.noCreate, Schema: o.schema, Bulk: bulk, Progress: prog.set, Phase: prog.setPhase, Retries: o.retries, Version: versionLine(),
 		Logf: func(format string, args ...any) { prog.log(stderr, format, args...) }}
 	db, err := o.conn.open(ctx, o.dsn, opts)
 	if err != nil {
@@ -154,7 +157,7 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 		}}
 	var all []exporter.Result
 	for _, file := range files {
-		results, err := readFile(ctx, file, o.format, stdin, target, in,
+		results, err := readFile(ctx, file, o.format, stdin, inputTarget{target, inputName(file)}, in,
 			func(r io.Reader) io.Reader { return countingReader{r, prog} })
 		for _, r := range results {
 			prog.done(r.Rows)
@@ -238,6 +241,32 @@ func hintFlags(res []exporter.Result, err error) ([]exporter.Result, error) {
 	return res, err
 }
 
+// inputTarget records input as the Input of every result set it passes on
+// that names none.
+type inputTarget struct {
+	exporter.Target
+	input string
+}
+
+func (t inputTarget) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+	if h.Input == "" {
+		h.Input = t.input
+	}
+	return t.Target.Begin(ctx, h)
+}
+
+// inputName is how PROFDB_RESULT_SETS names an input file: its absolute
+// path, or "-" for standard input.
+func inputName(file string) string {
+	if file == "-" {
+		return file
+	}
+	if abs, err := filepath.Abs(file); err == nil {
+		return abs
+	}
+	return file
+}
+
 // captionTarget gives every result set it passes on the caption of
 // --caption, in place of the input's.
 type captionTarget struct {
@@ -272,7 +301,9 @@ func newListCmd() *cobra.Command {
 		Use:   "list [--db DSN] [--json]",
 		Short: "List the result sets in a database",
 		Long: `list prints the result sets in INSTANCES: each one's INST_ID, profiler (found
-from its RELATIONS rows), row count and caption.`,
+from its RELATIONS rows), row count and caption, and, where the database has
+profdb's own PROFDB_RESULT_SETS table, when it was exported (UTC), on which
+host, by which profdb version and from what input ("-" where not recorded).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			db, err := conn.open(cmd.Context(), dsn, exporter.Options{Schema: schema, ReadOnly: true})
@@ -290,12 +321,25 @@ from its RELATIONS rows), row count and caption.`,
 				}
 				return writeJSON(cmd.OutOrStdout(), list)
 			}
+			// What PROFDB_RESULT_SETS records is shown when the database
+			// has it for any result set.
+			recorded := slices.ContainsFunc(list, func(l exporter.Listing) bool { return l.ExportedAt != "" })
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tCAPTION")
+			if recorded {
+				fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tEXPORTED (UTC)\tHOST\tVERSION\tINPUT\tCAPTION")
+			} else {
+				fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tCAPTION")
+			}
 			for _, l := range list {
 				p := l.Profiler
 				if p == "" {
 					p = "?"
+				}
+				if recorded {
+					version, _, _ := strings.Cut(l.Version, " ")
+					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", l.InstID, p, l.Rows, orDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z")),
+						orDash(l.Host), orDash(version), orDash(l.Input), strconv.Quote(l.Caption))
+					continue
 				}
 				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", l.InstID, p, l.Rows, strconv.Quote(l.Caption))
 			}
@@ -373,26 +417,42 @@ func newDeleteCmd() *cobra.Command {
 	var dsn, schema string
 	var specs []string
 	var asJSON, dryRun bool
+	var olderThan string
 	var conn connOptions
 	cmd := &cobra.Command{
-		Use:   "delete [--db DSN] --inst N|A-B... [--dry-run]",
+		Use:   "delete [--db DSN] (--inst N|A-B... | --older-than AGE) [--dry-run]",
 		Short: "Remove result sets from every table",
 		Long: `delete removes the result sets --inst names from every table, all in one
 transaction: when one of them cannot be removed, none is. --inst takes an
 INST_ID or a range A-B (the result sets between A and B, both included, that
 the database holds); repeat it or separate values with commas. --dry-run
 prints what would be removed and removes nothing. The rows counted are those
-of the profiler's tables, as list counts them.`,
+of the profiler's tables, as list counts them.
+
+--older-than AGE selects the result sets exported longer ago than AGE (a Go
+duration such as 90m or 36h, or days and weeks: 30d, 2w), by the export time
+profdb records in its PROFDB_RESULT_SETS table; result sets without one are
+left, and said so. With --inst too, both selections go.
+
+A deleted result set's INST_ID is never given out again: PROFDB_RESULT_SETS
+keeps its row, marked deleted.`,
 		Example: `  profdb delete --inst 7
-  profdb delete --inst 3,5 --inst 10-20 --dry-run`,
+  profdb delete --inst 3,5 --inst 10-20 --dry-run
+  profdb delete --older-than 30d`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(specs) == 0 {
-				return usageErrorf("--inst is required")
+			if len(specs) == 0 && olderThan == "" {
+				return usageErrorf("--inst or --older-than is required")
 			}
 			ids, ranges, err := parseInstSpecs(specs)
 			if err != nil {
 				return err
+			}
+			var age time.Duration
+			if olderThan != "" {
+				if age, err = parseAge(olderThan); err != nil {
+					return usageErrorf("--older-than: %v", err)
+				}
 			}
 			ctx := cmd.Context()
 			// NoCreate: deleting from a database file that does not exist
@@ -409,6 +469,24 @@ of the profiler's tables, as list counts them.`,
 			insts, err := selectInsts(list, ids, ranges)
 			if err != nil {
 				return err
+			}
+			if olderThan != "" {
+				cutoff := time.Now().Add(-age).UTC()
+				old, unknown := exportedBefore(list, cutoff)
+				insts = append(insts, old...)
+				slices.Sort(insts)
+				insts = slices.Compact(insts)
+				if unknown > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "profdb: delete: %s no export time (exported before PROFDB_RESULT_SETS existed, or by a script with --no-create): --older-than leaves %s\n",
+						english.Plural(unknown, "result set has", "result sets have"), english.PluralWord(unknown, "it", "them"))
+				}
+				if len(insts) == 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "profdb: delete: no result set exported before %s: nothing deleted\n", cutoff.Format(exporter.TimeFormat))
+					if asJSON {
+						return writeJSON(cmd.OutOrStdout(), []exporter.Deleted{})
+					}
+					return nil
+				}
 			}
 			var done []exporter.Deleted
 			if dryRun {
@@ -443,6 +521,7 @@ of the profiler's tables, as list counts them.`,
 	f := cmd.Flags()
 	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
 	f.StringSliceVar(&specs, "inst", nil, "`INST_ID` or range A-B to delete; repeat or separate with commas (required)")
+	f.StringVar(&olderThan, "older-than", "", "also delete the result sets exported longer ago than `AGE` (90m, 36h, 30d, 2w)")
 	f.BoolVar(&dryRun, "dry-run", false, "print what would be deleted; delete nothing")
 	f.BoolVar(&asJSON, "json", false, `print what was (or would be) deleted as JSON: [{"inst_id", "rows"}]`)
 	connFlags(cmd, &conn)
@@ -479,6 +558,41 @@ func parseInstSpecs(specs []string) ([]int64, []instRange, error) {
 // selectInsts returns the INST_IDs to delete, ascending, each once: every
 // one of ids, which must be listed, and the listed ones in ranges, each of
 // which must hold at least one.
+// parseAge parses --older-than: a Go duration (90m, 36h), or a whole
+// number of days or weeks (30d, 2w).
+func parseAge(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			v, err := strconv.ParseUint(n, 10, 31)
+			if err != nil {
+				return 0, fmt.Errorf("%q is not an age (90m, 36h, 30d, 2w)", s)
+			}
+			return time.Duration(v) * unit, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not an age (90m, 36h, 30d, 2w)", s)
+	}
+	return d, nil
+}
+
+// exportedBefore returns the INST_IDs of the listed result sets exported
+// before cutoff, and how many have no export time recorded.
+func exportedBefore(list []exporter.Listing, cutoff time.Time) (old []int64, unknown int) {
+	for _, l := range list {
+		t, err := time.Parse(exporter.TimeFormat, l.ExportedAt)
+		switch {
+		case err != nil:
+			unknown++
+		case t.Before(cutoff):
+			old = append(old, l.InstID)
+		}
+	}
+	return old, unknown
+}
+
 func selectInsts(list []exporter.Listing, ids []int64, ranges []instRange) ([]int64, error) {
 	listed := map[int64]bool{}
 	for _, l := range list {

@@ -13,8 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/spf13/cobra"
+
+	"github.com/profdb/profdb/exporter"
 )
 
 // forceExitAfter is how long profdb waits, after SIGINT or SIGTERM, for the

@@ -96,7 +96,7 @@ func tableCounts(t *testing.T, dsn string) map[string]int64 {
 	}
 	def, _ := profilers.Lookup(functiontrace.Name)
 	out := map[string]int64{}
-	for _, tb := range append(profilers.Shared(), def.Tables...) {
+	for _, tb := range append(append(profilers.Shared(), profilers.ResultSets()), def.Tables...) {
 		real, ok := have[tb.Name]
 		if !ok {
 			out[tb.Name] = -1

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/spf13/cobra"
+
+	"github.com/profdb/profdb/exporter"
 )
 
 // Counts read as English: "1 profiler", "1 row", "2 rows".

@@ -7,9 +7,10 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
+	"github.com/spf13/cobra"
+
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers"
-	"github.com/spf13/cobra"
 )
 
 func newProfilersCmd() *cobra.Command {

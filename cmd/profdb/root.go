@@ -12,9 +12,10 @@ import (
 	"strings"
 
 	"github.com/agnivade/levenshtein"
-	"github.com/profdb/profdb/dialects"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/profdb/profdb/dialects"
 )
 
 // commands are the constructors of profdb's subcommands, in the order help

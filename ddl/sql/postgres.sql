@@ -23,6 +23,16 @@ CREATE TABLE IF NOT EXISTS "relations" (
   CONSTRAINT "pk_relations" PRIMARY KEY ("id")
 );
 
+CREATE TABLE IF NOT EXISTS "profdb_result_sets" (
+  "inst_id" BIGINT NOT NULL,
+  "exported_at" TEXT,
+  "host" TEXT,
+  "input" TEXT,
+  "profdb_version" TEXT,
+  "deleted_at" TEXT,
+  CONSTRAINT "pk_profdb_result_sets" PRIMARY KEY ("inst_id")
+);
+
 CREATE TABLE IF NOT EXISTS "function_trace_profiler_routines" (
   "col_address" NUMERIC(28,8),
   "col_analysis_result" TEXT,

@@ -21,16 +21,16 @@ import (
 	_ "github.com/profdb/profdb/profilers/resource"
 )
 
-// AllTables returns INSTANCES, RELATIONS and the 37 tables of the four
-// profilers.
+// AllTables returns INSTANCES, RELATIONS, profdb's own PROFDB_RESULT_SETS
+// and the 37 tables of the four profilers.
 func AllTables(t *testing.T) []ddl.Table {
 	t.Helper()
-	tables := profilers.Shared()
+	tables := append(profilers.Shared(), profilers.ResultSets())
 	for _, def := range profilers.All() {
 		tables = append(tables, def.Tables...)
 	}
-	if len(tables) != 2+37 {
-		t.Fatalf("got %d tables from the registry, want 39 (2 shared + 37 of 4 profilers)", len(tables))
+	if len(tables) != 3+37 {
+		t.Fatalf("got %d tables from the registry, want 40 (2 shared, profdb's own, 37 of 4 profilers)", len(tables))
 	}
 	return tables
 }

@@ -42,6 +42,9 @@ type form interface {
 	allocate(inst, instCol, rel, relCol string) []string
 	// instID is the expression for the current INST_ID.
 	instID() string
+	// utcNow is the expression for the time the statement runs, as text
+	// in exporter.TimeFormat (PROFDB_RESULT_SETS.EXPORTED_AT).
+	utcNow() string
 	// relID is the expression for the k-th (1-based) RELATIONS ID.
 	relID(k int) string
 	// refuse returns the statements that stop the script, rolling back,
@@ -120,6 +123,7 @@ func (sqliteForm) allocate(inst, instCol, rel, relCol string) []string {
 	return tempAllocate("temp."+tempIDs, inst, instCol, rel, relCol)
 }
 func (sqliteForm) instID() string { return "(SELECT inst_id FROM temp." + tempIDs + ")" }
+func (sqliteForm) utcNow() string { return "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')" }
 func (sqliteForm) relID(k int) string {
 	return "(SELECT rel_id FROM temp." + tempIDs + ") + " + strconv.Itoa(k)
 }
@@ -160,6 +164,9 @@ func (postgresForm) allocate(inst, instCol, rel, relCol string) []string {
 	return tempAllocate("pg_temp."+tempIDs, inst, instCol, rel, relCol)
 }
 func (postgresForm) instID() string { return "(SELECT inst_id FROM pg_temp." + tempIDs + ")" }
+func (postgresForm) utcNow() string {
+	return `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+}
 func (postgresForm) relID(k int) string {
 	return "(SELECT rel_id FROM pg_temp." + tempIDs + ") + " + strconv.Itoa(k)
 }
@@ -220,6 +227,7 @@ func (mysqlForm) allocate(inst, instCol, rel, relCol string) []string {
 	}
 }
 func (mysqlForm) instID() string     { return "@profdb_inst_id" }
+func (mysqlForm) utcNow() string     { return "DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%dT%H:%i:%sZ')" }
 func (mysqlForm) relID(k int) string { return "@profdb_rel_id + " + strconv.Itoa(k) }
 func (f mysqlForm) end() []string {
 	return []string{"COMMIT", "DROP TEMPORARY TABLE IF EXISTS " + tempRefused, "DO RELEASE_LOCK(" + f.lock() + ")"}
@@ -272,7 +280,10 @@ func (sqlserverForm) allocate(inst, instCol, rel, relCol string) []string {
 		"UPDATE " + sqlserverTemp + " SET\n  inst_id = (SELECT COALESCE(MAX(" + instCol + "), 0) + 1 FROM " + inst + "),\n  rel_id = (SELECT COALESCE(MAX(" + relCol + "), 0) FROM " + rel + ")",
 	}
 }
-func (sqlserverForm) instID() string     { return "@profdb_inst_id" }
+func (sqlserverForm) instID() string { return "@profdb_inst_id" }
+func (sqlserverForm) utcNow() string {
+	return "CONVERT(nvarchar(19), SYSUTCDATETIME(), 126) + N'Z'"
+}
 func (sqlserverForm) relID(k int) string { return "@profdb_rel_id + " + strconv.Itoa(k) }
 func (sqlserverForm) end() []string {
 	return []string{"COMMIT TRANSACTION", "DROP TABLE " + sqlserverTemp}

@@ -32,6 +32,11 @@ type Options struct {
 	PrimaryKey bool
 	// Header lines are written as comments at the top of the script.
 	Header []string
+	// Version is the profdb version the script records, with the host that
+	// wrote it, in PROFDB_RESULT_SETS for each result set ("" records
+	// NULL). The script records there only when it creates the tables: a
+	// NoCreate script cannot know whether the table exists.
+	Version string
 }
 
 // Limits of one INSERT statement of a script: at most MaxRows rows (or the
@@ -278,10 +283,10 @@ func orNone(s string) string {
 	return s
 }
 
-// tables returns INSTANCES, RELATIONS and the tables of the profilers used,
-// in registry order, parents first, each once.
+// tables returns INSTANCES, RELATIONS, PROFDB_RESULT_SETS and the tables
+// of the profilers used, in registry order, parents first, each once.
 func (s *Script) tables() []ddl.Table {
-	out := profilers.Shared()
+	out := append(profilers.Shared(), profilers.ResultSets())
 	seen := map[string]bool{}
 	for _, t := range out {
 		seen[strings.ToUpper(t.Name)] = true
@@ -345,8 +350,32 @@ func (rw *resultWriter) begin() error {
 	s := rw.s
 	w := s.w
 	fmt.Fprintf(w, "\n-- result set %d: %s %s\n", s.sets+1, rw.def.Name, comment(fmt.Sprintf("%q", rw.header.Caption)))
-	s.emit(s.f.allocate(rw.qualified(profilers.InstancesTable), rw.col(ddl.InstID),
-		rw.qualified(profilers.RelationsTable), rw.col(ddl.ID))...)
+	inst := rw.qualified(profilers.InstancesTable)
+	if !s.opts.NoCreate {
+		// No INST_ID is given out twice: not those of deleted result sets,
+		// which PROFDB_RESULT_SETS keeps.
+		inst = "(SELECT " + rw.col(ddl.InstID) + " FROM " + inst + " UNION ALL SELECT " + rw.col(ddl.InstID) +
+			" FROM " + rw.qualified(profilers.ResultSetsTable) + ") profdb_all"
+	}
+	s.emit(s.f.allocate(inst, rw.col(ddl.InstID), rw.qualified(profilers.RelationsTable), rw.col(ddl.ID))...)
+	if !s.opts.NoCreate {
+		vals := []string{s.f.instID(), s.f.utcNow()}
+		host, _ := os.Hostname()
+		for _, v := range []string{host, rw.header.Input, s.opts.Version} {
+			lit := "NULL"
+			if v != "" {
+				var err error
+				if lit, err = stringLiteral(s.d.Name(), v); err != nil {
+					return err
+				}
+			}
+			vals = append(vals, lit)
+		}
+		led := newInsert(rw, profilers.ResultSetsTable, rw.cols([]string{ddl.InstID, profilers.ColExportedAt,
+			profilers.ColHost, profilers.ColInput, profilers.ColVersion}))
+		led.add(strings.Join(vals, ", "))
+		led.flush()
+	}
 	ins := newInsert(rw, profilers.RelationsTable, rw.cols(relationCols))
 	for i, t := range rw.def.Tables {
 		parent := "NULL"
