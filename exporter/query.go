@@ -373,7 +373,7 @@ func (c *catalog) verify(ctx context.Context, inst int64) ([]Finding, error) {
 		if inst != 0 && l.InstID != inst {
 			continue
 		}
-		fs, err := c.checkResultSet(ctx, l.InstID, rels[l.InstID])
+		fs, err := c.checkResultSet(ctx, l.InstID, rels[l.InstID], nil)
 		if err != nil {
 			return nil, err
 		}

@@ -37,6 +37,7 @@ type session struct {
 	done     bool
 	failed   error
 	progress int64
+	stats    map[string]*idStats // by upper-case table name, see streamcheck.go
 }
 
 // Begin starts a result set: it takes the allocation lock, makes sure the
@@ -405,7 +406,7 @@ func (s *session) check() error {
 	if err != nil {
 		return errorf("check: %w", err)
 	}
-	findings, err := c.checkResultSet(s.ctx, s.instID, rels[s.instID])
+	findings, err := c.checkResultSet(s.ctx, s.instID, rels[s.instID], s.proven)
 	if err != nil {
 		return errorf("check: %w", err)
 	}

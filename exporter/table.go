@@ -28,6 +28,11 @@ type tableWriter struct {
 	perStmt  int
 	stmt     *sql.Stmt
 	bulk     *bulkFeed
+	stats    *idStats // see streamcheck.go
+	idAt     int      // input column of ID, -1 if not given
+	pidAt    int      // input column of PARENT_ID, -1 if not given
+	idVal    any      // this row's converted ID and PARENT_ID
+	pidVal   any
 }
 
 var _ TableWriter = (*tableWriter)(nil)
@@ -35,6 +40,15 @@ var _ TableWriter = (*tableWriter)(nil)
 func (s *session) newTableWriter(def ddl.Table, columns []string) (*tableWriter, error) {
 	lt := s.tables[strings.ToUpper(def.Name)]
 	tw := &tableWriter{s: s, def: def, lt: lt, ncols: len(columns)}
+	if s.stats == nil {
+		s.stats = map[string]*idStats{}
+	}
+	var parent *idStats
+	if def.Parent != "" {
+		parent = s.stats[strings.ToUpper(def.Parent)] // written before, or nil
+	}
+	tw.stats, tw.idAt, tw.pidAt = newIDStats(def, columns, parent)
+	s.stats[strings.ToUpper(def.Name)] = tw.stats
 	seen := map[string]bool{}
 	for _, c := range columns {
 		col, ok := def.Column(c)
@@ -91,6 +105,7 @@ func (tw *tableWriter) Write(row []any) error {
 		return s.fail(errorf("table %s, row %d: %d values for %d columns", tw.def.Name, tw.rowNo(), len(row), tw.ncols))
 	}
 	start := len(tw.buf)
+	tw.idVal, tw.pidVal = nil, nil
 	var vals []any
 	if tw.bulk != nil {
 		vals = tw.bulk.next()
@@ -113,6 +128,12 @@ func (tw *tableWriter) Write(row []any) error {
 			tw.buf = tw.buf[:start]
 			return s.fail(errorf("table %s, column %s, row %d: %w", tw.def.Name, tw.names[i], tw.rowNo(), err))
 		}
+		switch i {
+		case tw.idAt:
+			tw.idVal = cv
+		case tw.pidAt:
+			tw.pidVal = cv
+		}
 		if tw.bulk != nil {
 			vals[j] = cv
 			continue
@@ -122,6 +143,7 @@ func (tw *tableWriter) Write(row []any) error {
 		}
 		tw.buf = append(tw.buf, s.bind(tw.types[i], cv))
 	}
+	tw.stats.add(tw.def.Parent == "", tw.idVal, tw.pidVal)
 	if tw.bulk != nil {
 		vals[len(tw.real)-1] = s.instID
 		if err := tw.bulk.push(vals); err != nil {
