@@ -763,3 +763,40 @@ func Canonical(t ddl.Type, v any) (any, error) {
 	}
 	return nil, fmt.Errorf("cannot read %T as %s", v, t)
 }
+
+// Catalog is what a database holds, as read through one querier: its
+// tables and, looked up on first use and kept, their columns, each found
+// case-insensitively by its documented name. Readers of result sets
+// (package readback) build their queries through it.
+type Catalog struct{ c *catalog }
+
+// Catalog lists the tables of the database (in Options.Schema) through q,
+// for example a Snapshot's querier.
+func (db *DB) Catalog(ctx context.Context, q dialects.DBTX) (*Catalog, error) {
+	c, err := db.catalog(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return &Catalog{c}, nil
+}
+
+// Has reports whether the database has the documented table.
+func (c *Catalog) Has(table string) bool { return c.c.has(table) }
+
+// Table returns the quoted, schema-qualified real name of a documented
+// table, or an error saying it is missing.
+func (c *Catalog) Table(table string) (string, error) {
+	if !c.c.has(table) {
+		return "", fmt.Errorf("table %s is missing", table)
+	}
+	return c.c.qualified(table), nil
+}
+
+// Column returns the quoted real name of a documented column of a
+// documented table, or an error naming what is missing.
+func (c *Catalog) Column(ctx context.Context, table, column string) (string, error) {
+	if !c.c.has(table) {
+		return "", fmt.Errorf("table %s is missing", table)
+	}
+	return c.c.col(ctx, table, column)
+}

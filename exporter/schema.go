@@ -138,6 +138,19 @@ func (lt *liveTable) column(name string) (liveColumn, error) {
 	return c, nil
 }
 
+// realNames returns the real names of documented columns of lt.
+func (lt *liveTable) realNames(columns ...string) ([]string, error) {
+	out := make([]string, len(columns))
+	for i, name := range columns {
+		c, err := lt.column(name)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c.info.Name
+	}
+	return out, nil
+}
+
 // checker returns a function that tells whether a canonical value of the
 // documented column's type fits the existing column, or nil when every
 // value fits.

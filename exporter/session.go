@@ -161,32 +161,22 @@ func (s *session) allocate() error {
 	ctx, d := s.ctx, s.db.d
 	inst := s.tables[profilers.InstancesTable]
 	rel := s.tables[profilers.RelationsTable]
-	instCol, err := inst.column(ddl.InstID)
+	instMax, err := s.largest(inst, ddl.InstID)
 	if err != nil {
-		return err
-	}
-	var max sql.NullInt64
-	q := fmt.Sprintf("SELECT MAX(%s) FROM %s", d.Quote(instCol.info.Name), inst.qualified)
-	if err := s.tx.QueryRowContext(ctx, q).Scan(&max); err != nil {
 		return errorf("allocate INST_ID: %w", err)
 	}
-	s.instID = max.Int64 + 1
+	s.instID = instMax + 1
 	if err := s.record(); err != nil {
 		return err
 	}
 
 	relCols := []string{"COL_CHILD_TABLE", "COL_PARENT_TABLE", ddl.ID, ddl.InstID}
-	real := make([]string, len(relCols))
-	for i, c := range relCols {
-		lc, err := rel.column(c)
-		if err != nil {
-			return err
-		}
-		real[i] = lc.info.Name
+	real, err := rel.realNames(relCols...)
+	if err != nil {
+		return err
 	}
-	var relMax sql.NullInt64
-	q = fmt.Sprintf("SELECT MAX(%s) FROM %s", d.Quote(real[2]), rel.qualified)
-	if err := s.tx.QueryRowContext(ctx, q).Scan(&relMax); err != nil {
+	relMax, err := s.largest(rel, ddl.ID)
+	if err != nil {
 		return errorf("allocate RELATIONS IDs: %w", err)
 	}
 	args := make([]any, 0, 4*len(s.def.Tables))
@@ -195,7 +185,7 @@ func (s *session) allocate() error {
 		if t.Parent != "" {
 			parent = t.Parent
 		}
-		args = append(args, s.bind(ddl.String, t.Name), s.bind(ddl.String, parent), relMax.Int64+1+int64(i), s.instID)
+		args = append(args, s.bind(ddl.String, t.Name), s.bind(ddl.String, parent), relMax+1+int64(i), s.instID)
 	}
 	per := dialects.RowsPerInsert(d.Limits(), len(relCols))
 	for len(args) > 0 {
@@ -219,31 +209,37 @@ func (s *session) record() error {
 	if !ok {
 		return nil
 	}
-	ctx, d := s.ctx, s.db.d
-	names := []string{ddl.InstID, profilers.ColExportedAt, profilers.ColHost, profilers.ColInput, profilers.ColVersion}
-	real := make([]string, len(names))
-	for i, n := range names {
-		c, err := led.column(n)
-		if err != nil {
-			return err
-		}
-		real[i] = c.info.Name
+	real, err := led.realNames(ddl.InstID, profilers.ColExportedAt, profilers.ColHost, profilers.ColInput, profilers.ColVersion)
+	if err != nil {
+		return err
 	}
-	var max sql.NullInt64
-	q := fmt.Sprintf("SELECT MAX(%s) FROM %s", d.Quote(real[0]), led.qualified)
-	if err := s.tx.QueryRowContext(ctx, q).Scan(&max); err != nil {
+	recorded, err := s.largest(led, ddl.InstID)
+	if err != nil {
 		return errorf("allocate INST_ID: %w", err)
 	}
-	if max.Valid && max.Int64 >= s.instID {
-		s.instID = max.Int64 + 1
-	}
+	s.instID = max(s.instID, recorded+1)
 	host, _ := os.Hostname()
 	args := []any{s.instID, s.bind(ddl.String, s.db.now().UTC().Format(TimeFormat)), s.bind(ddl.String, nullIfEmpty(host)),
 		s.bind(ddl.String, nullIfEmpty(s.header.Input)), s.bind(ddl.String, nullIfEmpty(s.db.opts.Version))}
-	if _, err := s.tx.ExecContext(ctx, dialects.InsertSQL(d, led.qualified, real, 1), args...); err != nil {
+	if _, err := s.tx.ExecContext(s.ctx, dialects.InsertSQL(s.db.d, led.qualified, real, 1), args...); err != nil {
 		return errorf("write %s: %w", led.real, s.db.allocConflict(err))
 	}
 	return nil
+}
+
+// largest returns the largest value of a documented integer column of lt,
+// 0 when the table is empty.
+func (s *session) largest(lt *liveTable, column string) (int64, error) {
+	c, err := lt.column(column)
+	if err != nil {
+		return 0, err
+	}
+	var v sql.NullInt64
+	q := fmt.Sprintf("SELECT MAX(%s) FROM %s", s.db.d.Quote(c.info.Name), lt.qualified)
+	if err := s.tx.QueryRowContext(s.ctx, q).Scan(&v); err != nil {
+		return 0, err
+	}
+	return v.Int64, nil
 }
 
 // TimeFormat is the layout of the times in PROFDB_RESULT_SETS: UTC to the

@@ -23,12 +23,11 @@ import (
 // before; a proof never hides a fault, it only saves a query that would
 // find none.
 type idStats struct {
-	rows        int64
-	min, max    int64
-	increasing  bool // every ID given, each larger than the one before
-	parentsOK   bool // every PARENT_ID proven valid as it streamed
-	parent      *idStats
-	parentDense bool
+	rows       int64
+	min, max   int64
+	increasing bool // every ID given, each larger than the one before
+	parentsOK  bool // every PARENT_ID proven valid as it streamed
+	parent     *idStats
 }
 
 // dense reports whether the table's IDs are exactly min..max, each once.
@@ -39,7 +38,7 @@ func (st *idStats) dense() bool {
 // newIDStats starts the stats of table t, written with the given columns;
 // parent is the parent table's, when it was written before (nil if not).
 func newIDStats(t ddl.Table, columns []string, parent *idStats) (st *idStats, idAt, pidAt int) {
-	st = &idStats{increasing: true, parentsOK: true, parent: parent, parentDense: parent.dense()}
+	st = &idStats{increasing: true, parentsOK: true, parent: parent}
 	idAt, pidAt = -1, -1
 	for i, c := range columns {
 		switch {
@@ -55,7 +54,7 @@ func newIDStats(t ddl.Table, columns []string, parent *idStats) (st *idStats, id
 	if pidAt < 0 && t.Parent != "" {
 		st.parentsOK = false // every PARENT_ID is NULL, which names no row
 	}
-	if t.Parent != "" && !st.parentDense {
+	if t.Parent != "" && !parent.dense() {
 		st.parentsOK = false
 	}
 	return st, idAt, pidAt

@@ -23,10 +23,8 @@ type Reader struct {
 	q      dialects.DBTX
 	mapper *reflectx.Mapper
 	d      dialects.Dialect
-	schema string
-	tables map[string]string            // documented (upper-case) name -> real name
-	cols   map[string]map[string]string // documented table -> documented column -> real name
-	owned  *exporter.DB                 // closed by Close when Open opened it
+	cat    *exporter.Catalog // the tables and columns, read in the snapshot
+	owned  *exporter.DB      // closed by Close when Open opened it
 }
 
 // Open opens the database a DSN names (see exporter.Open) read-only
@@ -57,15 +55,10 @@ func Begin(ctx context.Context, db *exporter.DB) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read: begin: %w", err)
 	}
-	r := &Reader{snap: snap, q: snap.Querier(), mapper: sqlx.NewDb(db.SQL(), d.DriverName()).Mapper, d: d,
-		schema: db.Options().Schema, tables: map[string]string{}, cols: map[string]map[string]string{}}
-	names, err := d.Tables(ctx, r.q, r.schema)
-	if err != nil {
+	r := &Reader{snap: snap, q: snap.Querier(), mapper: sqlx.NewDb(db.SQL(), d.DriverName()).Mapper, d: d}
+	if r.cat, err = db.Catalog(ctx, r.q); err != nil {
 		snap.Close()
-		return nil, fmt.Errorf("read: list tables: %w", err)
-	}
-	for _, n := range names {
-		r.tables[strings.ToUpper(n)] = n
+		return nil, fmt.Errorf("read: %w", err)
 	}
 	return r, nil
 }
@@ -82,44 +75,14 @@ func (r *Reader) Close() error {
 }
 
 // has reports whether the database has the documented table.
-func (r *Reader) has(table string) bool {
-	_, ok := r.tables[strings.ToUpper(table)]
-	return ok
-}
+func (r *Reader) has(table string) bool { return r.cat.Has(table) }
 
 // table returns the quoted, schema-qualified real name of a documented table.
-func (r *Reader) table(table string) (string, error) {
-	real, ok := r.tables[strings.ToUpper(table)]
-	if !ok {
-		return "", fmt.Errorf("table %s is missing", table)
-	}
-	return r.d.Qualify(r.schema, real), nil
-}
+func (r *Reader) table(table string) (string, error) { return r.cat.Table(table) }
 
 // col returns the quoted real name of a documented column.
 func (r *Reader) col(ctx context.Context, table, column string) (string, error) {
-	key := strings.ToUpper(table)
-	m, ok := r.cols[key]
-	if !ok {
-		real, ok := r.tables[key]
-		if !ok {
-			return "", fmt.Errorf("table %s is missing", table)
-		}
-		infos, err := r.d.Columns(ctx, r.q, r.schema, real)
-		if err != nil {
-			return "", fmt.Errorf("inspect table %s: %w", table, err)
-		}
-		m = map[string]string{}
-		for _, ci := range infos {
-			m[strings.ToUpper(ci.Name)] = ci.Name
-		}
-		r.cols[key] = m
-	}
-	real, ok := m[strings.ToUpper(column)]
-	if !ok {
-		return "", fmt.Errorf("table %s has no column %s", r.tables[key], column)
-	}
-	return r.d.Quote(real), nil
+	return r.cat.Column(ctx, table, column)
 }
 
 // sqlText builds a query from a template in which {T} names a documented
