@@ -67,7 +67,8 @@ type Options struct {
 	// so far in the current result set.
 	Progress func(rows int64)
 	// Phase, if set, is called when writing a result set enters a phase
-	// after its rows are loaded: PhaseIndexes, PhaseCheck, PhaseCommit.
+	// after its rows are loaded: PhaseIndexes, PhaseCheck, PhaseCommit;
+	// DeleteAll calls it with PhaseCommit before it commits.
 	Phase func(phase string)
 	// Logf, if set, receives notes (for example why a bulk path was not
 	// used, or that a result set is written again after a conflict).

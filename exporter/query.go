@@ -533,6 +533,9 @@ func (db *DB) deleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
 			}
 		}
 	}
+	if db.opts.Phase != nil {
+		db.opts.Phase(PhaseCommit)
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("delete: commit: %w", err)
 	}

@@ -89,7 +89,8 @@ one consistent snapshot.`,
 			results := []copied{}
 			rep := ledgerFrom(ctx)
 			for _, inst := range insts {
-				rep.start(fmt.Sprintf("copy of INST_ID %d", inst), "nothing of it written")
+				work, undo := fmt.Sprintf("copy of INST_ID %d", inst), "nothing of it written"
+				rep.start(work, undo)
 				// The result set is read in a snapshot of its own, which ends
 				// when its rows have been read, before the target commits (the
 				// source and the target may be the same SQLite file), or at
@@ -102,7 +103,12 @@ one consistent snapshot.`,
 				}
 				markSourceErrors(rs)
 				rs.Input = fmt.Sprintf("INST_ID %d of %s", inst, dialects.Redact(from))
-				res, err := resultset.Export(ictx, dst, rs)
+				// The ledger learns of the commit from the writer itself, so
+				// that an interruption right after it is not reported as a
+				// roll-back.
+				target := ledgerTarget{Target: dst, r: rep, work: work, undo: undo,
+					done: func(res exporter.Result) string { return fmt.Sprintf("INST_ID %d -> INST_ID %d", inst, res.InstID) }}
+				res, err := resultset.Export(ictx, target, rs)
 				icancel()
 				if err != nil {
 					// Export reads the source's rows while it writes: name
@@ -113,7 +119,6 @@ one consistent snapshot.`,
 					}
 					return writing(fmt.Errorf("INST_ID %d: %w", inst, err))
 				}
-				rep.finish(fmt.Sprintf("INST_ID %d -> INST_ID %d", inst, res.InstID))
 				results = append(results, copied{SourceInstID: inst, Result: res})
 				prog.done(res.Rows)
 				if !asJSON {

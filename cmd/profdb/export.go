@@ -144,7 +144,7 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 		return err
 	}
 	defer db.Close()
-	var target exporter.Target = ledgerTarget{db, ledgerFrom(ctx)}
+	var target exporter.Target = ledgerTarget{Target: db, r: ledgerFrom(ctx)}
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}
 	}
@@ -457,7 +457,14 @@ keeps its row, marked deleted.`,
 			ctx := cmd.Context()
 			// NoCreate: deleting from a database file that does not exist
 			// must not create it.
-			db, err := conn.open(ctx, dsn, exporter.Options{Schema: schema, NoCreate: true})
+			// The ledger learns when the delete commits: an interruption
+			// from then on leaves the outcome to the server, and says so.
+			rep := ledgerFrom(ctx)
+			db, err := conn.open(ctx, dsn, exporter.Options{Schema: schema, NoCreate: true, Phase: func(p string) {
+				if p == exporter.PhaseCommit {
+					rep.committing()
+				}
+			}})
 			if err != nil {
 				return err
 			}
@@ -497,7 +504,6 @@ keeps its row, marked deleted.`,
 				}
 			} else {
 				what := "delete of INST_ID " + joinInsts(insts)
-				rep := ledgerFrom(ctx)
 				rep.start(what, "nothing deleted")
 				if done, err = db.DeleteAll(ctx, insts); err != nil {
 					return err

@@ -143,15 +143,23 @@ func (r *ledger) finish(done string) {
 	r.mu.Unlock()
 }
 
-// abandon records that the work under way ended without being committed.
+// abandon records that the work under way ended without being committed,
+// or, when its commit had begun (its connection lost, say), with an
+// outcome only the server knows.
 func (r *ledger) abandon() {
 	r.mu.Lock()
-	if r.current != "" {
+	switch {
+	case r.current != "" && r.unsure:
+		r.abandoned = r.current + unsureCommit
+	case r.current != "":
 		r.abandoned = r.current + " rolled back, " + r.undo
 	}
 	r.current, r.unsure = "", false
 	r.mu.Unlock()
 }
+
+// unsureCommit follows the work whose commit an interruption cut short.
+const unsureCommit = " was interrupted while committing: whether it was committed is up to the server (profdb list shows it if so)"
 
 // message says what an interruption left behind, for example
 // "interrupted by SIGINT; result set INST_ID 4 rolled back, nothing written"
@@ -166,7 +174,7 @@ func (r *ledger) message(in interrupted) string {
 	}
 	switch {
 	case r.current != "" && r.unsure:
-		parts = append(parts, r.current+" was interrupted while committing: whether it was committed is up to the server (profdb list shows it if so)")
+		parts = append(parts, r.current+unsureCommit)
 	case r.current != "":
 		parts = append(parts, r.current+" rolled back, "+r.undo)
 	case r.abandoned != "":
@@ -188,10 +196,18 @@ func interruption(ctx context.Context) (interrupted, bool) {
 	return in, ok
 }
 
-// ledgerTarget records the result sets written through it in a ledger.
+// ledgerTarget records the result sets written through it in a ledger:
+// started at Begin, being committed from the moment Commit is called (an
+// interruption then leaves the outcome to the server, and says so), and
+// committed once Commit returns.
 type ledgerTarget struct {
 	exporter.Target
 	r *ledger
+	// work and undo describe the result set to the ledger; "" for "result
+	// set INST_ID n" and "nothing written".
+	work, undo string
+	// done describes it once committed; nil for "INST_ID n".
+	done func(exporter.Result) string
 }
 
 func (t ledgerTarget) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
@@ -199,31 +215,41 @@ func (t ledgerTarget) Begin(ctx context.Context, h exporter.Header) (exporter.Re
 	if err != nil {
 		return nil, err
 	}
-	what := "result set"
-	if id, ok := w.(interface{ InstID() int64 }); ok {
-		what = fmt.Sprintf("result set INST_ID %d", id.InstID())
+	what, undo := t.work, t.undo
+	if what == "" {
+		what = "result set"
+		if id, ok := w.(interface{ InstID() int64 }); ok {
+			what = fmt.Sprintf("result set INST_ID %d", id.InstID())
+		}
 	}
-	t.r.start(what, "nothing written")
-	return ledgerWriter{w, t.r}, nil
+	if undo == "" {
+		undo = "nothing written"
+	}
+	t.r.start(what, undo)
+	return ledgerWriter{w, t}, nil
 }
 
 type ledgerWriter struct {
 	exporter.ResultWriter
-	r *ledger
+	t ledgerTarget
 }
 
 func (w ledgerWriter) Commit() (exporter.Result, error) {
-	w.r.committing()
+	w.t.r.committing()
 	res, err := w.ResultWriter.Commit()
 	if err == nil {
-		w.r.finish(fmt.Sprintf("INST_ID %d", res.InstID))
+		done := fmt.Sprintf("INST_ID %d", res.InstID)
+		if w.t.done != nil {
+			done = w.t.done(res)
+		}
+		w.t.r.finish(done)
 	}
 	return res, err
 }
 
 func (w ledgerWriter) Rollback() error {
 	err := w.ResultWriter.Rollback()
-	w.r.abandon()
+	w.t.r.abandon()
 	return err
 }
 
