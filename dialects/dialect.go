@@ -181,13 +181,24 @@ type Rows interface {
 	Next() ([]any, error)
 }
 
+// Tx is the transaction a bulk load writes in.
+type Tx struct {
+	*sql.Tx
+	// Conn is the connection the transaction runs on, or nil. A loader
+	// may drive the driver's own connection through Conn.Raw, skipping
+	// database/sql's conversion of every value (lib/pq's CopyData, say);
+	// it falls back to Tx when Conn is nil or holds a driver it does not
+	// expect. Nothing else may use the transaction while BulkLoad runs.
+	Conn *sql.Conn
+}
+
 // BulkLoader is implemented by dialects with a native bulk path (COPY, LOAD
 // DATA, bulk copy). BulkLoad writes every row inside the transaction tx and
 // returns the count. It returns ErrSkip, having written nothing, when the
 // path is not available (a server setting, say); the caller then uses
 // batched INSERT.
 type BulkLoader interface {
-	BulkLoad(ctx context.Context, tx *sql.Tx, t Target, rows Rows) (int64, error)
+	BulkLoad(ctx context.Context, tx Tx, t Target, rows Rows) (int64, error)
 }
 
 // IndexSplitter is implemented by dialects that can create a table apart

@@ -58,7 +58,7 @@ func (tw *tableWriter) startBulk() error {
 	skipped := make(chan error, 1) // the ErrSkip, or nil when the loader ran
 	go func() {
 		defer close(f.done)
-		n, err := bl.BulkLoad(ctx, s.tx, target, rows)
+		n, err := bl.BulkLoad(ctx, dialects.Tx{Tx: s.tx, Conn: s.conn}, target, rows)
 		if errors.Is(err, dialects.ErrSkip) && !rows.started {
 			skipped <- err
 			return

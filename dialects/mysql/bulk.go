@@ -77,7 +77,7 @@ func (d Dialect) LoadDataSQL(name, schema, table string, columns []string) strin
 // quoting the first warnings, when there is any, and fails too when the
 // server reports another row count than it sent; the caller's transaction
 // is then rolled back, so nothing changed is kept.
-func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, rows dialects.Rows) (int64, error) {
+func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target, rows dialects.Rows) (int64, error) {
 	if len(t.Columns) == 0 || len(t.Types) != len(t.Columns) {
 		return 0, fmt.Errorf("mysql: bulk load into %s: %d columns with %d types", t.Table, len(t.Columns), len(t.Types))
 	}
@@ -123,7 +123,7 @@ func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, ro
 	if prodErr != nil {
 		return sent, fmt.Errorf("mysql: LOAD DATA into %s: the server stopped reading: %w", t.Table, prodErr)
 	}
-	if err := checkWarnings(ctx, tx, t.Table); err != nil {
+	if err := checkWarnings(ctx, tx.Tx, t.Table); err != nil {
 		return sent, err
 	}
 	got, err := res.RowsAffected()

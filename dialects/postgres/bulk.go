@@ -3,9 +3,11 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/profdb/profdb/dialects"
@@ -38,6 +40,13 @@ func (d Dialect) CopySQL(schema, table string, columns []string) string {
 // the text format) inside tx and returns the row count the server reports.
 // It implements dialects.BulkLoader.
 //
+// When tx.Conn is set, BulkLoad encodes the rows itself (AppendCopyText)
+// and hands lib/pq whole blocks of lines through its COPY statement's
+// CopyData, on the driver's connection (sql.Conn.Raw): database/sql's
+// conversion of every value, which costs more than the encoding, is
+// skipped. Without a connection it sends each row through database/sql,
+// and lib/pq encodes it. Both write the same bytes (FuzzCopyText).
+//
 // Values go as lib/pq encodes them for the text format: an int64 in
 // decimal, a float64 as its shortest exact decimal (strconv 'f', -1), which
 // float8in reads back to the same double, a string escaped for COPY
@@ -45,16 +54,105 @@ func (d Dialect) CopySQL(schema, table string, columns []string) string {
 // text, which numeric(28,8) takes exactly, and NULL as \N. A string with
 // U+0000 is refused by the server, as it is by INSERT. Every server
 // PostgreSQL supports has COPY, so BulkLoad never returns dialects.ErrSkip.
-func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, rows dialects.Rows) (n int64, err error) {
+func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target, rows dialects.Rows) (n int64, err error) {
 	if len(t.Columns) == 0 || len(t.Types) != len(t.Columns) {
 		return 0, fmt.Errorf("postgres: bulk load into %s: %d columns with %d types", t.Table, len(t.Columns), len(t.Types))
 	}
+	if tx.Conn != nil {
+		done := false
+		err := tx.Conn.Raw(func(dc any) error {
+			conn, ok := dc.(driver.Conn)
+			if !ok {
+				return nil
+			}
+			done = true
+			n, err = d.copyData(ctx, conn, t, rows)
+			return err
+		})
+		if done || err != nil {
+			return n, err
+		}
+	}
+	return d.copyIn(ctx, tx.Tx, t, rows)
+}
+
+// copyBlock is how many bytes of encoded rows copyData collects before it
+// hands them to lib/pq, which sends them in messages of about 64 KiB.
+const copyBlock = 60 << 10
+
+// copyStmt is lib/pq's COPY statement as copyData uses it.
+type copyStmt interface {
+	driver.Stmt
+	CopyData(ctx context.Context, line string) (driver.Result, error)
+}
+
+// copyData is BulkLoad on lib/pq's own connection: the rows are encoded
+// here and sent in blocks of whole lines.
+func (d Dialect) copyData(ctx context.Context, conn driver.Conn, t dialects.Target, rows dialects.Rows) (n int64, err error) {
+	ds, err := conn.Prepare(d.CopySQL(t.Schema, t.Table, t.Columns))
+	if err != nil {
+		return 0, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
+	}
+	stmt, ok := ds.(copyStmt)
+	if !ok {
+		ds.Close()
+		return 0, fmt.Errorf("postgres: COPY into %s: the driver's statement %T has no CopyData", t.Table, ds)
+	}
+	// Close ends the COPY if it is still open (after an error); its own
+	// error says nothing new, and the transaction is rolled back anyway.
+	defer stmt.Close()
+	buf := make([]byte, 0, copyBlock+4<<10)
+	flush := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		// CopyData adds the newline of the last line.
+		_, err := stmt.CopyData(ctx, string(buf[:len(buf)-1]))
+		buf = buf[:0]
+		return err
+	}
+	for {
+		row, err := rows.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		if len(row) != len(t.Columns) {
+			return n, fmt.Errorf("postgres: COPY into %s: row %d has %d values for %d columns", t.Table, n+1, len(row), len(t.Columns))
+		}
+		if buf, err = AppendCopyText(buf, row); err != nil {
+			return n, fmt.Errorf("postgres: COPY into %s, row %d: %w", t.Table, n+1, err)
+		}
+		n++
+		if len(buf) >= copyBlock {
+			// An error of the server comes back with a later block or
+			// the end of the copy.
+			if err := flush(); err != nil {
+				return n, fmt.Errorf("postgres: COPY into %s, near row %d: %w", t.Table, n, err)
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return n, fmt.Errorf("postgres: COPY into %s, near row %d: %w", t.Table, n, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return n, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
+	}
+	res, err := stmt.Exec(nil) // ends the copy; lib/pq has no ExecContext for it
+	if err != nil {
+		return n, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
+	}
+	return copied(t, res, n)
+}
+
+// copyIn is BulkLoad through database/sql: lib/pq encodes each row.
+func (d Dialect) copyIn(ctx context.Context, tx *sql.Tx, t dialects.Target, rows dialects.Rows) (n int64, err error) {
 	stmt, err := tx.PrepareContext(ctx, d.CopySQL(t.Schema, t.Table, t.Columns))
 	if err != nil {
 		return 0, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
 	}
-	// Close ends the COPY if it is still open (after an error); its own
-	// error says nothing new, and the transaction is rolled back anyway.
 	defer stmt.Close()
 	args := make([]any, len(t.Columns))
 	for {
@@ -82,6 +180,11 @@ func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, ro
 	if err != nil {
 		return n, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
 	}
+	return copied(t, res, n)
+}
+
+// copied checks the row count the server reports against the rows sent.
+func copied(t dialects.Target, res driver.Result, n int64) (int64, error) {
 	got, err := res.RowsAffected()
 	if err != nil {
 		return n, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
@@ -90,6 +193,57 @@ func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, ro
 		return got, fmt.Errorf("postgres: COPY into %s wrote %d rows of %d", t.Table, got, n)
 	}
 	return got, nil
+}
+
+// AppendCopyText appends row to buf as one line of COPY's text format,
+// without its newline: the values separated by tabs, each as lib/pq's
+// CopyIn encodes it (see BulkLoad), NULL as \N. A value of another type
+// is an error.
+func AppendCopyText(buf []byte, row []any) ([]byte, error) {
+	for i, v := range row {
+		if i > 0 {
+			buf = append(buf, '\t')
+		}
+		switch x := v.(type) {
+		case nil:
+			buf = append(buf, '\\', 'N')
+		case int64:
+			buf = strconv.AppendInt(buf, x, 10)
+		case float64:
+			buf = strconv.AppendFloat(buf, x, 'f', -1, 64)
+		case string:
+			buf = appendCopyString(buf, x)
+		case dialects.Dec:
+			buf = append(buf, x...)
+		default:
+			return buf, fmt.Errorf("column %d: cannot encode %T for COPY", i+1, v)
+		}
+	}
+	return append(buf, '\n'), nil
+}
+
+// appendCopyString appends s escaped for COPY's text format: a backslash,
+// newline, carriage return or tab becomes a backslash sequence; every
+// other byte goes as it is.
+func appendCopyString(buf []byte, s string) []byte {
+	for {
+		i := strings.IndexAny(s, "\\\n\r\t")
+		if i < 0 {
+			return append(buf, s...)
+		}
+		buf = append(buf, s[:i]...)
+		switch s[i] {
+		case '\\':
+			buf = append(buf, '\\', '\\')
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		}
+		s = s[i+1:]
+	}
 }
 
 // copyValue turns a canonical value into one lib/pq's COPY encoder takes:

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/internal/testdb"
 )
 
 // sliceRows is a dialects.Rows over canonical rows that reuses one slice,
@@ -59,13 +60,29 @@ func roundTripTarget(d dialects.Dialect, schema string) dialects.Target {
 	return t
 }
 
-// bulkLoad runs BulkLoad in a transaction of its own and commits.
+// bulkLoad runs BulkLoad in a transaction of its own on a connection of
+// its own, as the exporter does (the CopyData path), and commits.
 func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dialects.Target, rows dialects.Rows) (int64, error) {
-	tx, err := db.BeginTx(ctx, nil)
+	return bulkLoadVia(ctx, db, d, target, rows, true)
+}
+
+// bulkLoadVia is bulkLoad, through database/sql (lib/pq's CopyIn) unless
+// withConn is set.
+func bulkLoadVia(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dialects.Target, rows dialects.Rows, withConn bool) (int64, error) {
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return 0, err
 	}
-	n, err := d.BulkLoad(ctx, tx, target, rows)
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	btx := dialects.Tx{Tx: tx}
+	if withConn {
+		btx.Conn = conn
+	}
+	n, err := d.BulkLoad(ctx, btx, target, rows)
 	if err != nil {
 		tx.Rollback()
 		return n, err
@@ -89,6 +106,16 @@ func TestBulkRoundTrip(t *testing.T) {
 	n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: want})
 	if err != nil || n != int64(len(want)) {
 		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
+	}
+	dialecttest.CheckRoundTrip(ctx, t, d, db, want)
+
+	// The same rows through database/sql (no connection given).
+	if _, err := db.ExecContext(ctx, "DELETE FROM "+d.Qualify("", roundTripTarget(d, "").Table)); err != nil {
+		t.Fatal(err)
+	}
+	n, err = bulkLoadVia(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: want}, false)
+	if err != nil || n != int64(len(want)) {
+		t.Fatalf("BulkLoad without a connection = %d, %v; want %d rows", n, err, len(want))
 	}
 	dialecttest.CheckRoundTrip(ctx, t, d, db, want)
 
@@ -194,5 +221,35 @@ func TestIndexSplitter(t *testing.T) {
 			}
 		}
 		checkIndexes(t, db, tab)
+	}
+}
+
+// FuzzBulkMatchesInsert: COPY with profdb's own text encoding
+// (AppendCopyText, sent through lib/pq's CopyData) stores exactly what the
+// batched INSERT path stores, value by value, or both refuse the row (a
+// string with NUL). Without -fuzz it runs the seeds of
+// dialecttest.BulkFuzzSeeds.
+func FuzzBulkMatchesInsert(f *testing.F) {
+	dialecttest.BulkFuzzSeeds(f)
+	dsn := testdb.Fresh(f, "postgres")
+	db := testdb.Open(f, dsn)
+	tables := dialecttest.NewBulkFuzzTables(f, Dialect{}, db, "")
+	f.Fuzz(func(t *testing.T, s string, i, dec int64, frac uint32, fl float64, nulls bool) {
+		dialecttest.BulkMatchesInsert(t, Dialect{}, db, tables, s, i, dec, frac, fl, nulls)
+	})
+}
+
+// TestAppendCopyText: the encoding of every canonical type, and an error
+// for anything else.
+func TestAppendCopyText(t *testing.T) {
+	got, err := AppendCopyText(nil, []any{int64(-5), 0.1, "a\tb\nc\\d\re", dialects.Dec("-1.5"), nil, `\N`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "-5\t0.1\ta\\tb\\nc\\\\d\\re\t-1.5\t\\N\t\\\\N\n"; string(got) != want {
+		t.Errorf("AppendCopyText = %q, want %q", got, want)
+	}
+	if _, err := AppendCopyText(nil, []any{int64(1), true}); err == nil || !strings.Contains(err.Error(), "column 2") {
+		t.Errorf("AppendCopyText(bool) = %v, want an error naming column 2", err)
 	}
 }

@@ -37,7 +37,7 @@ const BulkBytes = 4 << 20
 // Nothing of SQLite's durability is changed: the rows are written in the
 // caller's transaction, with the journal mode and synchronous setting of
 // the connection (SQLite's defaults; see DriverDSN).
-func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, rows dialects.Rows) (n int64, err error) {
+func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target, rows dialects.Rows) (n int64, err error) {
 	cols := len(t.Columns)
 	if cols == 0 || len(t.Types) != cols {
 		return 0, fmt.Errorf("sqlite: bulk load into %s: %d columns with %d types", t.Table, cols, len(t.Types))

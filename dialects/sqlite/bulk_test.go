@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/internal/testdb"
 )
 
 // sliceRows is a dialects.Rows over canonical rows that reuses one slice,
@@ -57,13 +58,19 @@ func roundTripTarget(d dialects.Dialect, schema string) dialects.Target {
 	return t
 }
 
-// bulkLoad runs BulkLoad in a transaction of its own and commits.
+// bulkLoad runs BulkLoad in a transaction of its own on a connection of
+// its own, as the exporter does, and commits.
 func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dialects.Target, rows dialects.Rows) (int64, error) {
-	tx, err := db.BeginTx(ctx, nil)
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return 0, err
 	}
-	n, err := d.BulkLoad(ctx, tx, target, rows)
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	n, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, rows)
 	if err != nil {
 		tx.Rollback()
 		return n, err
@@ -167,4 +174,17 @@ func TestIndexesStayDuringTheLoad(t *testing.T) {
 	if _, ok := any(Dialect{}).(dialects.IndexSplitter); ok {
 		t.Fatal("the sqlite dialect implements dialects.IndexSplitter; its deferred index build costs memory that grows with the table")
 	}
+}
+
+// FuzzBulkMatchesInsert: the bulk path's reused multi-row INSERT stores
+// exactly what the batched INSERT path stores, value by value, or both
+// refuse the row. Without -fuzz it runs the seeds of
+// dialecttest.BulkFuzzSeeds.
+func FuzzBulkMatchesInsert(f *testing.F) {
+	dialecttest.BulkFuzzSeeds(f)
+	db := testdb.Open(f, testdb.Fresh(f, "sqlite"))
+	tables := dialecttest.NewBulkFuzzTables(f, Dialect{}, db, "")
+	f.Fuzz(func(t *testing.T, s string, i, dec int64, frac uint32, fl float64, nulls bool) {
+		dialecttest.BulkMatchesInsert(t, Dialect{}, db, tables, s, i, dec, frac, fl, nulls)
+	})
 }

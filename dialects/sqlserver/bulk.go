@@ -72,7 +72,7 @@ var bulkOptions = mssql.BulkOptions{KeepNulls: true, CheckConstraints: true, Fir
 //     arrive intact.
 //
 // Batched INSERT handles both. Any other failure is an error.
-func (d Dialect) BulkLoad(ctx context.Context, tx *sql.Tx, t dialects.Target, rows dialects.Rows) (int64, error) {
+func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target, rows dialects.Rows) (int64, error) {
 	if len(t.Columns) == 0 || len(t.Types) != len(t.Columns) {
 		return 0, fmt.Errorf("sqlserver: bulk load into %s: %d columns with %d types", t.Table, len(t.Columns), len(t.Types))
 	}

@@ -127,7 +127,7 @@ func TestBulkLoadOverTDS(t *testing.T) {
 	target := dialects.Target{Table: "BULK_T", Columns: []string{"S", "I", "D", "F", "INST_ID"},
 		Types: []ddl.Type{ddl.String, ddl.Integer, ddl.Decimal, ddl.Float, ddl.Integer}}
 	in := &sliceRows{rows: rows}
-	n, err := d.BulkLoad(ctx, tx, target, in)
+	n, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestBulkLoadConverts(t *testing.T) {
 	target := dialects.Target{Table: "X", Columns: []string{"S", "D", "I", "F", "N", "G", "INST_ID"},
 		Types: []ddl.Type{ddl.String, ddl.Decimal, ddl.Integer, ddl.Float, ddl.Integer, ddl.Float, ddl.Integer}}
 	rows := [][]any{{"ü", dialects.Dec("123"), int64(3), 2.5, int64(42), 0.5, int64(7)}}
-	if _, err := d.BulkLoad(ctx, tx, target, &sliceRows{rows: rows}); err != nil {
+	if _, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, &sliceRows{rows: rows}); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -259,18 +259,18 @@ func TestBulkLoadSkips(t *testing.T) {
 	}
 	defer tx.Rollback()
 	rows := &sliceRows{rows: [][]any{{"é", int64(1)}}}
-	_, err = d.BulkLoad(ctx, tx, dialects.Target{Table: "V", Columns: []string{"S", "INST_ID"}, Types: []ddl.Type{ddl.String, ddl.Integer}}, rows)
+	_, err = d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, dialects.Target{Table: "V", Columns: []string{"S", "INST_ID"}, Types: []ddl.Type{ddl.String, ddl.Integer}}, rows)
 	if !errors.Is(err, dialects.ErrSkip) || rows.calls != 0 || !strings.Contains(err.Error(), "column S is varchar(50)") {
 		t.Errorf("varchar column: %v after %d rows asked", err, rows.calls)
 	}
 	// Numbers are ASCII text: a varchar column takes them.
 	rows = &sliceRows{rows: [][]any{{int64(5), int64(1)}}}
-	if _, err := d.BulkLoad(ctx, tx, dialects.Target{Table: "V", Columns: []string{"N", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, rows); err != nil {
+	if _, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, dialects.Target{Table: "V", Columns: []string{"N", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, rows); err != nil {
 		t.Errorf("number into varchar: %v", err)
 	}
 	// No rows: nothing is sent.
 	srv.ResetEvents()
-	n, err := d.BulkLoad(ctx, tx, dialects.Target{Table: "BULK_T", Columns: []string{"I", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, &sliceRows{})
+	n, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, dialects.Target{Table: "BULK_T", Columns: []string{"I", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, &sliceRows{})
 	if err != nil || n != 0 {
 		t.Errorf("empty load: %d, %v", n, err)
 	}
@@ -280,7 +280,7 @@ func TestBulkLoadSkips(t *testing.T) {
 		}
 	}
 	// A missing column is an error, not a skip.
-	_, err = d.BulkLoad(ctx, tx, dialects.Target{Table: "BULK_T", Columns: []string{"i", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, &sliceRows{})
+	_, err = d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, dialects.Target{Table: "BULK_T", Columns: []string{"i", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, &sliceRows{})
 	if err == nil || errors.Is(err, dialects.ErrSkip) || !strings.Contains(err.Error(), "no column i") {
 		t.Errorf("missing column: %v", err)
 	}
@@ -298,7 +298,7 @@ func TestBulkLoadFailure(t *testing.T) {
 	}
 	target := dialects.Target{Table: "BULK_T", Columns: []string{"I", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}
 	rows := &sliceRows{rows: [][]any{{int64(1), int64(1)}, {int64(2), nil}}}
-	_, err = d.BulkLoad(ctx, tx, target, rows)
+	_, err = d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, rows)
 	if err == nil || !strings.Contains(err.Error(), "NULL in NOT NULL column INST_ID") {
 		t.Fatalf("error = %v", err)
 	}
@@ -349,7 +349,7 @@ func TestBulkLoadCancelled(t *testing.T) {
 	defer cancel()
 	rows := &cancellingRows{n: 1000, k: 500, cancel: cancel} // 500 rows are well over one packet
 	target := dialects.Target{Table: "BULK_T", Columns: []string{"I", "S", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.String, ddl.Integer}}
-	_, err = d.BulkLoad(lctx, tx, target, rows)
+	_, err = d.BulkLoad(lctx, dialects.Tx{Tx: tx, Conn: conn}, target, rows)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error = %v, want context.Canceled", err)
 	}
