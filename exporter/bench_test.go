@@ -10,7 +10,9 @@ package exporter_test
 //	         fresh namespace (it creates the tables);
 //	(b2)     the same into tables that exist already, with their indexes;
 //	(c) raw  the driver's fastest path with no profdb code in the way, into
-//	         the same table created from the same DDL, indexes in place.
+//	         the same table created from the same DDL, indexes in place;
+//	(n) native, (copy)  the database's own client loading the rows from
+//	         CSV, and profdb copy from another database (bench_native_test.go).
 //
 // (a) and (b) create the tables themselves, so they may build the indexes
 // after the rows where the dialect allows (dialects.IndexSplitter); (c)
@@ -67,7 +69,7 @@ var (
 	benchRows    = flag.Int("rows", 1_000_000, "CALL_TRACE rows of BenchmarkExport")
 	benchMemRows = flag.Int("memrows", 0, "if set, BenchmarkExport also runs the CLI with this many rows and compares its peak RSS (memory flatness; e.g. 4000000)")
 	benchSettle  = flag.Duration("settle", 2*time.Second, "BenchmarkExport pauses this long before each measured path, for the server to finish the previous one's writes")
-	benchOnly    = flag.String("only", "", "BenchmarkExport runs only this path (raw, api, pre, cli or off), for profiling")
+	benchOnly    = flag.String("only", "", "BenchmarkExport runs only this path (raw, native, api, pre, cli, copy or off), for profiling")
 	benchRepeat  = flag.Int("repeat", 3, "BenchmarkExport measures each path this many times, in turn, and reports the best and the median")
 	benchBulkOff = flag.Bool("bulkoff", false, "BenchmarkExport also runs resultset.Export with BulkOff (batched INSERT), as (b')")
 )
@@ -306,20 +308,13 @@ func BenchmarkExport(b *testing.B) {
 	bin := buildProfdb(b, dir)
 	fmt.Printf("\nExport of %d CALL_TRACE rows (12 BIGINT columns) in one transaction; best of %d runs (median); %s, GOMAXPROCS=%d\n",
 		n, *benchRepeat, runtime.Version(), runtime.GOMAXPROCS(0))
-	paths := map[string]func(name string) benchResult{
-		"raw": func(name string) benchResult { return benchRaw(b, name, n) },
-		"api": func(name string) benchResult { return benchAPI(b, name, n, exporter.BulkAuto) },
-		"cli": func(name string) benchResult { return benchCLI(b, bin, name, jsonFile, n) },
-		"off": func(name string) benchResult { return benchAPI(b, name, n, exporter.BulkOff) },
-		"pre": func(name string) benchResult { return benchAPIExisting(b, name, n) },
-	}
-	order := []string{"raw", "api", "pre", "cli"}
+	order := []string{"raw", "native", "api", "pre", "cli", "copy"}
 	if *benchBulkOff {
 		order = append(order, "off")
 	}
 	if *benchOnly != "" {
-		if paths[*benchOnly] == nil {
-			b.Fatalf("-only %q: want raw, api, pre, cli or off", *benchOnly)
+		if !slices.Contains(order, *benchOnly) && *benchOnly != "off" {
+			b.Fatalf("-only %q: want one of %s or off", *benchOnly, strings.Join(order, ", "))
 		}
 		order = []string{*benchOnly}
 	}
@@ -328,32 +323,85 @@ func BenchmarkExport(b *testing.B) {
 			if name != "sqlite" && os.Getenv(testdb.EnvVar(name)) == "" {
 				b.Skipf("%s is not set", testdb.EnvVar(name))
 			}
+			skipped := map[string]string{}
+			var srcDSN, csv string
+			paths := map[string]func() (benchResult, bool){
+				"raw": func() (benchResult, bool) { return benchRaw(b, name, n), true },
+				"api": func() (benchResult, bool) { return benchAPI(b, name, n, exporter.BulkAuto), true },
+				"cli": func() (benchResult, bool) { return benchCLI(b, bin, name, jsonFile, n), true },
+				"off": func() (benchResult, bool) { return benchAPI(b, name, n, exporter.BulkOff), true },
+				"pre": func() (benchResult, bool) { return benchAPIExisting(b, name, n), true },
+				"native": func() (benchResult, bool) {
+					if nativeClients[name] == "" {
+						return benchResult{note: "no native client of " + name + " here"}, false
+					}
+					if csv == "" {
+						csv = benchCSV(b, dir, n)
+					}
+					return benchNative(b, name, csv, n)
+				},
+				"copy": func() (benchResult, bool) {
+					from := copySource[name]
+					if from == "" || (from != "sqlite" && os.Getenv(testdb.EnvVar(from)) == "") {
+						return benchResult{note: "no copy source for " + name}, false
+					}
+					if srcDSN == "" {
+						srcDSN = copySourceDSN(b, from, n)
+					}
+					return benchCopy(b, bin, name, srcDSN, from, n), true
+				},
+			}
 			for range b.N {
 				runs := map[string][]benchResult{}
 				for range max(1, *benchRepeat) {
 					for _, p := range order {
-						runs[p] = append(runs[p], paths[p](name))
+						if _, skip := skipped[p]; skip {
+							continue
+						}
+						r, ok := paths[p]()
+						if !ok {
+							skipped[p] = r.note
+							continue
+						}
+						runs[p] = append(runs[p], r)
 					}
 				}
 				sum := map[string]summary{}
 				for _, p := range order {
-					sum[p] = summarize(runs[p])
+					if len(runs[p]) > 0 {
+						sum[p] = summarize(runs[p])
+					}
 				}
 				raw, rawOK := sum["raw"]
+				native, nativeOK := sum["native"]
 				ratio := func(s summary) string {
-					if !rawOK {
-						return ""
+					out := ""
+					if rawOK {
+						out += fmt.Sprintf("  %.2f of raw (median %.2f)", s.best/raw.best, s.median/raw.median)
 					}
-					return fmt.Sprintf("  %.2f of raw (median %.2f)", s.best/raw.best, s.median/raw.median)
+					if nativeOK {
+						out += fmt.Sprintf("  %.2f of native (median %.2f)", s.best/native.best, s.median/native.median)
+					}
+					return out
+				}
+				for _, p := range order {
+					if note, ok := skipped[p]; ok {
+						fmt.Printf("%-9s %-6s %s\n", name, "("+p+")", note)
+					}
 				}
 				if rawOK {
-					fmt.Printf("%-9s (c)  %s\n", name, raw)
+					fmt.Printf("%-9s (c)    %s\n", name, raw)
 					b.ReportMetric(raw.best, "raw-rows/s")
 				}
-				if api, ok := sum["api"]; ok {
-					fmt.Printf("%-9s (b)  %s%s\n", name, api, ratio(api))
+				if nativeOK {
+					fmt.Printf("%-9s (n)    %s\n", name, native)
+					b.ReportMetric(native.best, "native-rows/s")
+				}
+				api, apiOK := sum["api"]
+				if apiOK {
+					fmt.Printf("%-9s (b)    %s%s\n", name, api, ratio(api))
 					if api.bestUnchecked > 0 {
-						fmt.Printf("%-9s (b)  the same runs without the time of the checks before the commit: %9.0f rows/s (with them %.1f%% fewer)\n",
+						fmt.Printf("%-9s (b)    the same runs without the time of the checks before the commit: %9.0f rows/s (with them %.1f%% fewer)\n",
 							name, api.bestUnchecked, 100*(1-api.best/api.bestUnchecked))
 						b.ReportMetric(api.bestUnchecked, "api-unchecked-rows/s")
 					}
@@ -361,17 +409,28 @@ func BenchmarkExport(b *testing.B) {
 					if rawOK {
 						b.ReportMetric(api.best/raw.best, "b/c")
 					}
+					if nativeOK {
+						b.ReportMetric(api.best/native.best, "b/n")
+					}
 				}
 				if pre, ok := sum["pre"]; ok {
-					fmt.Printf("%-9s (b2) %s%s\n", name, pre, ratio(pre))
+					fmt.Printf("%-9s (b2)   %s%s\n", name, pre, ratio(pre))
 					b.ReportMetric(pre.best, "pre-rows/s")
 				}
-				if cli, ok := sum["cli"]; ok {
-					fmt.Printf("%-9s (a)  %s%s  peak RSS %.1f MiB (largest %.1f)\n", name, cli, ratio(cli), float64(cli.rss)/(1<<20), float64(cli.maxRSS)/(1<<20))
+				cli, cliOK := sum["cli"]
+				if cliOK {
+					fmt.Printf("%-9s (a)    %s%s  peak RSS %.1f MiB (largest %.1f)\n", name, cli, ratio(cli), float64(cli.rss)/(1<<20), float64(cli.maxRSS)/(1<<20))
 					b.ReportMetric(cli.best, "cli-rows/s")
 					b.ReportMetric(float64(cli.rss)/(1<<20), "cli-MiB")
 					if rawOK {
 						b.ReportMetric(cli.best/raw.best, "a/c")
+					}
+					if nativeOK {
+						b.ReportMetric(cli.best/native.best, "a/n")
+					}
+					if apiOK {
+						fmt.Printf("%-9s (b/a)  the API %.2f times the CLI (median %.2f)\n", name, api.best/cli.best, api.median/cli.median)
+						b.ReportMetric(api.best/cli.best, "b/a")
 					}
 					if m := *benchMemRows; m > 0 {
 						big := filepath.Join(dir, fmt.Sprintf("calls-%d.json", m))
@@ -381,14 +440,31 @@ func BenchmarkExport(b *testing.B) {
 							}
 						}
 						cli2 := benchCLI(b, bin, name, big, m)
-						fmt.Printf("%-9s (a)  %s at %d rows: %9.0f rows/s  peak RSS %.1f MiB (%+.1f%% of the %.1f MiB at %d rows)\n",
+						fmt.Printf("%-9s (a)    %s at %d rows: %9.0f rows/s  peak RSS %.1f MiB (%+.1f%% of the %.1f MiB at %d rows)\n",
 							name, cli2.note, m, cli2.rate(), float64(cli2.maxRSS)/(1<<20),
 							100*(float64(cli2.maxRSS)/float64(cli.rss)-1), float64(cli.rss)/(1<<20), n)
 						b.ReportMetric(float64(cli2.maxRSS)/(1<<20), "cli-memrows-MiB")
 					}
 				}
+				if cp, ok := sum["copy"]; ok {
+					fmt.Printf("%-9s (copy) %s%s  peak RSS %.1f MiB (largest %.1f)\n", name, cp, ratio(cp), float64(cp.rss)/(1<<20), float64(cp.maxRSS)/(1<<20))
+					b.ReportMetric(cp.best, "copy-rows/s")
+					if cliOK {
+						fmt.Printf("%-9s (copy/a) the copy %.2f times the export (median %.2f)\n", name, cp.best/cli.best, cp.median/cli.median)
+						b.ReportMetric(cp.best/cli.best, "copy/a")
+					}
+					if m := *benchMemRows; m > 0 {
+						from := copySource[name]
+						big := copySourceDSN(b, from, m)
+						cp2 := benchCopy(b, bin, name, big, from, m)
+						fmt.Printf("%-9s (copy) %s at %d rows: %9.0f rows/s  peak RSS %.1f MiB (%+.1f%% of the %.1f MiB at %d rows)\n",
+							name, cp2.note, m, cp2.rate(), float64(cp2.maxRSS)/(1<<20),
+							100*(float64(cp2.maxRSS)/float64(cp.rss)-1), float64(cp.rss)/(1<<20), n)
+						b.ReportMetric(float64(cp2.maxRSS)/(1<<20), "copy-memrows-MiB")
+					}
+				}
 				if off, ok := sum["off"]; ok {
-					fmt.Printf("%-9s (b') %s%s\n", name, off, ratio(off))
+					fmt.Printf("%-9s (b')   %s%s\n", name, off, ratio(off))
 				}
 			}
 		})

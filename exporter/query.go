@@ -673,6 +673,19 @@ func (s *snapshot) own(ctx context.Context, rs *ResultSet) {
 	}
 }
 
+// readAhead is how many rows rowsIter reads ahead of its consumer, in
+// batches of readBatch.
+const (
+	readBatch = 256
+	readAhead = 4
+)
+
+// rowsIter yields the rows of query as canonical values. A goroutine reads
+// and converts them readBatch rows at a time, up to readAhead batches ahead,
+// so that reading the source overlaps with what the consumer does with the
+// rows (writing them elsewhere, for profdb copy). Every row is a slice of
+// its own, which the consumer may keep; the rows of a batch share one
+// allocation.
 func rowsIter(ctx context.Context, q dialects.DBTX, table, query string, types []ddl.Type, inst int64) func(func([]any, error) bool) {
 	return func(yield func([]any, error) bool) {
 		rows, err := q.QueryContext(ctx, query, inst)
@@ -680,34 +693,82 @@ func rowsIter(ctx context.Context, q dialects.DBTX, table, query string, types [
 			yield(nil, fmt.Errorf("read %s: %w", table, err))
 			return
 		}
-		defer rows.Close()
-		raw := make([]any, len(types))
-		ptrs := make([]any, len(types))
-		for i := range raw {
-			ptrs[i] = &raw[i]
+		type batch struct {
+			rows [][]any
+			err  error
 		}
-		rowNo := 0
-		for rows.Next() {
-			rowNo++
-			if err := rows.Scan(ptrs...); err != nil {
-				yield(nil, fmt.Errorf("read %s, row %d: %w", table, rowNo, err))
-				return
+		ch := make(chan batch, readAhead)
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer close(ch)
+			defer rows.Close()
+			send := func(b batch) bool {
+				select {
+				case ch <- b:
+					return true
+				case <-stop:
+					return false
+				}
 			}
-			out := make([]any, len(types))
-			for i, v := range raw {
-				cv, err := Canonical(types[i], v)
-				if err != nil {
-					yield(nil, fmt.Errorf("read %s, row %d: %w", table, rowNo, err))
+			width := len(types)
+			raw := make([]any, width)
+			ptrs := make([]any, width)
+			for i := range raw {
+				ptrs[i] = &raw[i]
+			}
+			rowNo := 0
+			var cur [][]any
+			var slab []any
+			for rows.Next() {
+				rowNo++
+				if err := rows.Scan(ptrs...); err != nil {
+					send(batch{rows: cur, err: fmt.Errorf("read %s, row %d: %w", table, rowNo, err)})
 					return
 				}
-				out[i] = cv
+				if len(slab) < width {
+					slab = make([]any, width*readBatch)
+				}
+				out := slab[:width:width]
+				slab = slab[width:]
+				for i, v := range raw {
+					cv, err := Canonical(types[i], v)
+					if err != nil {
+						send(batch{rows: cur, err: fmt.Errorf("read %s, row %d: %w", table, rowNo, err)})
+						return
+					}
+					out[i] = cv
+				}
+				cur = append(cur, out)
+				if len(cur) == readBatch {
+					if !send(batch{rows: cur}) {
+						return
+					}
+					cur = make([][]any, 0, readBatch)
+				}
 			}
-			if !yield(out, nil) {
+			if err := rows.Err(); err != nil {
+				send(batch{rows: cur, err: fmt.Errorf("read %s: %w", table, err)})
 				return
 			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(nil, fmt.Errorf("read %s: %w", table, err))
+			send(batch{rows: cur})
+		}()
+		// The reader ends (and closes rows) before the iterator returns.
+		defer func() {
+			close(stop)
+			<-done
+		}()
+		for b := range ch {
+			for _, row := range b.rows {
+				if !yield(row, nil) {
+					return
+				}
+			}
+			if b.err != nil {
+				yield(nil, b.err)
+				return
+			}
 		}
 	}
 }
@@ -726,7 +787,7 @@ func Canonical(t ddl.Type, v any) (any, error) {
 	case ddl.String:
 		switch x := v.(type) {
 		case string:
-			return x, nil
+			return v, nil
 		case int64:
 			return strconv.FormatInt(x, 10), nil
 		case float64:
@@ -735,7 +796,7 @@ func Canonical(t ddl.Type, v any) (any, error) {
 	case ddl.Integer:
 		switch x := v.(type) {
 		case int64:
-			return x, nil
+			return v, nil
 		case int32:
 			return int64(x), nil
 		case float64:
@@ -755,7 +816,7 @@ func Canonical(t ddl.Type, v any) (any, error) {
 	case ddl.Float:
 		switch x := v.(type) {
 		case float64:
-			return x, nil
+			return v, nil
 		case float32:
 			return float64(x), nil
 		case int64:

@@ -60,16 +60,21 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 	}
 	if tx.Conn != nil {
 		done := false
-		err := tx.Conn.Raw(func(dc any) error {
-			conn, ok := dc.(driver.Conn)
-			if !ok {
-				return nil
+		// The callback never fails: with driver.ErrBadConn, Raw would
+		// close the connection, which waits for the transaction open on
+		// it to end, which waits for BulkLoad. The failed connection is
+		// discarded when the transaction ends instead.
+		rawErr := tx.Conn.Raw(func(dc any) error {
+			if conn, ok := dc.(driver.Conn); ok {
+				done = true
+				n, err = d.copyData(ctx, conn, t, rows)
 			}
-			done = true
-			n, err = d.copyData(ctx, conn, t, rows)
-			return err
+			return nil
 		})
-		if done || err != nil {
+		if rawErr != nil {
+			return 0, fmt.Errorf("postgres: COPY into %s: %w", t.Table, rawErr)
+		}
+		if done {
 			return n, err
 		}
 	}
