@@ -43,7 +43,10 @@ var bulkOptions = mssql.BulkOptions{KeepNulls: true, CheckConstraints: true, Fir
 // BulkLoad writes rows into the table t with go-mssqldb's bulk copy
 // (mssql.CopyIn, the TDS BULK LOAD of bcp and SqlBulkCopy) inside tx, and
 // returns the number of rows SQL Server reports. It implements
-// dialects.BulkLoader.
+// dialects.BulkLoader. When tx.Conn is set, the copy runs on go-mssqldb's
+// own connection (its Bulk, through sql.Conn.Raw), skipping database/sql's
+// conversion of every value; without it, through its CopyIn statement.
+// Both send the same BULK LOAD message.
 //
 // It first inspects the table's columns (Columns) and converts each value
 // into the Go type that bulk copy encodes exactly for that column's type:
@@ -120,15 +123,39 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 	stop := context.AfterFunc(ctx, func() { time.AfterFunc(finishGrace, bcancel) })
 	defer stop()
 
+	if tx.Conn != nil {
+		var n int64
+		done := false
+		// The callback never fails: with driver.ErrBadConn, Raw would
+		// close the connection, which waits for the transaction open on
+		// it to end, which waits for BulkLoad. The failed connection is
+		// discarded when the transaction ends instead.
+		rawErr := tx.Conn.Raw(func(dc any) error {
+			if c, ok := dc.(*mssql.Conn); ok {
+				done = true
+				b := c.CreateBulkContext(bctx, d.Qualify(t.Schema, t.Table), t.Columns)
+				b.Options = bulkOptions
+				n, err = d.bulkCopy(ctx, t, conv, rows, b.AddRow, b.Done)
+			}
+			return nil
+		})
+		if rawErr != nil {
+			return 0, fmt.Errorf("sqlserver: bulk load into %s: %w", t.Table, rawErr)
+		}
+		if done {
+			return n, err
+		}
+	}
+
 	stmt, err := tx.PrepareContext(bctx, mssql.CopyIn(d.Qualify(t.Schema, t.Table), bulkOptions, t.Columns...))
 	if err != nil {
 		return 0, fmt.Errorf("sqlserver: bulk load into %s: %w", t.Table, err)
 	}
 	defer stmt.Close()
-
-	// finish ends the bulk copy. After a failure it still sends the end of
-	// the BULK LOAD message, so that the connection stays usable for the
-	// ROLLBACK that follows; the rows sent stay inside the transaction.
+	add := func(vals []any) error {
+		_, err := stmt.ExecContext(bctx, vals...)
+		return err
+	}
 	finish := func() (int64, error) {
 		res, err := stmt.ExecContext(bctx)
 		if err != nil {
@@ -136,11 +163,20 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 		}
 		return res.RowsAffected()
 	}
+	return d.bulkCopy(ctx, t, conv, rows, add, finish)
+}
+
+// bulkCopy sends rows, converted by conv, through add, and ends the copy
+// with finish: go-mssqldb's Bulk on the driver's connection, or its CopyIn
+// statement through database/sql.
+func (d Dialect) bulkCopy(ctx context.Context, t dialects.Target, conv []bulkColumn, rows dialects.Rows, add func([]any) error, finish func() (int64, error)) (int64, error) {
+	// After a failure finish still sends the end of the BULK LOAD message,
+	// so that the connection stays usable for the ROLLBACK that follows;
+	// the rows sent stay inside the transaction.
 	fail := func(err error) (int64, error) {
 		finish()
 		return 0, fmt.Errorf("sqlserver: bulk load into %s: %w", t.Table, err)
 	}
-
 	vals := make([]any, len(t.Columns))
 	var sent int64
 	for {
@@ -164,7 +200,7 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 			}
 			vals[i] = cv
 		}
-		if _, err := stmt.ExecContext(bctx, vals...); err != nil {
+		if err := add(vals); err != nil {
 			return fail(fmt.Errorf("row %d: %w", sent+1, err))
 		}
 		sent++
@@ -224,7 +260,7 @@ func (b bulkColumn) convert(v any) (any, error) {
 	case ddl.Integer:
 		switch x := v.(type) {
 		case int64:
-			return x, nil
+			return v, nil
 		case dialects.Dec:
 			i, err := strconv.ParseInt(string(x), 10, 64)
 			if err != nil {
@@ -240,7 +276,7 @@ func (b bulkColumn) convert(v any) (any, error) {
 	case ddl.Float:
 		switch x := v.(type) {
 		case float64:
-			return x, nil
+			return v, nil
 		case int64:
 			return float64(x), nil
 		case dialects.Dec:
@@ -266,7 +302,7 @@ func (b bulkColumn) convert(v any) (any, error) {
 		// A Go string goes out as UTF-16 for NVARCHAR, NCHAR and NTEXT.
 		switch x := v.(type) {
 		case string:
-			return x, nil
+			return v, nil
 		case dialects.Dec:
 			return string(x), nil
 		case int64:
