@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 
 	"github.com/profdb/profdb/ddl"
@@ -295,4 +297,21 @@ type ReadOnlyError interface {
 	// exporter asks it after a failed write whose error IsReadOnly does
 	// not recognise.
 	ReadOnlyProbe() string
+}
+
+// NextRow is how a BulkLoader takes its rows: the next row of rows, checked
+// to hold width values, or ok false after the last one. what names the load
+// in the error ("postgres: COPY into T"); rowNo is the row's number.
+func NextRow(rows Rows, width int, rowNo int64, what string) (row []any, ok bool, err error) {
+	row, err = rows.Next()
+	if errors.Is(err, io.EOF) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if len(row) != width {
+		return nil, false, fmt.Errorf("%s: row %d has %d values for %d columns", what, rowNo, len(row), width)
+	}
+	return row, true, nil
 }

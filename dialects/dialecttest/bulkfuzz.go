@@ -16,6 +16,17 @@ import (
 	"github.com/profdb/profdb/dialects"
 )
 
+// FuzzBulkMatchesInsert is a dialect's FuzzBulkMatchesInsert on db: the
+// seeds of BulkFuzzSeeds, the tables of NewBulkFuzzTables, and
+// BulkMatchesInsert for every input.
+func FuzzBulkMatchesInsert(f *testing.F, d dialects.Dialect, db *sql.DB) {
+	BulkFuzzSeeds(f)
+	tables := NewBulkFuzzTables(f, d, db, "")
+	f.Fuzz(func(t *testing.T, s string, i, dec int64, frac uint32, fl float64, nulls bool) {
+		BulkMatchesInsert(t, d, db, tables, s, i, dec, frac, fl, nulls)
+	})
+}
+
 // BulkFuzzSeeds are the values every dialect's FuzzBulkMatchesInsert starts
 // from: strings with the characters text-based bulk formats escape, the
 // formats' NULL markers, NUL, very long text; integers and decimals at

@@ -177,15 +177,12 @@ func writeRows(w io.Writer, t dialects.Target, rows dialects.Rows) (int64, error
 	var n int64
 	var line []byte
 	for {
-		row, err := rows.Next()
-		if errors.Is(err, io.EOF) {
+		row, ok, err := dialects.NextRow(rows, len(t.Columns), n+1, "mysql: LOAD DATA into "+t.Table)
+		if !ok {
+			if err != nil {
+				return n, err
+			}
 			break
-		}
-		if err != nil {
-			return n, err
-		}
-		if len(row) != len(t.Columns) {
-			return n, fmt.Errorf("mysql: LOAD DATA into %s: row %d has %d values for %d columns", t.Table, n+1, len(row), len(t.Columns))
 		}
 		line = line[:0]
 		for i, v := range row {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -117,15 +115,12 @@ func (d Dialect) copyData(ctx context.Context, conn driver.Conn, t dialects.Targ
 		return err
 	}
 	for {
-		row, err := rows.Next()
-		if errors.Is(err, io.EOF) {
+		row, ok, err := dialects.NextRow(rows, len(t.Columns), n+1, "postgres: COPY into "+t.Table)
+		if !ok {
+			if err != nil {
+				return n, err
+			}
 			break
-		}
-		if err != nil {
-			return n, err
-		}
-		if len(row) != len(t.Columns) {
-			return n, fmt.Errorf("postgres: COPY into %s: row %d has %d values for %d columns", t.Table, n+1, len(row), len(t.Columns))
 		}
 		if buf, err = AppendCopyText(buf, row); err != nil {
 			return n, fmt.Errorf("postgres: COPY into %s, row %d: %w", t.Table, n+1, err)
@@ -161,15 +156,12 @@ func (d Dialect) copyIn(ctx context.Context, tx *sql.Tx, t dialects.Target, rows
 	defer stmt.Close()
 	args := make([]any, len(t.Columns))
 	for {
-		row, err := rows.Next()
-		if errors.Is(err, io.EOF) {
+		row, ok, err := dialects.NextRow(rows, len(args), n+1, "postgres: COPY into "+t.Table)
+		if !ok {
+			if err != nil {
+				return n, err
+			}
 			break
-		}
-		if err != nil {
-			return n, err
-		}
-		if len(row) != len(args) {
-			return n, fmt.Errorf("postgres: COPY into %s: row %d has %d values for %d columns", t.Table, n+1, len(row), len(args))
 		}
 		for i, v := range row {
 			args[i] = copyValue(v)

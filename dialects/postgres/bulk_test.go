@@ -230,13 +230,7 @@ func TestIndexSplitter(t *testing.T) {
 // string with NUL). Without -fuzz it runs the seeds of
 // dialecttest.BulkFuzzSeeds.
 func FuzzBulkMatchesInsert(f *testing.F) {
-	dialecttest.BulkFuzzSeeds(f)
-	dsn := testdb.Fresh(f, "postgres")
-	db := testdb.Open(f, dsn)
-	tables := dialecttest.NewBulkFuzzTables(f, Dialect{}, db, "")
-	f.Fuzz(func(t *testing.T, s string, i, dec int64, frac uint32, fl float64, nulls bool) {
-		dialecttest.BulkMatchesInsert(t, Dialect{}, db, tables, s, i, dec, frac, fl, nulls)
-	})
+	dialecttest.FuzzBulkMatchesInsert(f, Dialect{}, testdb.Open(f, testdb.Fresh(f, "postgres")))
 }
 
 // TestAppendCopyText: the encoding of every canonical type, and an error

@@ -3,9 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/profdb/profdb/dialects"
 )
@@ -87,15 +85,12 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 	buf := make([]any, 0, per*cols)
 	bytes := 0
 	for {
-		row, err := rows.Next()
-		if errors.Is(err, io.EOF) {
+		row, ok, err := dialects.NextRow(rows, cols, n+int64(len(buf)/cols)+1, "sqlite: bulk load into "+t.Table)
+		if !ok {
+			if err != nil {
+				return n, err
+			}
 			break
-		}
-		if err != nil {
-			return n, err
-		}
-		if len(row) != cols {
-			return n, fmt.Errorf("sqlite: bulk load into %s: row %d has %d values for %d columns", t.Table, n+int64(len(buf)/cols)+1, len(row), cols)
 		}
 		for i, v := range row {
 			switch x := v.(type) {

@@ -181,10 +181,5 @@ func TestIndexesStayDuringTheLoad(t *testing.T) {
 // refuse the row. Without -fuzz it runs the seeds of
 // dialecttest.BulkFuzzSeeds.
 func FuzzBulkMatchesInsert(f *testing.F) {
-	dialecttest.BulkFuzzSeeds(f)
-	db := testdb.Open(f, testdb.Fresh(f, "sqlite"))
-	tables := dialecttest.NewBulkFuzzTables(f, Dialect{}, db, "")
-	f.Fuzz(func(t *testing.T, s string, i, dec int64, frac uint32, fl float64, nulls bool) {
-		dialecttest.BulkMatchesInsert(t, Dialect{}, db, tables, s, i, dec, frac, fl, nulls)
-	})
+	dialecttest.FuzzBulkMatchesInsert(f, Dialect{}, testdb.Open(f, testdb.Fresh(f, "sqlite")))
 }
