@@ -83,7 +83,18 @@ func Fresh(t testing.TB, dialect string) string {
 	default:
 		t.Fatalf("testdb: Fresh does not support %s", dialect)
 	}
-	if _, err := db.ExecContext(ctx, create); err != nil {
+	for attempt := 1; ; attempt++ {
+		_, err := db.ExecContext(ctx, create)
+		if err == nil {
+			break
+		}
+		// Babelfish: two CREATE DATABASE at once (tests of several
+		// packages) may collide in PostgreSQL's catalogue; the loser may
+		// simply try again.
+		if dialect == "sqlserver" && attempt < 5 && strings.Contains(err.Error(), "tuple concurrently updated") {
+			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
+			continue
+		}
 		t.Fatalf("testdb: %s: %v", create, err)
 	}
 	t.Cleanup(func() {
