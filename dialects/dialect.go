@@ -174,6 +174,11 @@ type Target struct {
 	Table   string     // the real (stored) table name
 	Columns []string   // real column names, in row order
 	Types   []ddl.Type // logical type of each column
+	// New reports that this export created the table itself: it has no
+	// index, key or constraint but profdb's own (no UNIQUE secondary
+	// index, no FOREIGN KEY), so a loader may use what is safe only for
+	// such a table.
+	New bool
 }
 
 // Rows yields the rows of a bulk load, values in canonical form. Next

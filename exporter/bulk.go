@@ -39,7 +39,7 @@ func (tw *tableWriter) startBulk() error {
 	if !ok {
 		return nil
 	}
-	target := dialects.Target{Schema: s.db.opts.Schema, Table: tw.lt.real, Columns: tw.real}
+	target := dialects.Target{Schema: s.db.opts.Schema, Table: tw.lt.real, Columns: tw.real, New: tw.lt.created}
 	for i, j := range tw.pos {
 		if j >= 0 {
 			target.Types = append(target.Types, tw.types[i])

@@ -32,6 +32,38 @@ var errLoadEnded = errors.New("mysql: LOAD DATA ended")
 // whose registry is global to the process.
 var readerSeq atomic.Uint64
 
+// EmptyTableBulkPrefix comes before the LOAD DATA of a table the export
+// created (dialects.Target.New) on MariaDB outside Galera: with
+// unique_checks and foreign_key_checks off, InnoDB loads a table that is
+// empty at the start of the transaction in bulk (MDEV-24621, MDEV-24818):
+// it sorts each index once instead of inserting into it row by row, and
+// logs the undo of the whole table instead of each row's. A table profdb
+// created has no UNIQUE secondary index and no FOREIGN KEY, so nothing is
+// left unchecked; SET STATEMENT changes the two settings for this one
+// statement only, never the session's. Measured with the export benchmark
+// (1M rows, MariaDB 10.11): 351k rows/s instead of 276k.
+const EmptyTableBulkPrefix = "SET STATEMENT unique_checks = 0, foreign_key_checks = 0 FOR "
+
+// emptyTableBulk reports whether the server is MariaDB outside a Galera
+// cluster, where BulkLoad uses EmptyTableBulkPrefix for a new table.
+// MySQL has no SET STATEMENT (nor the bulk load); on Galera, replication
+// of the bulk load is left alone.
+func emptyTableBulk(ctx context.Context, tx dialects.Tx) (bool, error) {
+	var version string
+	if err := tx.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+		return false, fmt.Errorf("read the server's version: %w", err)
+	}
+	if !strings.Contains(strings.ToLower(version), "mariadb") {
+		return false, nil
+	}
+	var wsrep sql.NullString
+	if err := tx.QueryRowContext(ctx, "SELECT @@wsrep_on").Scan(&wsrep); err != nil {
+		return false, fmt.Errorf("read wsrep_on: %w", err)
+	}
+	on := strings.ToUpper(wsrep.String)
+	return !(on == "1" || on == "ON"), nil
+}
+
 // LoadDataSQL returns the statement BulkLoad runs for the reader handler
 // name:
 //
@@ -89,6 +121,19 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 		return 0, fmt.Errorf("the server does not allow LOAD DATA LOCAL INFILE (local_infile is %s): %w", on.String, dialects.ErrSkip)
 	}
 
+	load := d.LoadDataSQL
+	if t.New {
+		bulk, err := emptyTableBulk(ctx, tx)
+		if err != nil {
+			return 0, fmt.Errorf("mysql: bulk load into %s: %w", t.Table, err)
+		}
+		if bulk {
+			load = func(name, schema, table string, columns []string) string {
+				return EmptyTableBulkPrefix + d.LoadDataSQL(name, schema, table, columns)
+			}
+		}
+	}
+
 	name := "profdb-" + strconv.FormatUint(readerSeq.Add(1), 10)
 	pr, pw := io.Pipe()
 	mysql.RegisterReaderHandler(name, func() io.Reader { return pr })
@@ -107,7 +152,7 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 		produced <- err
 	}()
 
-	res, execErr := tx.ExecContext(ctx, d.LoadDataSQL(name, t.Schema, t.Table, t.Columns))
+	res, execErr := tx.ExecContext(ctx, load(name, t.Schema, t.Table, t.Columns))
 	// The driver may not have read to the end (the statement failed before
 	// it asked for the file, say): stop the writer.
 	pr.CloseWithError(errLoadEnded)

@@ -278,3 +278,50 @@ func TestBulkSkipsWithoutLocalInfile(t *testing.T) {
 func FuzzBulkMatchesInsert(f *testing.F) {
 	dialecttest.FuzzBulkMatchesInsert(f, Dialect{}, testdb.Open(f, testdb.Fresh(f, "mysql")))
 }
+
+// TestEmptyTableBulk: into a table the export created (Target.New), on
+// MariaDB outside Galera, the load runs with unique_checks and
+// foreign_key_checks off for its one statement: every value comes back
+// exactly, and the session's settings are as before.
+func TestEmptyTableBulk(t *testing.T) {
+	ctx := dialecttest.Context(t)
+	d := Dialect{}
+	db, _ := open(t)
+	createRoundTrip(ctx, t, db)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	btx := dialects.Tx{Tx: tx, Conn: conn}
+	var version string
+	if err := tx.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	bulk, err := emptyTableBulk(ctx, btx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Contains(strings.ToLower(version), "mariadb"); bulk != want {
+		t.Errorf("emptyTableBulk on %s = %v, want %v", version, bulk, want)
+	}
+	target := roundTripTarget(d, "")
+	target.New = true
+	want := bulkRows(true)
+	if n, err := d.BulkLoad(ctx, btx, target, &sliceRows{rows: want}); err != nil || n != int64(len(want)) {
+		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
+	}
+	var uc, fk int
+	if err := tx.QueryRowContext(ctx, "SELECT @@SESSION.unique_checks, @@SESSION.foreign_key_checks").Scan(&uc, &fk); err != nil || uc != 1 || fk != 1 {
+		t.Errorf("after the load unique_checks = %d, foreign_key_checks = %d (%v); want 1 and 1", uc, fk, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	dialecttest.CheckRoundTrip(ctx, t, d, db, want)
+}
