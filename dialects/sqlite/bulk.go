@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 
 	"github.com/profdb/profdb/dialects"
@@ -32,6 +33,11 @@ const BulkBytes = 4 << 20
 // both paths store exactly the same thing. It implements
 // dialects.BulkLoader and never returns dialects.ErrSkip.
 //
+// When tx.Conn is set, the statements run on the driver's own connection
+// (sql.Conn.Raw), their arguments in one reused []driver.NamedValue,
+// skipping database/sql's conversion of every value; without it, through
+// database/sql.
+//
 // Nothing of SQLite's durability is changed: the rows are written in the
 // caller's transaction, with the journal mode and synchronous setting of
 // the connection (SQLite's defaults; see DriverDSN).
@@ -40,31 +46,116 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 	if cols == 0 || len(t.Types) != cols {
 		return 0, fmt.Errorf("sqlite: bulk load into %s: %d columns with %d types", t.Table, cols, len(t.Types))
 	}
+	if tx.Conn != nil {
+		done := false
+		// The callback never fails: with driver.ErrBadConn, Raw would
+		// close the connection, which waits for the transaction open on
+		// it to end, which waits for BulkLoad.
+		rawErr := tx.Conn.Raw(func(dc any) error {
+			if c, ok := dc.(driver.ConnPrepareContext); ok {
+				done = true
+				n, err = d.load(ctx, t, rows, func(query string) (execer, error) {
+					s, err := c.PrepareContext(ctx, query)
+					if err != nil {
+						return nil, err
+					}
+					se, ok := s.(driver.StmtExecContext)
+					if !ok {
+						s.Close()
+						return nil, fmt.Errorf("the driver's statement %T has no ExecContext", s)
+					}
+					return &driverStmt{s: se, c: s}, nil
+				})
+			}
+			return nil
+		})
+		if rawErr != nil {
+			return 0, fmt.Errorf("sqlite: bulk load into %s: %w", t.Table, rawErr)
+		}
+		if done {
+			return n, err
+		}
+	}
+	return d.load(ctx, t, rows, func(query string) (execer, error) {
+		s, err := tx.PrepareContext(ctx, query)
+		if err != nil {
+			return nil, err
+		}
+		return sqlStmt{s}, nil
+	})
+}
+
+// execer is a prepared INSERT as load uses it.
+type execer interface {
+	exec(ctx context.Context, args []any) (int64, error) // rows affected
+	close()
+}
+
+// sqlStmt is an execer through database/sql.
+type sqlStmt struct{ s *sql.Stmt }
+
+func (s sqlStmt) exec(ctx context.Context, args []any) (int64, error) {
+	res, err := s.s.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (s sqlStmt) close() { s.s.Close() }
+
+// driverStmt is an execer on the driver's own statement; its arguments
+// go in one reused slice.
+type driverStmt struct {
+	s    driver.StmtExecContext
+	c    driver.Stmt
+	args []driver.NamedValue
+}
+
+func (s *driverStmt) exec(ctx context.Context, args []any) (int64, error) {
+	s.args = s.args[:0]
+	for i, v := range args {
+		// What database/sql's default conversion would make of a
+		// canonical value: a Decimal left as dialects.Dec (a named
+		// string type) goes as its text.
+		if x, ok := v.(dialects.Dec); ok {
+			v = string(x)
+		}
+		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: v})
+	}
+	res, err := s.s.ExecContext(ctx, s.args)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (s *driverStmt) close() { s.c.Close() }
+
+// load is BulkLoad with statements made by prepare.
+func (d Dialect) load(ctx context.Context, t dialects.Target, rows dialects.Rows, prepare func(query string) (execer, error)) (n int64, err error) {
+	cols := len(t.Columns)
 	per := min(BulkRows, dialects.RowsPerInsert(d.Limits(), cols))
 	table := d.Qualify(t.Schema, t.Table)
-	var multi, single *sql.Stmt
+	var multi, single execer
 	defer func() {
-		for _, s := range []*sql.Stmt{multi, single} {
+		for _, s := range []execer{multi, single} {
 			if s != nil {
-				s.Close()
+				s.close()
 			}
 		}
 	}()
-	exec := func(stmt **sql.Stmt, rowsIn int, args []any) error {
+	exec := func(stmt *execer, rowsIn int, args []any) error {
 		if *stmt == nil {
-			s, err := tx.PrepareContext(ctx, dialects.InsertSQL(d, table, t.Columns, rowsIn))
+			s, err := prepare(dialects.InsertSQL(d, table, t.Columns, rowsIn))
 			if err != nil {
 				return fmt.Errorf("sqlite: bulk load into %s: prepare: %w", t.Table, err)
 			}
 			*stmt = s
 		}
-		res, err := (*stmt).ExecContext(ctx, args...)
+		got, err := (*stmt).exec(ctx, args)
 		if err != nil {
 			return fmt.Errorf("sqlite: bulk load into %s, rows %d-%d: %w", t.Table, n+1, n+int64(rowsIn), err)
-		}
-		got, err := res.RowsAffected()
-		if err != nil {
-			return fmt.Errorf("sqlite: bulk load into %s: %w", t.Table, err)
 		}
 		if got != int64(rowsIn) {
 			return fmt.Errorf("sqlite: bulk load into %s, rows %d-%d: %d rows written", t.Table, n+1, n+int64(rowsIn), got)

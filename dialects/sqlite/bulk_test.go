@@ -86,15 +86,39 @@ func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB) {
 // TestBulkRoundTrip: every edge value comes back exactly, stored as the
 // INSERT path stores it.
 func TestBulkRoundTrip(t *testing.T) {
+	for _, withConn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("conn=%v", withConn), func(t *testing.T) { bulkRoundTrip(t, withConn) })
+	}
+}
+
+// bulkRoundTrip is TestBulkRoundTrip on the driver's connection (withConn)
+// or through database/sql.
+func bulkRoundTrip(t *testing.T, withConn bool) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
 	createRoundTrip(ctx, t, db)
 	want := bulkRows(true)
-	n, err := bulkLoad(ctx, db, d, roundTripTarget(d, "main"), &sliceRows{rows: want})
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	btx := dialects.Tx{Tx: tx}
+	if withConn {
+		btx.Conn = conn
+	}
+	n, err := d.BulkLoad(ctx, btx, roundTripTarget(d, "main"), &sliceRows{rows: want})
 	if err != nil || n != int64(len(want)) {
 		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
 	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
 	dialecttest.CheckRoundTrip(ctx, t, d, db, want)
 	// Decimals keep the storage class Bind picks.
 	var classes string
