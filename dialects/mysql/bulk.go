@@ -44,16 +44,17 @@ var readerSeq atomic.Uint64
 // 10.11, the mariadb client): 2.87 s instead of 3.58 s.
 const EmptyTableBulkPrefix = "SET STATEMENT unique_checks = 0, foreign_key_checks = 0 FOR "
 
-// emptyTableBulk reports whether the server is MariaDB outside a Galera
-// cluster, where BulkLoad uses EmptyTableBulkPrefix for a new table.
-// MySQL has no SET STATEMENT (nor the bulk load); on Galera, replication
-// of the bulk load is left alone.
+// emptyTableBulk reports whether the server is a MariaDB whose bulk load
+// of LOAD DATA is sound (bulkLoadSound), outside a Galera cluster: there
+// BulkLoad uses EmptyTableBulkPrefix for a new table. MySQL has no SET
+// STATEMENT (nor the bulk load); on Galera, replication of the bulk load is
+// left alone.
 func emptyTableBulk(ctx context.Context, tx dialects.Tx) (bool, error) {
 	var version string
 	if err := tx.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		return false, fmt.Errorf("read the server's version: %w", err)
 	}
-	if !strings.Contains(strings.ToLower(version), "mariadb") {
+	if !strings.Contains(strings.ToLower(version), "mariadb") || !bulkLoadSound(version) {
 		return false, nil
 	}
 	var wsrep sql.NullString
@@ -62,6 +63,37 @@ func emptyTableBulk(ctx context.Context, tx dialects.Tx) (bool, error) {
 	}
 	on := strings.ToUpper(wsrep.String)
 	return !(on == "1" || on == "ON"), nil
+}
+
+// bulkLoadSound reports whether a MariaDB of this VERSION() has the fix of
+// MDEV-34703 (LOAD DATA through InnoDB's bulk load could abort when the
+// temporary directory filled up): 10.11.11 and later 10.11, 11.4.5 and
+// later 11.4, and 11.7.2 onwards, as mariadb-import checks before it uses
+// the bulk load itself.
+func bulkLoadSound(version string) bool {
+	num, _, _ := strings.Cut(version, "-")
+	parts := strings.SplitN(num, ".", 3)
+	if len(parts) != 3 {
+		return false
+	}
+	var v [3]int
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return false
+		}
+		v[i] = n
+	}
+	at := v[0]*10000 + v[1]*100 + v[2]
+	switch {
+	case at >= 110702:
+		return true
+	case at >= 110405 && at < 110500:
+		return true
+	case at >= 101111 && at < 101200:
+		return true
+	}
+	return false
 }
 
 // LoadDataSQL returns the statement BulkLoad runs for the reader handler

@@ -325,3 +325,16 @@ func TestEmptyTableBulk(t *testing.T) {
 	}
 	dialecttest.CheckRoundTrip(ctx, t, d, db, want)
 }
+
+// TestBulkLoadSound: the MariaDB versions with the fix of MDEV-34703.
+func TestBulkLoadSound(t *testing.T) {
+	for v, want := range map[string]bool{
+		"10.11.19-MariaDB-0+deb12u1": true, "10.11.11-MariaDB": true, "10.11.10-MariaDB": false,
+		"10.6.20-MariaDB": false, "11.4.5-MariaDB": true, "11.4.4-MariaDB": false, "11.5.2-MariaDB": false,
+		"11.7.2-MariaDB": true, "11.8.1-MariaDB-log": true, "12.0.2-MariaDB": true, "8.0.36": false, "garbage": false,
+	} {
+		if got := bulkLoadSound(v); got != want {
+			t.Errorf("bulkLoadSound(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
