@@ -320,3 +320,30 @@ func NextRow(rows Rows, width int, rowNo int64, what string) (row []any, ok bool
 	}
 	return row, true, nil
 }
+
+// OnDriverConn runs load on the driver's own connection of tx (through
+// tx.Conn.Raw) when tx has a Conn and accept takes that connection: accept
+// returns the load to run, or nil for a driver the loader does not expect.
+// ran reports whether the load ran; when it did not, the caller takes its
+// portable path. err is the load's error, or Raw's own.
+//
+// It never hands driver.ErrBadConn back to Raw: Raw would then close the
+// connection, which waits for the transaction open on it to end, which
+// waits for the load. A failed connection is discarded when the
+// transaction ends instead.
+func OnDriverConn(tx Tx, accept func(driverConn any) func() (int64, error)) (n int64, ran bool, err error) {
+	if tx.Conn == nil {
+		return 0, false, nil
+	}
+	rawErr := tx.Conn.Raw(func(dc any) error {
+		if load := accept(dc); load != nil {
+			ran = true
+			n, err = load()
+		}
+		return nil
+	})
+	if rawErr != nil {
+		return 0, false, rawErr
+	}
+	return n, ran, err
+}

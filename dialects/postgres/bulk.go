@@ -43,7 +43,7 @@ func (d Dialect) CopySQL(schema, table string, columns []string) string {
 // CopyData, on the driver's connection (sql.Conn.Raw): database/sql's
 // conversion of every value, which costs more than the encoding, is
 // skipped. Without a connection it sends each row through database/sql,
-// and lib/pq encodes it. Both write the same bytes (FuzzCopyText).
+// and lib/pq encodes it. Both store the same values (FuzzBulkMatchesInsert).
 //
 // Values go as lib/pq encodes them for the text format: an int64 in
 // decimal, a float64 as its shortest exact decimal (strconv 'f', -1), which
@@ -52,29 +52,22 @@ func (d Dialect) CopySQL(schema, table string, columns []string) string {
 // text, which numeric(28,8) takes exactly, and NULL as \N. A string with
 // U+0000 is refused by the server, as it is by INSERT. Every server
 // PostgreSQL supports has COPY, so BulkLoad never returns dialects.ErrSkip.
-func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target, rows dialects.Rows) (n int64, err error) {
+func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target, rows dialects.Rows) (int64, error) {
 	if len(t.Columns) == 0 || len(t.Types) != len(t.Columns) {
 		return 0, fmt.Errorf("postgres: bulk load into %s: %d columns with %d types", t.Table, len(t.Columns), len(t.Types))
 	}
-	if tx.Conn != nil {
-		done := false
-		// The callback never fails: with driver.ErrBadConn, Raw would
-		// close the connection, which waits for the transaction open on
-		// it to end, which waits for BulkLoad. The failed connection is
-		// discarded when the transaction ends instead.
-		rawErr := tx.Conn.Raw(func(dc any) error {
-			if conn, ok := dc.(driver.Conn); ok {
-				done = true
-				n, err = d.copyData(ctx, conn, t, rows)
-			}
+	n, ran, err := dialects.OnDriverConn(tx, func(dc any) func() (int64, error) {
+		conn, ok := dc.(driver.Conn)
+		if !ok {
 			return nil
-		})
-		if rawErr != nil {
-			return 0, fmt.Errorf("postgres: COPY into %s: %w", t.Table, rawErr)
 		}
-		if done {
-			return n, err
-		}
+		return func() (int64, error) { return d.copyData(ctx, conn, t, rows) }
+	})
+	if ran {
+		return n, err
+	}
+	if err != nil {
+		return 0, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
 	}
 	return d.copyIn(ctx, tx.Tx, t, rows)
 }

@@ -41,40 +41,36 @@ const BulkBytes = 4 << 20
 // Nothing of SQLite's durability is changed: the rows are written in the
 // caller's transaction, with the journal mode and synchronous setting of
 // the connection (SQLite's defaults; see DriverDSN).
-func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target, rows dialects.Rows) (n int64, err error) {
+func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target, rows dialects.Rows) (int64, error) {
 	cols := len(t.Columns)
 	if cols == 0 || len(t.Types) != cols {
 		return 0, fmt.Errorf("sqlite: bulk load into %s: %d columns with %d types", t.Table, cols, len(t.Types))
 	}
-	if tx.Conn != nil {
-		done := false
-		// The callback never fails: with driver.ErrBadConn, Raw would
-		// close the connection, which waits for the transaction open on
-		// it to end, which waits for BulkLoad.
-		rawErr := tx.Conn.Raw(func(dc any) error {
-			if c, ok := dc.(driver.ConnPrepareContext); ok {
-				done = true
-				n, err = d.load(ctx, t, rows, func(query string) (execer, error) {
-					s, err := c.PrepareContext(ctx, query)
-					if err != nil {
-						return nil, err
-					}
-					se, ok := s.(driver.StmtExecContext)
-					if !ok {
-						s.Close()
-						return nil, fmt.Errorf("the driver's statement %T has no ExecContext", s)
-					}
-					return &driverStmt{s: se, c: s}, nil
-				})
-			}
+	n, ran, err := dialects.OnDriverConn(tx, func(dc any) func() (int64, error) {
+		c, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
 			return nil
-		})
-		if rawErr != nil {
-			return 0, fmt.Errorf("sqlite: bulk load into %s: %w", t.Table, rawErr)
 		}
-		if done {
-			return n, err
+		return func() (int64, error) {
+			return d.load(ctx, t, rows, func(query string) (execer, error) {
+				s, err := c.PrepareContext(ctx, query)
+				if err != nil {
+					return nil, err
+				}
+				se, ok := s.(driver.StmtExecContext)
+				if !ok {
+					s.Close()
+					return nil, fmt.Errorf("the driver's statement %T has no ExecContext", s)
+				}
+				return &driverStmt{s: se, c: s}, nil
+			})
 		}
+	})
+	if ran {
+		return n, err
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: bulk load into %s: %w", t.Table, err)
 	}
 	return d.load(ctx, t, rows, func(query string) (execer, error) {
 		s, err := tx.PrepareContext(ctx, query)

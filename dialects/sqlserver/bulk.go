@@ -123,28 +123,22 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 	stop := context.AfterFunc(ctx, func() { time.AfterFunc(finishGrace, bcancel) })
 	defer stop()
 
-	if tx.Conn != nil {
-		var n int64
-		done := false
-		// The callback never fails: with driver.ErrBadConn, Raw would
-		// close the connection, which waits for the transaction open on
-		// it to end, which waits for BulkLoad. The failed connection is
-		// discarded when the transaction ends instead.
-		rawErr := tx.Conn.Raw(func(dc any) error {
-			if c, ok := dc.(*mssql.Conn); ok {
-				done = true
-				b := c.CreateBulkContext(bctx, d.Qualify(t.Schema, t.Table), t.Columns)
-				b.Options = bulkOptions
-				n, err = d.bulkCopy(ctx, t, conv, rows, b.AddRow, b.Done)
-			}
+	n, ran, err := dialects.OnDriverConn(tx, func(dc any) func() (int64, error) {
+		c, ok := dc.(*mssql.Conn)
+		if !ok {
 			return nil
-		})
-		if rawErr != nil {
-			return 0, fmt.Errorf("sqlserver: bulk load into %s: %w", t.Table, rawErr)
 		}
-		if done {
-			return n, err
+		return func() (int64, error) {
+			b := c.CreateBulkContext(bctx, d.Qualify(t.Schema, t.Table), t.Columns)
+			b.Options = bulkOptions
+			return d.bulkCopy(ctx, t, conv, rows, b.AddRow, b.Done)
 		}
+	})
+	if ran {
+		return n, err
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sqlserver: bulk load into %s: %w", t.Table, err)
 	}
 
 	stmt, err := tx.PrepareContext(bctx, mssql.CopyIn(d.Qualify(t.Schema, t.Table), bulkOptions, t.Columns...))
