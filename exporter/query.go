@@ -719,7 +719,7 @@ func rowsIter(ctx context.Context, q dialects.DBTX, table, query string, types [
 				ptrs[i] = &raw[i]
 			}
 			rowNo := 0
-			var cur [][]any
+			cur := make([][]any, 0, readBatch)
 			var slab []any
 			for rows.Next() {
 				rowNo++

@@ -158,20 +158,11 @@ func fuzzBulk(ctx context.Context, d dialects.Dialect, db *sql.DB, tables BulkFu
 }
 
 func fuzzInsert(ctx context.Context, d dialects.Dialect, db *sql.DB, tables BulkFuzzTables, row []any) error {
-	cols := make([]string, len(tables.Insert.Columns))
-	args := make([]any, len(row))
-	for i, c := range tables.Insert.Columns {
-		cols[i] = d.StoredName(c.Name)
-		args[i] = row[i]
-		if b, ok := d.(dialects.Binder); ok {
-			args[i] = b.Bind(c.Type, row[i])
-		}
-	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, dialects.InsertSQL(d, d.Qualify(tables.Schema, d.StoredName(tables.Insert.Name)), cols, 1), args...); err != nil {
+	if err := insertRows(ctx, d, tx, tables.Schema, tables.Insert, [][]any{row}); err != nil {
 		tx.Rollback()
 		return err
 	}

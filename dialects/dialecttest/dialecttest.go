@@ -147,6 +147,13 @@ func RoundTripRows(withNUL bool) [][]any {
 // one statement for all of them.
 func InsertRows(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX, schema string, table ddl.Table, rows [][]any) {
 	t.Helper()
+	if err := insertRows(ctx, d, q, schema, table, rows); err != nil {
+		t.Fatalf("insert into %s: %v", table.Name, err)
+	}
+}
+
+// insertRows is InsertRows, returning the error.
+func insertRows(ctx context.Context, d dialects.Dialect, q dialects.DBTX, schema string, table ddl.Table, rows [][]any) error {
 	cols := make([]string, len(table.Columns))
 	for i, c := range table.Columns {
 		cols[i] = d.StoredName(c.Name)
@@ -161,9 +168,8 @@ func InsertRows(ctx context.Context, t *testing.T, d dialects.Dialect, q dialect
 		}
 	}
 	stmt := dialects.InsertSQL(d, d.Qualify(schema, d.StoredName(table.Name)), cols, len(rows))
-	if _, err := q.ExecContext(ctx, stmt, args...); err != nil {
-		t.Fatalf("insert into %s: %v", table.Name, err)
-	}
+	_, err := q.ExecContext(ctx, stmt, args...)
+	return err
 }
 
 // CheckRoundTrip reads the round-trip table back (args select the binary
