@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -128,6 +129,88 @@ func TestRoundTrip(t *testing.T) {
 		}
 		compareSets(t, want, got)
 	})
+}
+
+// TestReadUnordered: Read returns each table's rows by ID, whatever order
+// they were written in; ReadUnordered returns the same rows, every value
+// equal, in whatever order the database finds cheapest, and nothing of
+// another result set.
+func TestReadUnordered(t *testing.T) {
+	for _, dialect := range localDialects {
+		t.Run(dialect, func(t *testing.T) {
+			db, _ := openFresh(t, dialect, exporter.Options{})
+			ctx := ctxT(t)
+			set := func() *exporter.ResultSet {
+				return &exporter.ResultSet{
+					Header: exporter.Header{Profiler: functiontrace.Name, Caption: "shuffled"},
+					Tables: []exporter.TableRows{
+						{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL_WIN32THREADID"},
+							Rows: rowsOf([]any{int64(0), int64(-1), int64(0), int64(4711)})},
+						{Name: functiontrace.CallTrace, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL__S", "COL_PARENT_NO"},
+							Rows: rowsOf(
+								[]any{int64(7), int64(0), int64(7), int64(70), nil},
+								[]any{int64(2), int64(0), int64(2), int64(math.MinInt64), int64(-1)},
+								[]any{int64(5), int64(0), int64(5), int64(math.MaxInt64), int64(2)},
+								[]any{int64(1), int64(0), int64(1), int64(10), int64(5)},
+							)},
+					},
+				}
+			}
+			for range 2 {
+				if _, err := resultset.Export(ctx, db, set()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var callCols []string // CALL_TRACE's columns, as Read gives them
+			tables := func(rs *exporter.ResultSet, err error) map[string][][]any {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := map[string][][]any{}
+				for _, tr := range rs.Tables {
+					rows := [][]any{}
+					for r, err := range tr.Rows {
+						if err != nil {
+							t.Fatal(err)
+						}
+						rows = append(rows, r)
+					}
+					out[tr.Name] = rows
+					if tr.Name == functiontrace.CallTrace {
+						callCols = tr.Columns
+					}
+				}
+				return out
+			}
+			ordered := tables(db.Read(ctx, 2))
+			idAt := indexOf(callCols, "ID")
+			unordered := tables(db.ReadUnordered(ctx, 2))
+			var ids []int64
+			for _, r := range ordered[functiontrace.CallTrace] {
+				ids = append(ids, r[idAt].(int64))
+			}
+			if !reflect.DeepEqual(ids, []int64{1, 2, 5, 7}) {
+				t.Errorf("Read: CALL_TRACE IDs %v, want them in order, 1 2 5 7", ids)
+			}
+			if len(unordered) != len(ordered) {
+				t.Fatalf("ReadUnordered: %d tables, Read %d", len(unordered), len(ordered))
+			}
+			key := func(rows [][]any) []string {
+				var out []string
+				for _, r := range rows {
+					out = append(out, fmt.Sprintf("%#v", r))
+				}
+				slices.Sort(out)
+				return out
+			}
+			for name, rows := range ordered {
+				if got, want := key(unordered[name]), key(rows); !reflect.DeepEqual(got, want) {
+					t.Errorf("ReadUnordered: %s rows\n%s\nwant\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			}
+		})
+	}
 }
 
 // compareSets checks that every value of want comes back from got, in

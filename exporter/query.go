@@ -549,13 +549,28 @@ func (db *DB) deleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
 // a caller that does not read every table must cancel ctx. The iterators
 // must be consumed before db is closed.
 func (db *DB) Read(ctx context.Context, inst int64) (*ResultSet, error) {
+	return db.read(ctx, inst, true)
+}
+
+// ReadUnordered is Read without the order: each table's rows come in the
+// order the database returns them most cheaply, usually the order they
+// were written. It spares the database the sort that ORDER BY costs on a
+// large table (MySQL sorts the whole table before it returns the first
+// row, and so does PostgreSQL on a table it has no statistics of yet), so
+// that the rows stream from the first. profdb copy reads through it: the
+// target stores the same rows whatever their order.
+func (db *DB) ReadUnordered(ctx context.Context, inst int64) (*ResultSet, error) {
+	return db.read(ctx, inst, false)
+}
+
+func (db *DB) read(ctx context.Context, inst int64, ordered bool) (*ResultSet, error) {
 	var rs *ResultSet
 	err := db.inSnapshot(ctx, func(s *snapshot) error {
 		c, err := db.catalog(ctx, s.q)
 		if err != nil {
 			return err
 		}
-		if rs, err = c.read(ctx, inst); err != nil {
+		if rs, err = c.read(ctx, inst, ordered); err != nil {
 			return err
 		}
 		s.keep = true
@@ -568,7 +583,7 @@ func (db *DB) Read(ctx context.Context, inst int64) (*ResultSet, error) {
 	return rs, nil
 }
 
-func (c *catalog) read(ctx context.Context, inst int64) (*ResultSet, error) {
+func (c *catalog) read(ctx context.Context, inst int64, ordered bool) (*ResultSet, error) {
 	db := c.db
 	if !c.has(profilers.InstancesTable) {
 		return nil, fmt.Errorf("no result set %d: the database has no INSTANCES table", inst)
@@ -624,15 +639,17 @@ func (c *catalog) read(ctx context.Context, inst int64) (*ResultSet, error) {
 		if err != nil {
 			return nil, err
 		}
-		order := []string{}
-		for _, k := range []string{ddl.ID, ddl.RecID} {
-			if q, err := c.col(ctx, t.Name, k); err == nil {
-				order = append(order, q)
-			}
-		}
 		query := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s", strings.Join(quoted, ", "), c.qualified(t.Name), inCol, db.d.Placeholder(1))
-		if len(order) > 0 {
-			query += " ORDER BY " + strings.Join(order, ", ")
+		if ordered {
+			order := []string{}
+			for _, k := range []string{ddl.ID, ddl.RecID} {
+				if q, err := c.col(ctx, t.Name, k); err == nil {
+					order = append(order, q)
+				}
+			}
+			if len(order) > 0 {
+				query += " ORDER BY " + strings.Join(order, ", ")
+			}
 		}
 		rs.Tables = append(rs.Tables, TableRows{Name: t.Name, Columns: names, Rows: rowsIter(ctx, c.q, t.Name, query, types, inst)})
 	}

@@ -96,7 +96,7 @@ one consistent snapshot.`,
 				// source and the target may be the same SQLite file), or at
 				// the latest when icancel ends it.
 				ictx, icancel := context.WithCancel(ctx)
-				rs, err := src.Read(ictx, inst)
+				rs, err := src.ReadUnordered(ictx, inst)
 				if err != nil {
 					icancel()
 					return reading(fmt.Errorf("INST_ID %d: %w", inst, err))
