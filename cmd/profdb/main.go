@@ -6,13 +6,14 @@ import (
 )
 
 // gcPercent is the garbage collector's target of profdb, unless GOGC says
-// otherwise: the heap may grow to five times what is live before a
+// otherwise: the heap may grow to three times what is live before a
 // collection, not twice. An export streams its rows and keeps little
-// alive (about 10 MiB), so this costs about 12 MiB of peak RSS, flat with
-// the row count, and saves most collections and their write barriers. In
-// the export benchmark (1M rows, best of 3, one run each) profdb export
-// went 7% faster on PostgreSQL, 10% on MariaDB and 2% on SQLite.
-const gcPercent = 400
+// alive, so this costs about 5 MiB of peak RSS, flat with the row count,
+// and saves half the collections and their write barriers: in the export
+// benchmark (1M rows, best of 3) profdb export went about 5% faster on
+// PostgreSQL and MariaDB. 400 was up to 10% faster, but its peak RSS at
+// 10M rows was 9-11% above that at 1M, against 4-6% at 200.
+const gcPercent = 200
 
 func main() {
 	if os.Getenv("GOGC") == "" {
