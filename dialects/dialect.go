@@ -291,6 +291,21 @@ type Snapshotter interface {
 	SnapshotStale(err error) bool
 }
 
+// IndexOrdered is implemented by dialects whose planner reads the rows of
+// one INST_ID in ID order through the (INST_ID, ID) index at no cost beyond
+// an unordered read. An unordered read (exporter.DB.ReadUnordered, which
+// profdb copy uses) then asks for ID order anyway: it costs nothing, and
+// the target of a copy can prove, as the rows stream past, that their IDs
+// are unique and their parents exist, instead of querying for it. On the
+// other dialects ORDER BY would cost a sort, and an unordered read comes
+// in the order the rows were stored, which for rows profdb wrote is ID
+// order already.
+type IndexOrdered interface {
+	// ReadsIndexOrdered reports whether ORDER BY ID is free for a read of
+	// one INST_ID.
+	ReadsIndexOrdered() bool
+}
+
 // ReadOnlyError is implemented by dialects that recognise the server's
 // refusal to write, for example on a hot standby.
 type ReadOnlyError interface {

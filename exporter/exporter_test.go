@@ -145,12 +145,12 @@ func TestReadUnordered(t *testing.T) {
 					Header: exporter.Header{Profiler: functiontrace.Name, Caption: "shuffled"},
 					Tables: []exporter.TableRows{
 						{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL_WIN32THREADID"},
-							Rows: rowsOf([]any{int64(0), int64(-1), int64(0), int64(4711)})},
+							Rows: rowsOf([]any{int64(0), int64(-1), int64(0), int64(4711)}, []any{int64(1), int64(-1), int64(1), int64(4712)})},
 						{Name: functiontrace.CallTrace, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL__S", "COL_PARENT_NO"},
 							Rows: rowsOf(
-								[]any{int64(7), int64(0), int64(7), int64(70), nil},
+								[]any{int64(7), int64(1), int64(7), int64(70), nil},
 								[]any{int64(2), int64(0), int64(2), int64(math.MinInt64), int64(-1)},
-								[]any{int64(5), int64(0), int64(5), int64(math.MaxInt64), int64(2)},
+								[]any{int64(5), int64(1), int64(5), int64(math.MaxInt64), int64(2)},
 								[]any{int64(1), int64(0), int64(1), int64(10), int64(5)},
 							)},
 					},
@@ -192,6 +192,18 @@ func TestReadUnordered(t *testing.T) {
 			}
 			if !reflect.DeepEqual(ids, []int64{1, 2, 5, 7}) {
 				t.Errorf("Read: CALL_TRACE IDs %v, want them in order, 1 2 5 7", ids)
+			}
+			// On SQLite ID order costs nothing (dialects.IndexOrdered), and
+			// ReadUnordered asks for it, rather than the parents' order
+			// of the other index, 2 1 7 5.
+			if dialect == "sqlite" {
+				ids = nil
+				for _, r := range unordered[functiontrace.CallTrace] {
+					ids = append(ids, r[idAt].(int64))
+				}
+				if !reflect.DeepEqual(ids, []int64{1, 2, 5, 7}) {
+					t.Errorf("ReadUnordered on SQLite: CALL_TRACE IDs %v, want them by ID, 1 2 5 7", ids)
+				}
 			}
 			if len(unordered) != len(ordered) {
 				t.Fatalf("ReadUnordered: %d tables, Read %d", len(unordered), len(ordered))

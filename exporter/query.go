@@ -557,8 +557,10 @@ func (db *DB) Read(ctx context.Context, inst int64) (*ResultSet, error) {
 // were written. It spares the database the sort that ORDER BY costs on a
 // large table (MySQL sorts the whole table before it returns the first
 // row, and so does PostgreSQL on a table it has no statistics of yet), so
-// that the rows stream from the first. profdb copy reads through it: the
-// target stores the same rows whatever their order.
+// that the rows stream from the first. Where ID order is free
+// (dialects.IndexOrdered: SQLite) the rows come by ID all the same. profdb
+// copy reads through it: the target stores the same rows whatever their
+// order.
 func (db *DB) ReadUnordered(ctx context.Context, inst int64) (*ResultSet, error) {
 	return db.read(ctx, inst, false)
 }
@@ -640,16 +642,21 @@ func (c *catalog) read(ctx context.Context, inst int64, ordered bool) (*ResultSe
 			return nil, err
 		}
 		query := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s", strings.Join(quoted, ", "), c.qualified(t.Name), inCol, db.d.Placeholder(1))
-		if ordered {
-			order := []string{}
-			for _, k := range []string{ddl.ID, ddl.RecID} {
-				if q, err := c.col(ctx, t.Name, k); err == nil {
-					order = append(order, q)
-				}
+		keys := []string{ddl.ID, ddl.RecID}
+		if !ordered {
+			keys = nil
+			if io, ok := db.d.(dialects.IndexOrdered); ok && io.ReadsIndexOrdered() {
+				keys = []string{ddl.ID}
 			}
-			if len(order) > 0 {
-				query += " ORDER BY " + strings.Join(order, ", ")
+		}
+		order := []string{}
+		for _, k := range keys {
+			if q, err := c.col(ctx, t.Name, k); err == nil {
+				order = append(order, q)
 			}
+		}
+		if len(order) > 0 {
+			query += " ORDER BY " + strings.Join(order, ", ")
 		}
 		rs.Tables = append(rs.Tables, TableRows{Name: t.Name, Columns: names, Rows: rowsIter(ctx, c.q, t.Name, query, types, inst)})
 	}

@@ -90,6 +90,14 @@ func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
 // shared lock.
 func (Dialect) SnapshotStale(error) bool { return false }
 
+var _ dialects.IndexOrdered = Dialect{}
+
+// ReadsIndexOrdered returns true: a read of one INST_ID ordered by ID
+// walks the (INST_ID, ID) index, without a sort; unordered, SQLite's
+// planner would as soon take the (INST_ID, PARENT_ID) index, which orders
+// the rows by parent.
+func (Dialect) ReadsIndexOrdered() bool { return true }
+
 var _ dialects.ReadOnlyError = Dialect{}
 
 // IsReadOnly reports whether err is SQLITE_READONLY (any extended code):
