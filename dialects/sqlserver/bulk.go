@@ -3,9 +3,7 @@ package sqlserver
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -174,18 +172,16 @@ func (d Dialect) bulkCopy(ctx context.Context, t dialects.Target, conv []bulkCol
 	vals := make([]any, len(t.Columns))
 	var sent int64
 	for {
-		row, err := rows.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+		row, ok, err := dialects.NextRow(rows, len(conv), sent+1, "sqlserver: bulk load into "+t.Table)
 		if err != nil {
-			return fail(err)
+			finish()
+			return 0, err
+		}
+		if !ok {
+			break
 		}
 		if err := ctx.Err(); err != nil {
 			return fail(err)
-		}
-		if len(row) != len(conv) {
-			return fail(fmt.Errorf("row %d has %d values for %d columns", sent+1, len(row), len(conv)))
 		}
 		for i, v := range row {
 			cv, err := conv[i].convert(v)

@@ -50,12 +50,16 @@ func TestFloatBits(t *testing.T) {
 // sliceRows is a dialects.Rows over fixed rows that counts the calls.
 type sliceRows struct {
 	rows  [][]any
+	err   error // returned after the rows, instead of io.EOF, when set
 	calls int
 }
 
 func (r *sliceRows) Next() ([]any, error) {
 	r.calls++
 	if len(r.rows) == 0 {
+		if r.err != nil {
+			return nil, r.err
+		}
 		return nil, io.EOF
 	}
 	row := r.rows[0]
@@ -314,6 +318,40 @@ func TestBulkLoadFailure(t *testing.T) {
 	}
 	if tb, _ := cat.Table("BULK_T"); !rolledBack || len(tb.Rows) != 0 {
 		t.Errorf("rolled back %v, rows left %v", rolledBack, tb.Rows)
+	}
+}
+
+// TestBulkLoadBadRows: a row of the wrong width, or rows that fail, fail
+// the load with an error naming the table (and the row), after ending the
+// BULK LOAD message, so that the transaction still rolls back.
+func TestBulkLoadBadRows(t *testing.T) {
+	var d sqlserver.Dialect
+	boom := errors.New("boom")
+	for name, tc := range map[string]struct {
+		rows *sliceRows
+		want string
+	}{
+		"width":  {&sliceRows{rows: [][]any{{int64(1), int64(1)}, {int64(2)}}}, "sqlserver: bulk load into BULK_T: row 2 has 1 values for 2 columns"},
+		"source": {&sliceRows{rows: [][]any{{int64(1), int64(1)}}, err: boom}, "boom"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, cat, conn, ctx := catalogServer(t, bulkTable)
+			tx, err := conn.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			target := dialects.Target{Table: "BULK_T", Columns: []string{"I", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}
+			_, err = d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, tc.rows)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("error = %v, want %q", err, tc.want)
+			}
+			if err := tx.Rollback(); err != nil {
+				t.Fatalf("rollback after a failed bulk load: %v", err)
+			}
+			if tb, _ := cat.Table("BULK_T"); len(tb.Rows) != 0 {
+				t.Errorf("rows left %v", tb.Rows)
+			}
+		})
 	}
 }
 
