@@ -102,12 +102,8 @@ type DDLCommitter interface {
 }
 
 // Value conversion: the exporter hands dialects values in canonical form:
-// Integer as int64, Decimal as Dec, Float as float64, String as string, and
+// Integer as int64, Decimal as ddl.Dec, Float as float64, String as string, and
 // nil for NULL.
-
-// Dec is ddl.Dec, the canonical form of a Decimal value, under the name the
-// dialects' value conversion has always used.
-type Dec = ddl.Dec
 
 // Binder is implemented by dialects that bind some values in a form other
 // than the canonical one (a Decimal as text, say).
@@ -293,7 +289,7 @@ type Snapshotter interface {
 
 // IndexOrdered is implemented by dialects whose planner reads the rows of
 // one INST_ID in ID order through the (INST_ID, ID) index at no cost beyond
-// an unordered read. An unordered read (exporter.DB.ReadUnordered, which
+// an unordered read. An unordered read (store.DB.ReadUnordered, which
 // profdb copy uses) then asks for ID order anyway: it costs nothing, and
 // the target of a copy can prove, as the rows stream past, that their IDs
 // are unique and their parents exist, instead of querying for it. On the

@@ -34,6 +34,7 @@ import (
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // copySource is the database each target's copy path reads from.
@@ -203,7 +204,7 @@ func copySourceDSN(b *testing.B, dialect string, n int) string {
 	b.Helper()
 	dsn := testdb.Fresh(b, dialect)
 	ctx := context.Background()
-	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -63,6 +63,7 @@ import (
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 var (
@@ -109,11 +110,11 @@ func callTraceRow(i int64, row []any) {
 }
 
 // benchSet is the result set of the benchmark with n calls.
-func benchSet(n int) *exporter.ResultSet {
-	return &exporter.ResultSet{
-		Header: exporter.Header{Profiler: functiontrace.Name, Caption: "bench",
-			Counter: &exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: int64(2_400_000_000)}},
-		Tables: []exporter.TableRows{
+func benchSet(n int) *resultset.ResultSet {
+	return &resultset.ResultSet{
+		Header: resultset.Header{Profiler: functiontrace.Name, Caption: "bench",
+			Counter: &resultset.Counter{Name: "Time", Description: "Elapsed Time", Frequency: int64(2_400_000_000)}},
+		Tables: []resultset.TableRows{
 			{Name: functiontrace.Threads, Columns: threadColumns, Rows: rowsOf(threadRow)},
 			{Name: functiontrace.CallTrace, Columns: callTraceColumns, Rows: func(yield func([]any, error) bool) {
 				row := make([]any, len(callTraceColumns))
@@ -516,13 +517,13 @@ func benchAPI(b *testing.B, dialect string, n int, mode exporter.BulkMode) bench
 	var checkStart, checkEnd time.Time
 	phase := func(p string) {
 		switch p {
-		case exporter.PhaseCheck:
+		case store.PhaseCheck:
 			checkStart = time.Now()
-		case exporter.PhaseCommit:
+		case store.PhaseCommit:
 			checkEnd = time.Now()
 		}
 	}
-	db, err := exporter.Open(ctx, dsn, exporter.Options{Bulk: mode, Phase: phase, Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
+	db, err := exporter.Open(ctx, dsn, store.Options{Phase: phase, Logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }}, exporter.Options{Bulk: mode})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -554,16 +555,16 @@ func benchAPIExisting(b *testing.B, dialect string, n int) benchResult {
 	defer s.end()
 	dsn := testdb.Fresh(s, dialect)
 	ctx := context.Background()
-	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	d := db.Dialect()
+	d := db.DB().Dialect()
 	def, _ := profilers.Lookup(functiontrace.Name)
 	for _, t := range append(profilers.Shared(), def.Tables...) {
 		for _, stmt := range d.CreateTable(t) {
-			if _, err := db.SQL().ExecContext(ctx, stmt); err != nil {
+			if _, err := db.DB().SQL().ExecContext(ctx, stmt); err != nil {
 				b.Fatal(err)
 			}
 		}

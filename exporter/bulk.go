@@ -32,14 +32,14 @@ type bulkFeed struct {
 // server allow it.
 func (tw *tableWriter) startBulk() error {
 	s := tw.s
-	if s.db.opts.Bulk == BulkOff {
+	if s.e.opts.Bulk == BulkOff {
 		return nil
 	}
-	bl, ok := s.db.d.(dialects.BulkLoader)
+	bl, ok := s.e.d.(dialects.BulkLoader)
 	if !ok {
 		return nil
 	}
-	target := dialects.Target{Schema: s.db.opts.Schema, Table: tw.lt.real, Columns: tw.real, New: tw.lt.created}
+	target := dialects.Target{Schema: s.e.sopts.Schema, Table: tw.lt.real, Columns: tw.real, New: tw.lt.created}
 	for i, j := range tw.pos {
 		if j >= 0 {
 			target.Types = append(target.Types, tw.types[i])
@@ -74,8 +74,8 @@ func (tw *tableWriter) startBulk() error {
 	case skip := <-skipped:
 		if skip != nil {
 			cancel()
-			if s.db.opts.Logf != nil {
-				s.db.opts.Logf("%s: native bulk path not available for table %s%s; using batched INSERT", s.db.d.Name(), tw.lt.real, skipReason(skip))
+			if s.e.sopts.Logf != nil {
+				s.e.sopts.Logf("%s: native bulk path not available for table %s%s; using batched INSERT", s.e.d.Name(), tw.lt.real, skipReason(skip))
 			}
 			return nil
 		}

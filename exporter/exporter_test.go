@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 	_ "github.com/profdb/profdb/dialects/mysql"
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
@@ -26,6 +25,7 @@ import (
 	_ "github.com/profdb/profdb/profilers/referencecount"
 	_ "github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // localDialects are the databases every exporter test runs on.
@@ -40,10 +40,10 @@ func ctxT(t *testing.T) context.Context {
 }
 
 // openFresh opens an exporter DB on a private namespace of dialect.
-func openFresh(t *testing.T, dialect string, o exporter.Options) (*exporter.DB, string) {
+func openFresh(t *testing.T, dialect string, so store.Options, o exporter.Options) (*exporter.Exporter, string) {
 	t.Helper()
 	dsn := testdb.Fresh(t, dialect)
-	db, err := exporter.Open(ctxT(t), dsn, o)
+	db, err := exporter.Open(ctxT(t), dsn, so, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +71,12 @@ func rowsOf(rows ...[]any) func(func([]any, error) bool) {
 }
 
 // edgeSet is a function-trace result set with edge values in every type.
-func edgeSet() *exporter.ResultSet {
+func edgeSet() *resultset.ResultSet {
 	big := strings.Repeat("ж€😀a", 1<<20/10) // over 1 MiB of non-ASCII text
-	return &exporter.ResultSet{
-		Header: exporter.Header{Profiler: functiontrace.Name, Caption: "edge ✓ 'quoted' \"dq\"",
-			Counter: &exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: uint64(math.MaxUint64)}},
-		Tables: []exporter.TableRows{
+	return &resultset.ResultSet{
+		Header: resultset.Header{Profiler: functiontrace.Name, Caption: "edge ✓ 'quoted' \"dq\"",
+			Counter: &resultset.Counter{Name: "Time", Description: "Elapsed Time", Frequency: uint64(math.MaxUint64)}},
+		Tables: []resultset.TableRows{
 			// Children first: resultset.Export orders them.
 			{Name: functiontrace.CallTrace, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL__S", "COL__S_WITH_CHILDREN", "COL_PARENT_NO"},
 				Rows: rowsOf(
@@ -98,7 +98,7 @@ func edgeSet() *exporter.ResultSet {
 
 func TestRoundTrip(t *testing.T) {
 	forEach(t, func(t *testing.T, dialect string, bulk exporter.BulkMode) {
-		db, _ := openFresh(t, dialect, exporter.Options{Bulk: bulk})
+		db, _ := openFresh(t, dialect, store.Options{}, exporter.Options{Bulk: bulk})
 		ctx := ctxT(t)
 		want := edgeSet()
 		res, err := resultset.Export(ctx, db, want)
@@ -116,7 +116,7 @@ func TestRoundTrip(t *testing.T) {
 		if res2.InstID != 2 {
 			t.Fatalf("second INST_ID = %d, want 2", res2.InstID)
 		}
-		got, err := db.Read(ctx, 1)
+		got, err := db.DB().Read(ctx, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("header = %q %q", got.Profiler, got.Caption)
 		}
 		if got.Counter == nil || got.Counter.Name != "Time" || got.Counter.Description != "Elapsed Time" ||
-			got.Counter.Frequency != dialects.Dec("18446744073709551615") {
+			got.Counter.Frequency != ddl.Dec("18446744073709551615") {
 			t.Errorf("counter = %+v", got.Counter)
 		}
 		compareSets(t, want, got)
@@ -138,12 +138,12 @@ func TestRoundTrip(t *testing.T) {
 func TestReadUnordered(t *testing.T) {
 	for _, dialect := range localDialects {
 		t.Run(dialect, func(t *testing.T) {
-			db, _ := openFresh(t, dialect, exporter.Options{})
+			db, _ := openFresh(t, dialect, store.Options{}, exporter.Options{})
 			ctx := ctxT(t)
-			set := func() *exporter.ResultSet {
-				return &exporter.ResultSet{
-					Header: exporter.Header{Profiler: functiontrace.Name, Caption: "shuffled"},
-					Tables: []exporter.TableRows{
+			set := func() *resultset.ResultSet {
+				return &resultset.ResultSet{
+					Header: resultset.Header{Profiler: functiontrace.Name, Caption: "shuffled"},
+					Tables: []resultset.TableRows{
 						{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL_WIN32THREADID"},
 							Rows: rowsOf([]any{int64(0), int64(-1), int64(0), int64(4711)}, []any{int64(1), int64(-1), int64(1), int64(4712)})},
 						{Name: functiontrace.CallTrace, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL__S", "COL_PARENT_NO"},
@@ -162,7 +162,7 @@ func TestReadUnordered(t *testing.T) {
 				}
 			}
 			var callCols []string // CALL_TRACE's columns, as Read gives them
-			tables := func(rs *exporter.ResultSet, err error) map[string][][]any {
+			tables := func(rs *resultset.ResultSet, err error) map[string][][]any {
 				t.Helper()
 				if err != nil {
 					t.Fatal(err)
@@ -183,9 +183,9 @@ func TestReadUnordered(t *testing.T) {
 				}
 				return out
 			}
-			ordered := tables(db.Read(ctx, 2))
+			ordered := tables(db.DB().Read(ctx, 2))
 			idAt := indexOf(callCols, "ID")
-			unordered := tables(db.ReadUnordered(ctx, 2))
+			unordered := tables(db.DB().ReadUnordered(ctx, 2))
 			var ids []int64
 			for _, r := range ordered[functiontrace.CallTrace] {
 				ids = append(ids, r[idAt].(int64))
@@ -227,10 +227,10 @@ func TestReadUnordered(t *testing.T) {
 
 // compareSets checks that every value of want comes back from got, in
 // canonical form; columns want does not give must be NULL.
-func compareSets(t *testing.T, want, got *exporter.ResultSet) {
+func compareSets(t *testing.T, want, got *resultset.ResultSet) {
 	t.Helper()
 	def, _ := profilers.Lookup(want.Profiler)
-	gotTables := map[string]exporter.TableRows{}
+	gotTables := map[string]resultset.TableRows{}
 	for _, tr := range got.Tables {
 		gotTables[tr.Name] = tr
 	}
@@ -295,11 +295,11 @@ func indexOf(list []string, s string) int {
 }
 
 // counts returns the rows of every table of a profiler plus the shared ones.
-func counts(t *testing.T, db *exporter.DB, profiler string) map[string]int64 {
+func counts(t *testing.T, db *exporter.Exporter, profiler string) map[string]int64 {
 	t.Helper()
 	ctx := ctxT(t)
-	d := db.Dialect()
-	tables, err := d.Tables(ctx, db.SQL(), "")
+	d := db.DB().Dialect()
+	tables, err := d.Tables(ctx, db.DB().SQL(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func counts(t *testing.T, db *exporter.DB, profiler string) map[string]int64 {
 			continue
 		}
 		var n int64
-		if err := db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", real)).Scan(&n); err != nil {
+		if err := db.DB().SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", real)).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		out[tb.Name] = n
@@ -345,7 +345,7 @@ func TestBadRowsLeaveNoTrace(t *testing.T) {
 		{"wrong arity", functiontrace.Routines, []string{"ID", "REC_ID"}, []any{int64(5)}, "1 values for 2 columns"},
 	}
 	forEach(t, func(t *testing.T, dialect string, bulk exporter.BulkMode) {
-		db, _ := openFresh(t, dialect, exporter.Options{Bulk: bulk})
+		db, _ := openFresh(t, dialect, store.Options{}, exporter.Options{Bulk: bulk})
 		ctx := ctxT(t)
 		if _, err := resultset.Export(ctx, db, edgeSet()); err != nil {
 			t.Fatal(err)
@@ -353,8 +353,8 @@ func TestBadRowsLeaveNoTrace(t *testing.T) {
 		before := counts(t, db, functiontrace.Name)
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				rs := &exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "bad"},
-					Tables: []exporter.TableRows{
+				rs := &resultset.ResultSet{Header: resultset.Header{Profiler: functiontrace.Name, Caption: "bad"},
+					Tables: []resultset.TableRows{
 						{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID"}, Rows: rowsOf([]any{int64(0), int64(-1)})},
 						{Name: c.table, Columns: c.columns, Rows: rowsOf(padRow(c.columns), c.row)},
 					}}
@@ -401,7 +401,7 @@ func TestConcurrentExporters(t *testing.T) {
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					db, err := exporter.Open(ctx, dsn, exporter.Options{Bulk: bulkModes[i%2]})
+					db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{Bulk: bulkModes[i%2]})
 					if err != nil {
 						errs[i] = err
 						return
@@ -422,12 +422,12 @@ func TestConcurrentExporters(t *testing.T) {
 				}
 				seen[ids[i]] = true
 			}
-			db, err := exporter.Open(ctx, dsn, exporter.Options{})
+			db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			list, err := db.List(ctx)
+			list, err := db.DB().List(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -439,15 +439,15 @@ func TestConcurrentExporters(t *testing.T) {
 					t.Errorf("result set %d: %d rows of %s, want %d", l.InstID, l.Rows, l.Profiler, rowsEach+1)
 				}
 			}
-			findings, err := db.Verify(ctx, 0)
+			findings, err := db.DB().Verify(ctx, 0)
 			if err != nil || len(findings) != 0 {
 				t.Fatalf("verify: %v %v", findings, err)
 			}
 			// RELATIONS IDs are unique across the table.
 			var dup int64
-			d := db.Dialect()
+			d := db.DB().Dialect()
 			q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(d.StoredName("ID")), d.Qualify("", d.StoredName("RELATIONS")))
-			if err := db.SQL().QueryRowContext(ctx, q).Scan(&dup); err != nil || dup != 0 {
+			if err := db.DB().SQL().QueryRowContext(ctx, q).Scan(&dup); err != nil || dup != 0 {
 				t.Fatalf("duplicate RELATIONS IDs: %d %v", dup, err)
 			}
 		})
@@ -455,10 +455,10 @@ func TestConcurrentExporters(t *testing.T) {
 }
 
 // callTraceSet is a function-trace result set of one thread and n calls.
-func callTraceSet(caption string, n int) *exporter.ResultSet {
-	return &exporter.ResultSet{
-		Header: exporter.Header{Profiler: functiontrace.Name, Caption: caption},
-		Tables: []exporter.TableRows{
+func callTraceSet(caption string, n int) *resultset.ResultSet {
+	return &resultset.ResultSet{
+		Header: resultset.Header{Profiler: functiontrace.Name, Caption: caption},
+		Tables: []resultset.TableRows{
 			{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL_WIN32THREADID"},
 				Rows: rowsOf([]any{int64(0), int64(-1), int64(0), int64(1)})},
 			{Name: functiontrace.CallTrace,
@@ -481,13 +481,13 @@ func callTraceSet(caption string, n int) *exporter.ResultSet {
 func TestListVerifyDelete(t *testing.T) {
 	for _, dialect := range localDialects {
 		t.Run(dialect, func(t *testing.T) {
-			db, _ := openFresh(t, dialect, exporter.Options{})
+			db, _ := openFresh(t, dialect, store.Options{}, exporter.Options{})
 			ctx := ctxT(t)
 			if _, err := resultset.Export(ctx, db, callTraceSet("one", 10)); err != nil {
 				t.Fatal(err)
 			}
-			lc := &exporter.ResultSet{Header: exporter.Header{Profiler: lightcoverage.Name, Caption: "cov"},
-				Tables: []exporter.TableRows{
+			lc := &resultset.ResultSet{Header: resultset.Header{Profiler: lightcoverage.Name, Caption: "cov"},
+				Tables: []resultset.TableRows{
 					{Name: lightcoverage.RoutinesData, Columns: []string{"ID", "PARENT_ID"}, Rows: rowsOf([]any{int64(7), int64(-1)})},
 					{Name: lightcoverage.Lines, Columns: []string{"ID", "PARENT_ID", "COL_MARK"}, Rows: rowsOf([]any{int64(0), int64(7), int64(1)}, []any{int64(1), int64(7), int64(0)})},
 				}}
@@ -496,27 +496,27 @@ func TestListVerifyDelete(t *testing.T) {
 			}
 			// Line 1 now points at a routine that does not exist; line 0
 			// shares its ID with line 1.
-			d := db.Dialect()
+			d := db.DB().Dialect()
 			for _, set := range []string{"PARENT_ID = 99", "ID = 1"} {
 				col, val, _ := strings.Cut(set, " = ")
 				upd := fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = 2 AND %s = %s", d.Qualify("", d.StoredName(lightcoverage.Lines)),
 					d.Quote(d.StoredName(col)), val, d.Quote(d.StoredName("INST_ID")), d.Quote(d.StoredName("COL_MARK")), map[string]string{"PARENT_ID": "0", "ID": "1"}[col])
-				if _, err := db.SQL().ExecContext(ctx, upd); err != nil {
+				if _, err := db.DB().SQL().ExecContext(ctx, upd); err != nil {
 					t.Fatal(err)
 				}
 			}
-			list, err := db.List(ctx)
+			list, err := db.DB().List(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(list) != 2 || list[0].Profiler != functiontrace.Name || list[0].Rows != 11 || list[1].Profiler != lightcoverage.Name || list[1].Rows != 3 || list[1].Caption != "cov" {
 				t.Fatalf("list = %+v", list)
 			}
-			f, err := db.Verify(ctx, 1)
+			f, err := db.DB().Verify(ctx, 1)
 			if err != nil || len(f) != 0 {
 				t.Fatalf("verify 1: %v %v", f, err)
 			}
-			f, err = db.Verify(ctx, 2)
+			f, err = db.DB().Verify(ctx, 2)
 			if err != nil || len(f) != 2 || f[0].Table != lightcoverage.Lines || f[0].Message != "1 ID held by more than one row: ID 1" ||
 				f[1].Table != lightcoverage.Lines || f[1].Message != "1 row whose PARENT_ID names no row of "+lightcoverage.RoutinesData+": ID 1" {
 				t.Fatalf("verify 2: %q %v", f, err)
@@ -524,21 +524,21 @@ func TestListVerifyDelete(t *testing.T) {
 			// A RELATIONS row that disagrees with the graph is found.
 			upd := fmt.Sprintf("UPDATE %s SET %s = NULL WHERE %s = 1 AND %s = %s", d.Qualify("", d.StoredName("RELATIONS")),
 				d.Quote(d.StoredName("COL_PARENT_TABLE")), d.Quote(d.StoredName("INST_ID")), d.Quote(d.StoredName("COL_CHILD_TABLE")), d.Placeholder(1))
-			if _, err := db.SQL().ExecContext(ctx, upd, functiontrace.CallTrace); err != nil {
+			if _, err := db.DB().SQL().ExecContext(ctx, upd, functiontrace.CallTrace); err != nil {
 				t.Fatal(err)
 			}
-			f, err = db.Verify(ctx, 1)
+			f, err = db.DB().Verify(ctx, 1)
 			if err != nil || len(f) != 1 || !strings.Contains(f[0].Message, "table FUNCTION_TRACE_PROFILER_CALL_TRACE has parent NULL; profiler function-trace says FUNCTION_TRACE_PROFILER_THREADS") {
 				t.Fatalf("verify after update: %v %v", f, err)
 			}
-			n, err := db.Delete(ctx, 1)
+			n, err := db.DB().Delete(ctx, 1)
 			if err != nil || n != 11 {
 				t.Fatalf("delete = %d, %v; want 11 rows, the profiler rows List counts (not RELATIONS and INSTANCES)", n, err)
 			}
-			if _, err := db.Delete(ctx, 1); err == nil || !strings.Contains(err.Error(), "no result set 1") {
+			if _, err := db.DB().Delete(ctx, 1); err == nil || !strings.Contains(err.Error(), "no result set 1") {
 				t.Fatalf("second delete: %v", err)
 			}
-			list, _ = db.List(ctx)
+			list, _ = db.DB().List(ctx)
 			if len(list) != 1 || list[0].InstID != 2 {
 				t.Fatalf("after delete: %+v", list)
 			}
@@ -556,7 +556,7 @@ func TestNoCreate(t *testing.T) {
 			if dialect == "sqlite" {
 				// NoCreate does not create the database file either; an
 				// existing, empty one is a database without tables.
-				_, err := exporter.Open(ctxT(t), dsn, exporter.Options{NoCreate: true})
+				_, err := exporter.Open(ctxT(t), dsn, store.Options{NoCreate: true}, exporter.Options{})
 				if err == nil || !strings.Contains(err.Error(), "no such database file") {
 					t.Fatalf("NoCreate on a missing file: %v", err)
 				}
@@ -564,7 +564,7 @@ func TestNoCreate(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			db, err := exporter.Open(ctxT(t), dsn, exporter.Options{NoCreate: true})
+			db, err := exporter.Open(ctxT(t), dsn, store.Options{NoCreate: true}, exporter.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -573,7 +573,7 @@ func TestNoCreate(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "--no-create") {
 				t.Fatalf("error = %v", err)
 			}
-			tables, _ := db.Dialect().Tables(ctxT(t), db.SQL(), "")
+			tables, _ := db.DB().Dialect().Tables(ctxT(t), db.DB().SQL(), "")
 			if len(tables) != 0 {
 				t.Fatalf("tables created despite NoCreate: %v", tables)
 			}
@@ -587,9 +587,9 @@ func TestNoCreate(t *testing.T) {
 func TestNarrowExistingColumns(t *testing.T) {
 	for _, dialect := range localDialects {
 		t.Run(dialect, func(t *testing.T) {
-			db, _ := openFresh(t, dialect, exporter.Options{})
+			db, _ := openFresh(t, dialect, store.Options{}, exporter.Options{})
 			ctx := ctxT(t)
-			d := db.Dialect()
+			d := db.DB().Dialect()
 			// Create the shared tables and the profiler's, then replace
 			// ROUTINES with a narrow hand-made one.
 			if _, err := resultset.Export(ctx, db, callTraceSet("seed", 1)); err != nil {
@@ -601,8 +601,8 @@ func TestNarrowExistingColumns(t *testing.T) {
 			vc := "VARCHAR(10)"
 			mustExec(t, db, fmt.Sprintf("CREATE TABLE %s (%s BIGINT NOT NULL, %s INT, %s INT, %s INT, %s %s, %s DECIMAL(10,2), %s INT, %s %s)",
 				rt, q("INST_ID"), q("ID"), q("PARENT_ID"), q("REC_ID"), q("COL_CLASS_NAME"), vc, q("COL_ADDRESS"), q("COL_HIT_COUNT"), q("EXTRA_NOTE"), vc))
-			fits := &exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "fits"},
-				Tables: []exporter.TableRows{{Name: functiontrace.Routines, Columns: []string{"ID", "PARENT_ID", "COL_CLASS_NAME", "COL_ADDRESS", "COL_HIT_COUNT"},
+			fits := &resultset.ResultSet{Header: resultset.Header{Profiler: functiontrace.Name, Caption: "fits"},
+				Tables: []resultset.TableRows{{Name: functiontrace.Routines, Columns: []string{"ID", "PARENT_ID", "COL_CLASS_NAME", "COL_ADDRESS", "COL_HIT_COUNT"},
 					Rows: rowsOf([]any{int64(1), int64(-1), "0123456789", "12345678.25", int64(2147483647)})}}}
 			if _, err := resultset.Export(ctx, db, fits); err != nil {
 				t.Fatalf("values that fit: %v", err)
@@ -623,8 +623,8 @@ func TestNarrowExistingColumns(t *testing.T) {
 				if dialect == "sqlite" && (c.col == "COL_HIT_COUNT" || c.col == "COL_CLASS_NAME") {
 					continue
 				}
-				rs := &exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "too wide"},
-					Tables: []exporter.TableRows{{Name: functiontrace.Routines, Columns: []string{"ID", c.col},
+				rs := &resultset.ResultSet{Header: resultset.Header{Profiler: functiontrace.Name, Caption: "too wide"},
+					Tables: []resultset.TableRows{{Name: functiontrace.Routines, Columns: []string{"ID", c.col},
 						Rows: rowsOf([]any{int64(1), nil}, []any{int64(2), c.val})}}}
 				_, err := resultset.Export(ctx, db, rs)
 				if err == nil || !strings.Contains(err.Error(), "table "+functiontrace.Routines) || !strings.Contains(err.Error(), c.want) {
@@ -644,9 +644,9 @@ func TestNarrowExistingColumns(t *testing.T) {
 	}
 }
 
-func mustExec(t *testing.T, db *exporter.DB, q string) {
+func mustExec(t *testing.T, db *exporter.Exporter, q string) {
 	t.Helper()
-	if _, err := db.SQL().ExecContext(ctxT(t), q); err != nil {
+	if _, err := db.DB().SQL().ExecContext(ctxT(t), q); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 }
@@ -654,12 +654,12 @@ func mustExec(t *testing.T, db *exporter.DB, q string) {
 // TestRelationsRows checks the RELATIONS rows of a result set: one per
 // table of the profiler, with its parent or NULL.
 func TestRelationsRows(t *testing.T) {
-	db, _ := openFresh(t, "sqlite", exporter.Options{})
+	db, _ := openFresh(t, "sqlite", store.Options{}, exporter.Options{})
 	ctx := ctxT(t)
 	if _, err := resultset.Export(ctx, db, callTraceSet("x", 1)); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.SQL().QueryContext(ctx, `SELECT COL_CHILD_TABLE, COL_PARENT_TABLE, ID FROM RELATIONS WHERE INST_ID = 1 ORDER BY ID`)
+	rows, err := db.DB().SQL().QueryContext(ctx, `SELECT COL_CHILD_TABLE, COL_PARENT_TABLE, ID FROM RELATIONS WHERE INST_ID = 1 ORDER BY ID`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // TestInstIDsNeverReused exports, deletes the newest result set and
@@ -20,7 +21,7 @@ func TestInstIDsNeverReused(t *testing.T) {
 	for _, dialect := range localDialects {
 		t.Run(dialect, func(t *testing.T) {
 			at := time.Date(2026, 11, 20, 8, 30, 0, 0, time.FixedZone("CET", 3600))
-			db, _ := openFresh(t, dialect, exporter.Options{Version: "v1.2.3 (test)", Now: func() time.Time { return at }})
+			db, _ := openFresh(t, dialect, store.Options{Now: func() time.Time { return at }}, exporter.Options{Version: "v1.2.3 (test)"})
 			ctx := ctxT(t)
 			export := func(caption string) int64 {
 				t.Helper()
@@ -35,13 +36,13 @@ func TestInstIDsNeverReused(t *testing.T) {
 			if a, b := export("a"), export("b"); a != 1 || b != 2 {
 				t.Fatalf("INST_IDs %d, %d; want 1, 2", a, b)
 			}
-			if _, err := db.Delete(ctx, 2); err != nil {
+			if _, err := db.DB().Delete(ctx, 2); err != nil {
 				t.Fatal(err)
 			}
 			if c := export("c"); c != 3 {
 				t.Fatalf("after deleting INST_ID 2, the next export got INST_ID %d, want 3", c)
 			}
-			list, err := db.List(ctx)
+			list, err := db.DB().List(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,11 +54,11 @@ func TestInstIDsNeverReused(t *testing.T) {
 					t.Errorf("INST_ID %d: exported %q on %q from %q by %q", l.InstID, l.ExportedAt, l.Host, l.Input, l.Version)
 				}
 			}
-			d := db.Dialect()
+			d := db.DB().Dialect()
 			q := "SELECT " + d.Quote(d.StoredName(profilers.ColDeletedAt)) + " FROM " + d.Qualify("", d.StoredName(profilers.ResultSetsTable)) +
 				" WHERE " + d.Quote(d.StoredName(ddl.InstID)) + " = 2"
 			var deleted *string
-			if err := db.SQL().QueryRowContext(ctx, q).Scan(&deleted); err != nil {
+			if err := db.DB().SQL().QueryRowContext(ctx, q).Scan(&deleted); err != nil {
 				t.Fatalf("the row of the deleted INST_ID 2: %v", err)
 			}
 			if deleted == nil || *deleted != "2026-11-20T07:30:00Z" {
@@ -78,15 +79,15 @@ func TestExistingTablesWithoutResultSetsTable(t *testing.T) {
 	}{{"sqlite", true}, {"sqlite", false}, {"postgres", true}, {"postgres", false}, {"mysql", true}, {"mysql", false}} {
 		dialect := c.dialect
 		t.Run(fmt.Sprintf("%s/NoCreate=%v", dialect, c.noCreate), func(t *testing.T) {
-			db, dsn := openFresh(t, dialect, exporter.Options{})
+			db, dsn := openFresh(t, dialect, store.Options{}, exporter.Options{})
 			ctx := ctxT(t)
 			def, _ := profilers.Lookup("function-trace")
 			for _, tb := range append(profilers.Shared(), def.Tables...) {
-				for _, st := range db.Dialect().CreateTableIn("", tb) {
+				for _, st := range db.DB().Dialect().CreateTableIn("", tb) {
 					mustExec(t, db, st)
 				}
 			}
-			nc, err := exporter.Open(ctx, dsn, exporter.Options{NoCreate: c.noCreate})
+			nc, err := exporter.Open(ctx, dsn, store.Options{NoCreate: c.noCreate}, exporter.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,12 +98,12 @@ func TestExistingTablesWithoutResultSetsTable(t *testing.T) {
 					t.Fatalf("export %d: %+v, %v", want, res, err)
 				}
 			}
-			names, err := nc.Dialect().Tables(ctx, nc.SQL(), "")
+			names, err := nc.DB().Dialect().Tables(ctx, nc.DB().SQL(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, n := range names {
-				if n == nc.Dialect().StoredName(profilers.ResultSetsTable) {
+				if n == nc.DB().Dialect().StoredName(profilers.ResultSetsTable) {
 					t.Fatalf("the export added %s to the DBA's tables", n)
 				}
 			}

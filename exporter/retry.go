@@ -34,8 +34,8 @@ func (e *conflictError) Unwrap() error { return e.err }
 
 // allocConflict wraps err, met writing a key this exporter allocated, as a
 // conflict when the dialect calls it a duplicate key.
-func (db *DB) allocConflict(err error) error {
-	if r, ok := db.d.(dialects.Retrier); ok && r.DuplicateKey(err) {
+func (e *Exporter) allocConflict(err error) error {
+	if r, ok := e.d.(dialects.Retrier); ok && r.DuplicateKey(err) {
 		return &conflictError{err}
 	}
 	return err
@@ -49,13 +49,13 @@ func (db *DB) allocConflict(err error) error {
 // kept again in a new session, up to Options.Retries times; the caller
 // sees none of it unless the last attempt fails.
 type retryWriter struct {
-	db      *DB
+	e       *Exporter
 	ctx     context.Context
 	r       dialects.Retrier
 	def     profilers.Definition
-	header  Header
+	header  resultset.Header
 	cur     *session
-	curTW   TableWriter
+	curTW   resultset.TableWriter
 	tables  []keptTable
 	rows    *spool.Spool
 	scratch []any
@@ -73,14 +73,14 @@ type keptTable struct {
 	rows    int64
 }
 
-var _ ResultWriter = (*retryWriter)(nil)
+var _ resultset.ResultWriter = (*retryWriter)(nil)
 
-func (db *DB) beginRetrying(ctx context.Context, h Header, r dialects.Retrier) (ResultWriter, error) {
+func (e *Exporter) beginRetrying(ctx context.Context, h resultset.Header, r dialects.Retrier) (resultset.ResultWriter, error) {
 	def, err := profilers.Lookup(h.Profiler)
 	if err != nil {
 		return nil, errorf("%w", err)
 	}
-	w := &retryWriter{db: db, ctx: ctx, r: r, def: def, header: h, attempt: 1, rows: spool.New(0, "")}
+	w := &retryWriter{e: e, ctx: ctx, r: r, def: def, header: h, attempt: 1, rows: spool.New(0, "")}
 	if err := w.run(w.replay, false); err != nil {
 		w.rows.Close()
 		return nil, err
@@ -104,12 +104,12 @@ func (w *retryWriter) run(op func() error, redo bool) error {
 		return w.failed
 	}
 	err := op()
-	for err != nil && w.retryable(err) && !w.partial && w.attempt <= w.db.opts.Retries {
+	for err != nil && w.retryable(err) && !w.partial && w.attempt <= w.e.opts.Retries {
 		w.abandon()
 		w.attempt++
-		if w.db.opts.Logf != nil {
-			w.db.opts.Logf("retrying result set %s: conflict with a concurrent transaction: %v, attempt %d/%d",
-				strconv.Quote(w.header.Caption), err, w.attempt, w.db.opts.Retries+1)
+		if w.e.sopts.Logf != nil {
+			w.e.sopts.Logf("retrying result set %s: conflict with a concurrent transaction: %v, attempt %d/%d",
+				strconv.Quote(w.header.Caption), err, w.attempt, w.e.opts.Retries+1)
 		}
 		if err = w.pause(); err != nil {
 			break
@@ -153,7 +153,7 @@ func (w *retryWriter) abandon() {
 
 // replay starts a new session and writes into it everything kept.
 func (w *retryWriter) replay() error {
-	s, err := w.db.begin(w.ctx, w.header)
+	s, err := w.e.begin(w.ctx, w.header)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (w *retryWriter) replay() error {
 }
 
 // SetHeader implements ResultWriter.
-func (w *retryWriter) SetHeader(h Header) error {
+func (w *retryWriter) SetHeader(h resultset.Header) error {
 	return w.run(func() error {
 		if err := w.cur.SetHeader(h); err != nil {
 			return err
@@ -194,7 +194,7 @@ func (w *retryWriter) SetHeader(h Header) error {
 }
 
 // Table implements ResultWriter.
-func (w *retryWriter) Table(name string, columns []string) (TableWriter, error) {
+func (w *retryWriter) Table(name string, columns []string) (resultset.TableWriter, error) {
 	kt := keptTable{name: name, columns: append([]string(nil), columns...)}
 	if def, ok := w.def.Table(name); ok {
 		kt.types = make([]ddl.Type, len(columns))
@@ -259,7 +259,7 @@ func (w *retryWriter) keep(kt *keptTable, row []any) error {
 	for i, v := range row {
 		switch x := v.(type) {
 		case nil, int64, string, float64, json.Number:
-		case dialects.Dec:
+		case ddl.Dec:
 			vals[i] = json.Number(x)
 		default:
 			cv, err := resultset.Convert(kt.types[i], v)
@@ -267,7 +267,7 @@ func (w *retryWriter) keep(kt *keptTable, row []any) error {
 				w.partial = true
 				return nil
 			}
-			if d, ok := cv.(dialects.Dec); ok {
+			if d, ok := cv.(ddl.Dec); ok {
 				cv = json.Number(d)
 			}
 			vals[i] = cv
@@ -283,8 +283,8 @@ func (w *retryWriter) keep(kt *keptTable, row []any) error {
 }
 
 // Commit implements ResultWriter.
-func (w *retryWriter) Commit() (Result, error) {
-	var res Result
+func (w *retryWriter) Commit() (resultset.Result, error) {
+	var res resultset.Result
 	err := w.run(func() error {
 		var err error
 		res, err = w.cur.Commit()
@@ -293,7 +293,7 @@ func (w *retryWriter) Commit() (Result, error) {
 	w.cur, w.curTW = nil, nil
 	w.rows.Close()
 	if err != nil {
-		return Result{}, err
+		return resultset.Result{}, err
 	}
 	w.failed = errorf("result set already ended")
 	return res, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // conflictDialect is SQLite with a dialects.Retrier that calls the error a
@@ -29,7 +30,7 @@ func (conflictDialect) DuplicateKey(error) bool { return false }
 // fail with a retryable error until the test's retry hook drops it after
 // the given number of failures.
 type conflicting struct {
-	db   *exporter.DB
+	db   *exporter.Exporter
 	sql  *sql.DB
 	mu   sync.Mutex
 	logs []string
@@ -61,7 +62,7 @@ func openConflicting(t *testing.T, table string, failures int, o exporter.Option
 		t.Fatal(err)
 	}
 	c := &conflicting{sql: sqldb}
-	o.Logf = func(format string, args ...any) {
+	logf := func(format string, args ...any) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.logs = append(c.logs, fmt.Sprintf(format, args...))
@@ -72,13 +73,13 @@ func openConflicting(t *testing.T, table string, failures int, o exporter.Option
 			}
 		}
 	}
-	c.db = exporter.New(sqldb, d, o)
+	c.db = exporter.New(store.New(sqldb, d, store.Options{Logf: logf}), o)
 	return c
 }
 
 // oneShot makes every table's rows readable once only, as rows streamed
 // from standard input are: a retry must not read them again.
-func oneShot(rs *exporter.ResultSet) *exporter.ResultSet {
+func oneShot(rs *resultset.ResultSet) *resultset.ResultSet {
 	for i, tr := range rs.Tables {
 		rows, used := tr.Rows, false
 		rs.Tables[i].Rows = func(yield func([]any, error) bool) {
@@ -116,7 +117,7 @@ func TestRetryAfterConflict(t *testing.T) {
 					!strings.Contains(c.logs[0], "simulated conflict") || !strings.Contains(c.logs[0], `retrying result set "edge`) {
 					t.Errorf("retry notes = %q", c.logs)
 				}
-				got, err := c.db.Read(ctx, 1)
+				got, err := c.db.DB().Read(ctx, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -153,7 +154,7 @@ var edgeCounts = func() map[string]int64 {
 func TestRetryStreamed(t *testing.T) {
 	c := openConflicting(t, profilers.InstancesTable, 1, exporter.Options{Retries: 1})
 	ctx := ctxT(t)
-	w, err := c.db.Begin(ctx, exporter.Header{Profiler: functiontrace.Name, Caption: "first"})
+	w, err := c.db.Begin(ctx, resultset.Header{Profiler: functiontrace.Name, Caption: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestRetryStreamed(t *testing.T) {
 			}
 		}
 	}
-	if err := w.SetHeader(exporter.Header{Caption: "streamed"}); err != nil {
+	if err := w.SetHeader(resultset.Header{Caption: "streamed"}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := w.Commit()
@@ -180,7 +181,7 @@ func TestRetryStreamed(t *testing.T) {
 	if res.InstID != 1 || res.Caption != "streamed" || res.Tables[functiontrace.CallTrace] != n || len(c.logs) != 1 {
 		t.Fatalf("result = %+v, notes %q", res, c.logs)
 	}
-	got, err := c.db.Read(ctx, 1)
+	got, err := c.db.DB().Read(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

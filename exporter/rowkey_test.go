@@ -8,6 +8,7 @@ import (
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // TestRowKeyTables: tables made by `profdb ddl --primary-key` (an
@@ -17,9 +18,9 @@ import (
 func TestRowKeyTables(t *testing.T) {
 	for _, bulk := range bulkModes {
 		t.Run("bulk="+bulk.String(), func(t *testing.T) {
-			db, _ := openFresh(t, "mysql", exporter.Options{Bulk: bulk})
+			db, _ := openFresh(t, "mysql", store.Options{}, exporter.Options{Bulk: bulk})
 			ctx := ctxT(t)
-			rk := db.Dialect().(dialects.RowKeyer)
+			rk := db.DB().Dialect().(dialects.RowKeyer)
 			def, _ := profilers.Lookup(functiontrace.Name)
 			for _, tb := range append(profilers.Shared(), def.Tables...) {
 				for _, st := range rk.CreateTableWithRowKey("", tb, true) {
@@ -31,19 +32,19 @@ func TestRowKeyTables(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := db.Read(ctx, 2)
+			got, err := db.DB().Read(ctx, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
 			compareSets(t, edgeSet(), got)
-			if f, err := db.Verify(ctx, 0); err != nil || len(f) != 0 {
+			if f, err := db.DB().Verify(ctx, 0); err != nil || len(f) != 0 {
 				t.Fatalf("verify: %v %v", f, err)
 			}
-			if _, err := db.Delete(ctx, 1); err != nil {
+			if _, err := db.DB().Delete(ctx, 1); err != nil {
 				t.Fatal(err)
 			}
 			var keyed int
-			if err := db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.COLUMNS
+			if err := db.DB().SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.COLUMNS
 WHERE TABLE_SCHEMA = DATABASE() AND COLUMN_NAME = ? AND EXTRA LIKE '%INVISIBLE%'`, dialects.RowKeyColumn).Scan(&keyed); err != nil {
 				t.Fatal(err)
 			}

@@ -36,10 +36,10 @@ type liveColumn struct {
 // in that order), otherwise left out of the map. With deferIndexes, a created
 // table's secondary indexes are left for the caller to build after the load
 // (see dialects.IndexSplitter); they are returned as statements.
-func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Table, deferIndexes bool) (map[string]*liveTable, []string, error) {
+func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Table, deferIndexes bool) (map[string]*liveTable, []string, error) {
 	var later []string
-	splitter, canSplit := db.d.(dialects.IndexSplitter)
-	d, schema := db.d, db.opts.Schema
+	splitter, canSplit := e.d.(dialects.IndexSplitter)
+	d, schema := e.d, e.sopts.Schema
 	names, err := d.Tables(ctx, q, schema)
 	if err != nil {
 		return nil, nil, errorf("list tables: %w", err)
@@ -53,7 +53,7 @@ func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Ta
 	for _, t := range tables {
 		lt := &liveTable{def: t}
 		real, ok := existing[strings.ToUpper(t.Name)]
-		if !ok && strings.EqualFold(t.Name, profilers.ResultSetsTable) && (db.opts.NoCreate || !newDatabase) {
+		if !ok && strings.EqualFold(t.Name, profilers.ResultSetsTable) && (e.sopts.NoCreate || !newDatabase) {
 			// profdb's own table is optional: without it INST_IDs are
 			// allocated from INSTANCES alone. It is created with INSTANCES,
 			// in a database new to profdb, never added to one whose tables
@@ -64,13 +64,13 @@ func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Ta
 			newDatabase = true
 		}
 		if !ok {
-			if db.opts.NoCreate {
-				return nil, nil, errorf("table %s does not exist in %s, and creating tables is forbidden (--no-create); ask for it to be created, e.g. with `profdb ddl --dialect %s`", t.Name, db.where(), d.Name())
+			if e.sopts.NoCreate {
+				return nil, nil, errorf("table %s does not exist in %s, and creating tables is forbidden (--no-create); ask for it to be created, e.g. with `profdb ddl --dialect %s`", t.Name, e.where(), d.Name())
 			}
 			stmts := d.CreateTableIn(schema, t)
 			split := deferIndexes && canSplit
 			if rk, ok := d.(dialects.RowKeyer); ok && t.Key == "" {
-				demanded, invisible, err := db.rowKeyDemanded(ctx, q, rk)
+				demanded, invisible, err := e.rowKeyDemanded(ctx, q, rk)
 				if err != nil {
 					return nil, nil, errorf("create table %s: %w", t.Name, err)
 				}
@@ -105,9 +105,9 @@ func (db *DB) ensureTables(ctx context.Context, q dialects.DBTX, tables []ddl.Ta
 	return out, later, nil
 }
 
-func (db *DB) where() string {
-	if db.opts.Schema != "" {
-		return "schema " + db.opts.Schema
+func (e *Exporter) where() string {
+	if e.sopts.Schema != "" {
+		return "schema " + e.sopts.Schema
 	}
 	return "the database"
 }
@@ -226,7 +226,7 @@ func fitInteger(v any, bits int, dbType string) error {
 		return nil
 	case int64:
 		i = x
-	case dialects.Dec:
+	case ddl.Dec:
 		n, err := strconv.ParseInt(string(x), 10, 64)
 		if err != nil {
 			return fmt.Errorf("%s does not fit column type %s (an integer column)", x, dbType)
@@ -256,7 +256,7 @@ func fitDecimal(v any, p, s int, dbType string) error {
 		return nil
 	case int64:
 		text = strconv.FormatInt(x, 10)
-	case dialects.Dec:
+	case ddl.Dec:
 		text = string(x)
 	case float64:
 		text = strconv.FormatFloat(x, 'f', -1, 64)
@@ -281,7 +281,7 @@ func fitDecimal(v any, p, s int, dbType string) error {
 // keeps exactly: 64-bit integers, and decimals a double prints back the
 // same.
 func fitApprox(v any, dbType string) error {
-	d, ok := v.(dialects.Dec)
+	d, ok := v.(ddl.Dec)
 	if !ok {
 		return nil
 	}
@@ -306,7 +306,7 @@ func fitFloat(v any, bits int, dbType string) error {
 		if int64(f) != x || math.Abs(f) >= 1<<63 {
 			return fmt.Errorf("%d cannot be held exactly by column type %s (a floating-point column)", x, dbType)
 		}
-	case dialects.Dec:
+	case ddl.Dec:
 		g, err := strconv.ParseFloat(string(x), 64)
 		if err != nil || strconv.FormatFloat(g, 'f', -1, 64) != string(x) {
 			return fmt.Errorf("%s cannot be held exactly by column type %s (a floating-point column)", x, dbType)
@@ -330,7 +330,7 @@ func fitString(v any, max int64, utf16Len bool, dbType string) error {
 		s = x
 	case int64:
 		s = strconv.FormatInt(x, 10)
-	case dialects.Dec:
+	case ddl.Dec:
 		s = string(x)
 	case float64:
 		s = strconv.FormatFloat(x, 'g', -1, 64)
@@ -354,23 +354,23 @@ func fitString(v any, max int64, utf16Len bool, dbType string) error {
 
 // rowKeyDemanded asks the server, once per DB, whether it demands a primary
 // key on every table and can hide a column (see dialects.RowKeyer).
-func (db *DB) rowKeyDemanded(ctx context.Context, q dialects.DBTX, rk dialects.RowKeyer) (demanded, invisible bool, err error) {
-	db.rowKeyMu.Lock()
-	defer db.rowKeyMu.Unlock()
-	if !db.rowKeyKnown {
-		db.rowKeyDemand, db.rowKeyInvisible, err = rk.RowKeyDemanded(ctx, q)
+func (e *Exporter) rowKeyDemanded(ctx context.Context, q dialects.DBTX, rk dialects.RowKeyer) (demanded, invisible bool, err error) {
+	e.rowKeyMu.Lock()
+	defer e.rowKeyMu.Unlock()
+	if !e.rowKeyKnown {
+		e.rowKeyDemand, e.rowKeyInvisible, err = rk.RowKeyDemanded(ctx, q)
 		if err != nil {
 			return false, false, err
 		}
-		db.rowKeyKnown = true
-		if db.rowKeyDemand && db.opts.Logf != nil {
+		e.rowKeyKnown = true
+		if e.rowKeyDemand && e.sopts.Logf != nil {
 			how := "invisible"
-			if !db.rowKeyInvisible {
+			if !e.rowKeyInvisible {
 				how = "visible: the server cannot hide columns"
 			}
-			db.opts.Logf("%s: the server demands a primary key on every table: the tables profdb creates get one, an auto-numbered column %s (%s)",
-				db.d.Name(), dialects.RowKeyColumn, how)
+			e.sopts.Logf("%s: the server demands a primary key on every table: the tables profdb creates get one, an auto-numbered column %s (%s)",
+				e.d.Name(), dialects.RowKeyColumn, how)
 		}
 	}
-	return db.rowKeyDemand, db.rowKeyInvisible, nil
+	return e.rowKeyDemand, e.rowKeyInvisible, nil
 }

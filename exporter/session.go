@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // maxBatchBytes bounds the bound values of one INSERT, so that a batch of
@@ -21,10 +22,10 @@ const maxBatchBytes = 3 << 20
 
 // session writes one result set inside one transaction.
 type session struct {
-	db       *DB
+	e        *Exporter
 	ctx      context.Context
 	def      profilers.Definition
-	header   Header
+	header   resultset.Header
 	conn     *sql.Conn
 	tx       *sql.Tx
 	release  []string
@@ -33,7 +34,7 @@ type session struct {
 	instID   int64
 	started  map[string]bool
 	cur      *tableWriter
-	result   Result
+	result   resultset.Result
 	done     bool
 	failed   error
 	progress int64
@@ -49,18 +50,18 @@ type session struct {
 // (dialects.Retrier) and Options.Retries is above 0, the result set is
 // written again in a new transaction after such a conflict, up to Retries
 // times (see retry.go).
-func (db *DB) Begin(ctx context.Context, h Header) (ResultWriter, error) {
-	if db.opts.ReadOnly {
-		return nil, errorf("%w", errReadOnly)
+func (e *Exporter) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
+	if e.sopts.ReadOnly {
+		return nil, errorf("%w", store.ErrReadOnly)
 	}
-	if r, ok := db.d.(dialects.Retrier); ok && db.opts.Retries > 0 {
-		return db.beginRetrying(ctx, h, r)
+	if r, ok := e.d.(dialects.Retrier); ok && e.opts.Retries > 0 {
+		return e.beginRetrying(ctx, h, r)
 	}
-	return db.begin(ctx, h)
+	return e.begin(ctx, h)
 }
 
 // begin starts one attempt at a result set: one session.
-func (db *DB) begin(ctx context.Context, h Header) (*session, error) {
+func (e *Exporter) begin(ctx context.Context, h resultset.Header) (*session, error) {
 	def, err := profilers.Lookup(h.Profiler)
 	if err != nil {
 		return nil, errorf("%w", err)
@@ -68,23 +69,23 @@ func (db *DB) begin(ctx context.Context, h Header) (*session, error) {
 	if _, err := h.Counter.FrequencyValue(); err != nil {
 		return nil, errorf("INSTANCES, column COUNTER_FREQUENCY: %w", err)
 	}
-	conn, err := db.db.Conn(ctx)
+	conn, err := e.db.Conn(ctx)
 	if err != nil {
-		return nil, errorf("connect to %s: %w", db.display, err)
+		return nil, errorf("connect to %s: %w", e.st.String(), err)
 	}
-	s := &session{db: db, ctx: ctx, def: def, header: h, conn: conn, started: map[string]bool{}}
+	s := &session{e: e, ctx: ctx, def: def, header: h, conn: conn, started: map[string]bool{}}
 	if err := s.begin(); err != nil {
 		s.abort()
-		return nil, db.readOnlyError(ctx, err)
+		return nil, e.st.ExplainReadOnly(ctx, err)
 	}
 	return s, nil
 }
 
 func (s *session) begin() error {
-	ctx, d := s.ctx, s.db.d
+	ctx, d := s.ctx, s.e.d
 	var acquire []string
 	if l, ok := d.(dialects.Locker); ok {
-		acquire, s.release = l.Lock(s.db.opts.Schema)
+		acquire, s.release = l.Lock(s.e.sopts.Schema)
 	}
 	all := append(append(profilers.Shared(), profilers.ResultSets()), s.def.Tables...)
 	ddlCommits := false
@@ -96,10 +97,10 @@ func (s *session) begin() error {
 		// not race to create tables; the tables are made before the data
 		// transaction, since DDL would commit it (an empty table is not a
 		// result set).
-		if err := execAll(ctx, s.conn, acquire); err != nil {
+		if err := dialects.ExecAll(ctx, s.conn, acquire); err != nil {
 			return errorf("lock: %w", err)
 		}
-		tables, _, err := s.db.ensureTables(ctx, s.conn, all, false)
+		tables, _, err := s.e.ensureTables(ctx, s.conn, all, false)
 		if err != nil {
 			return err
 		}
@@ -111,10 +112,10 @@ func (s *session) begin() error {
 	}
 	s.tx = tx
 	if !ddlCommits {
-		if err := execAll(ctx, tx, acquire); err != nil {
+		if err := dialects.ExecAll(ctx, tx, acquire); err != nil {
 			return errorf("lock: %w", err)
 		}
-		tables, indexes, err := s.db.ensureTables(ctx, tx, all, true)
+		tables, indexes, err := s.e.ensureTables(ctx, tx, all, true)
 		if err != nil {
 			return err
 		}
@@ -123,42 +124,11 @@ func (s *session) begin() error {
 	return s.allocate()
 }
 
-// execAll runs statements in order. A statement that answers with a single
-// value of 0 failed to get what it asked for (MySQL's GET_LOCK answers 0 on
-// a timeout): that is an error too.
-func execAll(ctx context.Context, q dialects.DBTX, stmts []string) error {
-	for _, st := range stmts {
-		rows, err := q.QueryContext(ctx, st)
-		if err != nil {
-			return err
-		}
-		refused := false
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			if len(cols) == 1 {
-				var v sql.NullInt64
-				if rows.Scan(&v) == nil && v.Valid && v.Int64 == 0 {
-					refused = true
-				}
-			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return err
-		}
-		if refused {
-			return fmt.Errorf("%s: refused (timed out waiting for another exporter?)", st)
-		}
-	}
-	return nil
-}
-
 // allocate picks the INST_ID and writes the RELATIONS rows: one per table of
 // the profiler, with its parent or NULL (NOTES.md, "The parent-child
 // graph").
 func (s *session) allocate() error {
-	ctx, d := s.ctx, s.db.d
+	ctx, d := s.ctx, s.e.d
 	inst := s.tables[profilers.InstancesTable]
 	rel := s.tables[profilers.RelationsTable]
 	instMax, err := s.largest(inst, ddl.InstID)
@@ -192,11 +162,11 @@ func (s *session) allocate() error {
 		n := min(per, len(args)/len(relCols))
 		stmt := dialects.InsertSQL(d, rel.qualified, real, n)
 		if _, err := s.tx.ExecContext(ctx, stmt, args[:n*len(relCols)]...); err != nil {
-			return errorf("write RELATIONS: %w", s.db.allocConflict(err))
+			return errorf("write RELATIONS: %w", s.e.allocConflict(err))
 		}
 		args = args[n*len(relCols):]
 	}
-	s.result = Result{InstID: s.instID, Profiler: s.def.Name, Caption: s.header.Caption, Tables: map[string]int64{}}
+	s.result = resultset.Result{InstID: s.instID, Profiler: s.def.Name, Caption: s.header.Caption, Tables: map[string]int64{}}
 	return nil
 }
 
@@ -219,10 +189,10 @@ func (s *session) record() error {
 	}
 	s.instID = max(s.instID, recorded+1)
 	host, _ := os.Hostname()
-	args := []any{s.instID, s.bind(ddl.String, s.db.now().UTC().Format(TimeFormat)), s.bind(ddl.String, nullIfEmpty(host)),
-		s.bind(ddl.String, nullIfEmpty(s.header.Input)), s.bind(ddl.String, nullIfEmpty(s.db.opts.Version))}
-	if _, err := s.tx.ExecContext(s.ctx, dialects.InsertSQL(s.db.d, led.qualified, real, 1), args...); err != nil {
-		return errorf("write %s: %w", led.real, s.db.allocConflict(err))
+	args := []any{s.instID, s.bind(ddl.String, s.e.st.Now().UTC().Format(store.TimeFormat)), s.bind(ddl.String, nullIfEmpty(host)),
+		s.bind(ddl.String, nullIfEmpty(s.header.Input)), s.bind(ddl.String, nullIfEmpty(s.e.opts.Version))}
+	if _, err := s.tx.ExecContext(s.ctx, dialects.InsertSQL(s.e.d, led.qualified, real, 1), args...); err != nil {
+		return errorf("write %s: %w", led.real, s.e.allocConflict(err))
 	}
 	return nil
 }
@@ -235,40 +205,20 @@ func (s *session) largest(lt *liveTable, column string) (int64, error) {
 		return 0, err
 	}
 	var v sql.NullInt64
-	q := fmt.Sprintf("SELECT MAX(%s) FROM %s", s.db.d.Quote(c.info.Name), lt.qualified)
+	q := fmt.Sprintf("SELECT MAX(%s) FROM %s", s.e.d.Quote(c.info.Name), lt.qualified)
 	if err := s.tx.QueryRowContext(s.ctx, q).Scan(&v); err != nil {
 		return 0, err
 	}
 	return v.Int64, nil
 }
 
-// TimeFormat is the layout of the times in PROFDB_RESULT_SETS: UTC to the
-// second, so that the text sorts as the times do.
-const TimeFormat = "2006-01-02T15:04:05Z"
-
-// now is the time Options.Now gives, or the clock's.
-func (db *DB) now() time.Time {
-	if db.opts.Now != nil {
-		return db.opts.Now()
-	}
-	return time.Now()
-}
-
-func (s *session) bind(t ddl.Type, v any) any { return s.db.bind(t, v) }
-
-// bind is v as the dialect binds a value of logical type t.
-func (db *DB) bind(t ddl.Type, v any) any {
-	if b, ok := db.d.(dialects.Binder); ok {
-		return b.Bind(t, v)
-	}
-	return v
-}
+func (s *session) bind(t ddl.Type, v any) any { return s.e.st.Bind(t, v) }
 
 // InstID returns the INST_ID allocated to the result set.
 func (s *session) InstID() int64 { return s.instID }
 
 // SetHeader implements ResultWriter.
-func (s *session) SetHeader(h Header) error {
+func (s *session) SetHeader(h resultset.Header) error {
 	if h.Profiler != "" && h.Profiler != s.def.Name {
 		return errorf("result set of profiler %s cannot become %s", s.def.Name, h.Profiler)
 	}
@@ -282,7 +232,7 @@ func (s *session) SetHeader(h Header) error {
 }
 
 // Table implements ResultWriter.
-func (s *session) Table(name string, columns []string) (TableWriter, error) {
+func (s *session) Table(name string, columns []string) (resultset.TableWriter, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
@@ -335,8 +285,8 @@ func (s *session) endTable() error {
 
 // phase reports a phase to Options.Phase, if set.
 func (s *session) phase(p string) {
-	if s.db.opts.Phase != nil {
-		s.db.opts.Phase(p)
+	if s.e.sopts.Phase != nil {
+		s.e.sopts.Phase(p)
 	}
 }
 
@@ -344,36 +294,36 @@ func (s *session) phase(p string) {
 // would, writes the INSTANCES row last, so that everything a reader can see
 // is complete, and commits. A result set that fails the checks is rolled
 // back.
-func (s *session) Commit() (Result, error) {
+func (s *session) Commit() (resultset.Result, error) {
 	if err := s.usable(); err != nil {
-		return Result{}, err
+		return resultset.Result{}, err
 	}
 	if err := s.endTable(); err != nil {
 		s.fail(err)
-		return Result{}, err
+		return resultset.Result{}, err
 	}
 	if len(s.indexes) > 0 {
-		s.phase(PhaseIndexes)
+		s.phase(store.PhaseIndexes)
 	}
 	for _, stmt := range s.indexes {
 		if _, err := s.tx.ExecContext(s.ctx, stmt); err != nil {
 			s.fail(err)
-			return Result{}, errorf("create index: %w", err)
+			return resultset.Result{}, errorf("create index: %w", err)
 		}
 	}
-	s.phase(PhaseCheck)
+	s.phase(store.PhaseCheck)
 	if err := s.check(); err != nil {
 		s.fail(err)
-		return Result{}, err
+		return resultset.Result{}, err
 	}
-	s.phase(PhaseCommit)
+	s.phase(store.PhaseCommit)
 	if err := s.writeInstance(); err != nil {
 		s.fail(err)
-		return Result{}, err
+		return resultset.Result{}, err
 	}
 	if err := s.tx.Commit(); err != nil {
 		s.fail(err)
-		return Result{}, errorf("commit: %w", err)
+		return resultset.Result{}, errorf("commit: %w", err)
 	}
 	s.tx = nil
 	s.finish()
@@ -385,24 +335,22 @@ func (s *session) Commit() (Result, error) {
 	return s.result, nil
 }
 
-// check runs the checks verify runs (see checkResultSet) on the result set,
+// check runs the checks verify runs (store.Catalog.Check) on the result set,
 // inside its transaction, before INSTANCES lists it: a result set that
 // fails them is refused, naming each table and the rows at fault.
 func (s *session) check() error {
-	c := &catalog{db: s.db, q: s.tx, tables: map[string]string{}, cols: map[string]map[string]string{}}
+	tables := make(map[string]string, len(s.tables))
+	columns := make(map[string]map[string]string, len(s.tables))
 	for key, lt := range s.tables {
-		c.tables[key] = lt.real
+		tables[key] = lt.real
 		cols := make(map[string]string, len(lt.cols))
 		for name, lc := range lt.cols {
 			cols[name] = lc.info.Name
 		}
-		c.cols[key] = cols
+		columns[key] = cols
 	}
-	rels, err := c.relations(s.ctx, &s.instID)
-	if err != nil {
-		return errorf("check: %w", err)
-	}
-	findings, err := c.checkResultSet(s.ctx, s.instID, rels[s.instID], s.proven)
+	c := s.e.st.KnownCatalog(s.tx, tables, columns)
+	findings, err := c.Check(s.ctx, s.instID, s.proven)
 	if err != nil {
 		return errorf("check: %w", err)
 	}
@@ -440,9 +388,9 @@ func (s *session) writeInstance() error {
 		}
 		vals[i] = s.bind(types[i], vals[i])
 	}
-	stmt := dialects.InsertSQL(s.db.d, inst.qualified, real, 1)
+	stmt := dialects.InsertSQL(s.e.d, inst.qualified, real, 1)
 	if _, err := s.tx.ExecContext(s.ctx, stmt, vals...); err != nil {
-		return errorf("write INSTANCES: %w", s.db.allocConflict(err))
+		return errorf("write INSTANCES: %w", s.e.allocConflict(err))
 	}
 	return nil
 }
@@ -489,7 +437,7 @@ func (s *session) finish() {
 		// A fresh context: the export's may be cancelled, and the lock
 		// must be given back all the same (a closed connection gives it
 		// back too).
-		_ = execAll(context.Background(), s.conn, s.release)
+		_ = dialects.ExecAll(context.Background(), s.conn, s.release)
 	}
 	s.conn.Close()
 	s.conn = nil

@@ -13,6 +13,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // TestReadsSeeOneSnapshot: verify and list, run over and over while 16
@@ -51,7 +52,7 @@ func TestReadsSeeOneSnapshot(t *testing.T) {
 }
 
 func readSnapshotsUnderLoad(t *testing.T, dsn string, bulk exporter.BulkMode, exporters, runs, rows int) {
-	db, err := exporter.Open(ctxT(t), dsn, exporter.Options{Bulk: bulk, Retries: exporter.DefaultRetries})
+	db, err := exporter.Open(ctxT(t), dsn, store.Options{}, exporter.Options{Bulk: bulk, Retries: exporter.DefaultRetries})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func readSnapshotsUnderLoad(t *testing.T, dsn string, bulk exporter.BulkMode, ex
 	// new result set while it deletes; readers still read meanwhile. On the
 	// servers nothing is gated.
 	var gate sync.RWMutex
-	gated := db.Dialect().Name() == "sqlite"
+	gated := db.DB().Dialect().Name() == "sqlite"
 	var wg sync.WaitGroup
 	var exported, deleted atomic.Int64
 	errs := make(chan error, exporters+2)
@@ -100,7 +101,7 @@ func readSnapshotsUnderLoad(t *testing.T, dsn string, bulk exporter.BulkMode, ex
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
-			list, err := db.List(ctx)
+			list, err := db.DB().List(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
 					errs <- fmt.Errorf("deleter: list: %w", err)
@@ -114,7 +115,7 @@ func readSnapshotsUnderLoad(t *testing.T, dsn string, bulk exporter.BulkMode, ex
 				if gated {
 					gate.Lock()
 				}
-				_, err := db.Delete(ctx, l.InstID)
+				_, err := db.DB().Delete(ctx, l.InstID)
 				if gated {
 					gate.Unlock()
 				}
@@ -136,14 +137,14 @@ func readSnapshotsUnderLoad(t *testing.T, dsn string, bulk exporter.BulkMode, ex
 	run := 0
 	for run < runs || deleted.Load() < 1 && time.Now().Before(until) {
 		run++
-		findings, err := db.Verify(ctx, 0)
+		findings, err := db.DB().Verify(ctx, 0)
 		if err != nil {
 			t.Fatalf("verify run %d: %v", run, err)
 		}
 		for _, f := range findings {
 			t.Errorf("verify run %d: false alarm: %s", run, f)
 		}
-		list, err := db.List(ctx)
+		list, err := db.DB().List(ctx)
 		if err != nil {
 			t.Fatalf("list run %d: %v", run, err)
 		}

@@ -19,7 +19,6 @@ import (
 	"github.com/sqlc-dev/teesql/parser"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/tdstest"
@@ -28,6 +27,7 @@ import (
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // SQL Server, without a server: the real exporter and the real go-mssqldb
@@ -44,15 +44,15 @@ type mssqlTable struct {
 
 // mssqlSet is a test result set.
 type mssqlSet struct {
-	header exporter.Header
+	header resultset.Header
 	tables []mssqlTable
 }
 
-func (s *mssqlSet) resultSet() *exporter.ResultSet {
-	rs := &exporter.ResultSet{Header: s.header}
+func (s *mssqlSet) resultSet() *resultset.ResultSet {
+	rs := &resultset.ResultSet{Header: s.header}
 	for _, tb := range s.tables {
 		rows := tb.rows
-		rs.Tables = append(rs.Tables, exporter.TableRows{Name: tb.name, Columns: tb.columns,
+		rs.Tables = append(rs.Tables, resultset.TableRows{Name: tb.name, Columns: tb.columns,
 			Rows: func(yield func([]any, error) bool) {
 				for _, r := range rows {
 					if !yield(r, nil) {
@@ -72,8 +72,8 @@ var mssqlBig = strings.Repeat("ж€😀a", 1<<20/10+1)
 // every type it has.
 func mssqlFunctionTrace() *mssqlSet {
 	return &mssqlSet{
-		header: exporter.Header{Profiler: functiontrace.Name, Caption: "edge ✓ 'quoted' \"dq\" ]]",
-			Counter: &exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: uint64(math.MaxUint64)}},
+		header: resultset.Header{Profiler: functiontrace.Name, Caption: "edge ✓ 'quoted' \"dq\" ]]",
+			Counter: &resultset.Counter{Name: "Time", Description: "Elapsed Time", Frequency: uint64(math.MaxUint64)}},
 		tables: []mssqlTable{
 			// Children first: resultset.Export orders them.
 			{functiontrace.CallTrace, []string{"ID", "PARENT_ID", "REC_ID", "COL__S", "COL__S_WITH_CHILDREN", "COL_PARENT_NO"}, [][]any{
@@ -107,7 +107,7 @@ func mssqlLightCoverage() *mssqlSet {
 		metaLines = append(metaLines, []any{int64(i % 2)})
 	}
 	return &mssqlSet{
-		header: exporter.Header{Profiler: lightcoverage.Name, Caption: "cov"},
+		header: resultset.Header{Profiler: lightcoverage.Name, Caption: "cov"},
 		tables: []mssqlTable{
 			{lightcoverage.ModulesData, []string{"ID", "PARENT_ID", "REC_ID", "COL____COVERED", "COL_MARK", "COL_MODULE_NAME", "COL_CALCULATED"}, [][]any{
 				{int64(0), int64(-1), int64(0), 1e308, "0.00000001", "модуль.dll", int64(1)},
@@ -298,13 +298,13 @@ func mssqlWireValue(ty ddl.Type, bulk bool, ti tdstest.TypeInfo, v any) (any, er
 			if _, frac, _ := strings.Cut(s, "."); len(frac) != ddl.DecimalScale {
 				return nil, fmt.Errorf("decimal %s not at scale %d", s, ddl.DecimalScale)
 			}
-			return exporter.Canonical(ddl.Decimal, s)
+			return store.Canonical(ddl.Decimal, s)
 		}
 		// A parameter: the exact canonical text, as NVARCHAR.
 		if ti.ID != tdstest.TypeNVarChar {
 			return nil, fmt.Errorf("decimal sent as %v", ti)
 		}
-		return dialects.Dec(s), nil
+		return ddl.Dec(s), nil
 	}
 	return nil, fmt.Errorf("unknown type %v", ty)
 }
@@ -417,7 +417,7 @@ func mssqlCheckStored(t *testing.T, cat *tdstest.Catalog, profiler string, inst 
 		for i, w := range rows {
 			for j, c := range ct.Columns {
 				col, _ := td.Column(c.Name)
-				gv, err := exporter.Canonical(col.Type, stored[i][j])
+				gv, err := store.Canonical(col.Type, stored[i][j])
 				if err != nil {
 					t.Errorf("%s row %d column %s: %v", table, i+1, c.Name, err)
 					continue
@@ -569,7 +569,7 @@ func mssqlKinds(evs []tdstest.Event) []string {
 }
 
 // mssqlOpen starts a fake SQL Server and opens an exporter DB on it.
-func mssqlOpen(t *testing.T, bulk exporter.BulkMode) (*tdstest.Server, *tdstest.Catalog, *exporter.DB, context.Context) {
+func mssqlOpen(t *testing.T, bulk exporter.BulkMode) (*tdstest.Server, *tdstest.Catalog, *exporter.Exporter, context.Context) {
 	t.Helper()
 	srv, cat, err := tdstest.NewCatalogServer()
 	if err != nil {
@@ -579,9 +579,9 @@ func mssqlOpen(t *testing.T, bulk exporter.BulkMode) (*tdstest.Server, *tdstest.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	var notes []string
-	db, err := exporter.Open(ctx, srv.DSN("test"), exporter.Options{Bulk: bulk, Logf: func(f string, a ...any) {
+	db, err := exporter.Open(ctx, srv.DSN("test"), store.Options{Logf: func(f string, a ...any) {
 		notes = append(notes, fmt.Sprintf(f, a...))
-	}})
+	}}, exporter.Options{Bulk: bulk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -687,7 +687,7 @@ func TestSQLServerFailedExportRollsBack(t *testing.T) {
 					rows = append(rows, []any{int64(i), int64(0), int64(i), int64(i)})
 				}
 				rows = append(rows, []any{int64(good), int64(0), int64(good), "abc"})
-				bad := &mssqlSet{header: exporter.Header{Profiler: functiontrace.Name, Caption: "bad"},
+				bad := &mssqlSet{header: resultset.Header{Profiler: functiontrace.Name, Caption: "bad"},
 					tables: []mssqlTable{
 						{functiontrace.Threads, []string{"ID", "PARENT_ID"}, [][]any{{int64(0), int64(-1)}}},
 						{functiontrace.CallTrace, []string{"ID", "PARENT_ID", "REC_ID", "COL__S"}, rows},
@@ -784,8 +784,8 @@ func TestSQLServerRealServer(t *testing.T) {
 	inst := int64(0)
 	for _, bulk := range []exporter.BulkMode{exporter.BulkOff, exporter.BulkAuto} {
 		var notes []string
-		db, err := exporter.Open(ctx, dsn, exporter.Options{Schema: schema, Bulk: bulk,
-			Logf: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
+		db, err := exporter.Open(ctx, dsn, store.Options{Schema: schema,
+			Logf: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }}, exporter.Options{Bulk: bulk})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -798,7 +798,7 @@ func TestSQLServerRealServer(t *testing.T) {
 			if res.InstID != inst {
 				t.Errorf("INST_ID %d, want %d", res.InstID, inst)
 			}
-			got, err := db.Read(ctx, inst)
+			got, err := db.DB().Read(ctx, inst)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -863,17 +863,16 @@ func TestSQLServerBulkSkip(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var notes []string
-	db, err := exporter.Open(ctx, srv.DSN("test"), exporter.Options{Bulk: exporter.BulkAuto,
-		Logf: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
+	db, err := exporter.Open(ctx, srv.DSN("test"), store.Options{Logf: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }}, exporter.Options{Bulk: exporter.BulkAuto})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.SQL().ExecContext(ctx, "CREATE TABLE [FUNCTION_TRACE_PROFILER_ROUTINES] ([INST_ID] BIGINT NOT NULL,"+
+	if _, err := db.DB().SQL().ExecContext(ctx, "CREATE TABLE [FUNCTION_TRACE_PROFILER_ROUTINES] ([INST_ID] BIGINT NOT NULL,"+
 		" [ID] BIGINT NULL, [PARENT_ID] BIGINT NULL, [COL_CLASS_NAME] VARCHAR(100) NULL)"); err != nil {
 		t.Fatal(err)
 	}
-	set := &mssqlSet{header: exporter.Header{Profiler: functiontrace.Name, Caption: "skip"},
+	set := &mssqlSet{header: resultset.Header{Profiler: functiontrace.Name, Caption: "skip"},
 		tables: []mssqlTable{
 			{functiontrace.Threads, []string{"ID", "PARENT_ID"}, [][]any{{int64(0), int64(-1)}}},
 			{functiontrace.Routines, []string{"ID", "PARENT_ID", "COL_CLASS_NAME"}, [][]any{{int64(0), int64(-1), "naïve"}}},

@@ -4,17 +4,18 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/store"
 )
 
 // idStats is what a session learns of one table's IDs and PARENT_IDs as
 // the rows stream past, in constant memory, so that the checks before the
 // commit can skip the queries whose outcome the stream already proves:
 //
-//   - DuplicateIDs, when every ID was given and each was larger than the
+//   - store.DuplicateIDs, when every ID was given and each was larger than the
 //     one before (profdb's builders and most tools number rows in order);
-//   - TopLevelParents, when every PARENT_ID of a top-level table was -1 or
+//   - store.TopLevelParents, when every PARENT_ID of a top-level table was -1 or
 //     NULL (what the query accepts);
-//   - DanglingParents, when the parent table was written before the child
+//   - store.DanglingParents, when the parent table was written before the child
 //     and its IDs are dense (increasing, max - min + 1 of them), and every
 //     PARENT_ID of the child lies between its smallest and largest ID.
 //
@@ -91,15 +92,15 @@ func (st *idStats) add(top bool, id, pid any) {
 
 // proven reports whether the stream proved that the check of kind k on
 // table finds nothing.
-func (s *session) proven(k CheckKind, table string) bool {
+func (s *session) proven(k store.CheckKind, table string) bool {
 	st := s.stats[strings.ToUpper(table)]
 	if st == nil {
 		return false
 	}
 	switch k {
-	case DuplicateIDs:
+	case store.DuplicateIDs:
 		return st.increasing
-	case TopLevelParents, DanglingParents:
+	case store.TopLevelParents, store.DanglingParents:
 		return st.parentsOK
 	}
 	return false

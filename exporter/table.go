@@ -35,7 +35,7 @@ type tableWriter struct {
 	pidVal   any
 }
 
-var _ TableWriter = (*tableWriter)(nil)
+var _ resultset.TableWriter = (*tableWriter)(nil)
 
 func (s *session) newTableWriter(def ddl.Table, columns []string) (*tableWriter, error) {
 	lt := s.tables[strings.ToUpper(def.Name)]
@@ -82,7 +82,7 @@ func (s *session) newTableWriter(def ddl.Table, columns []string) (*tableWriter,
 		return nil, err
 	}
 	tw.real = append(tw.real, inst.info.Name)
-	tw.perStmt = dialects.RowsPerInsert(s.db.d.Limits(), len(tw.real))
+	tw.perStmt = dialects.RowsPerInsert(s.e.d.Limits(), len(tw.real))
 	if err := tw.startBulk(); err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (tw *tableWriter) flush() error {
 	var err error
 	if tw.bufRows == tw.perStmt {
 		if tw.stmt == nil {
-			q := dialects.InsertSQL(s.db.d, tw.lt.qualified, tw.real, tw.perStmt)
+			q := dialects.InsertSQL(s.e.d, tw.lt.qualified, tw.real, tw.perStmt)
 			tw.stmt, err = s.tx.PrepareContext(s.ctx, q)
 			if err != nil {
 				return s.fail(errorf("table %s: prepare insert: %w", tw.def.Name, err))
@@ -182,7 +182,7 @@ func (tw *tableWriter) flush() error {
 		}
 		_, err = tw.stmt.ExecContext(s.ctx, tw.buf...)
 	} else {
-		q := dialects.InsertSQL(s.db.d, tw.lt.qualified, tw.real, tw.bufRows)
+		q := dialects.InsertSQL(s.e.d, tw.lt.qualified, tw.real, tw.bufRows)
 		_, err = s.tx.ExecContext(s.ctx, q, tw.buf...)
 	}
 	if err != nil {
@@ -196,8 +196,8 @@ func (tw *tableWriter) flush() error {
 }
 
 func (s *session) progressed(tableRows int64) {
-	if s.db.opts.Progress != nil {
-		s.db.opts.Progress(s.result.Rows + tableRows)
+	if s.e.opts.Progress != nil {
+		s.e.opts.Progress(s.result.Rows + tableRows)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/store"
 )
 
 // TestCopyChain copies result sets SQLite -> PostgreSQL -> SQL Server ->
@@ -30,12 +31,12 @@ func TestCopyChain(t *testing.T) {
 	for _, p := range profilers.Names() {
 		sets = append(sets, FullSet(t, p, "copied "+p+" ✓ 'q'", "mysql", 4))
 	}
-	srcDB := OpenExporter(t, src.DSN, exporter.Options{})
+	srcDB := OpenExporter(t, src.DSN, store.Options{}, exporter.Options{})
 	for _, f := range sets {
 		Export(t, srcDB, f)
 	}
 	for i, ns := range hops {
-		db := OpenExporter(t, ns.DSN, exporter.Options{})
+		db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
 		for j := 0; j < already[i]; j++ {
 			Export(t, db, callSet(fmt.Sprintf("already there %d", j), 10))
 		}
@@ -60,14 +61,14 @@ func TestCopyChain(t *testing.T) {
 				t.Errorf("copy to %s: no line for INST_ID %d:\n%s", to.Dialect, id, out)
 			}
 		}
-		db := OpenExporter(t, to.DSN, exporter.Options{})
+		db := OpenExporter(t, to.DSN, store.Options{}, exporter.Options{})
 		for k, f := range sets {
-			CompareStored(t, db, want[k], f)
+			CompareStored(t, db.DB(), want[k], f)
 		}
 		if out := mustProfdb(t, "verify", "--db", to.DSN); strings.TrimSpace(out) != "ok" {
 			t.Fatalf("verify at %s: %s", to.Dialect, out)
 		}
-		list, err := db.List(Ctx(t))
+		list, err := db.DB().List(Ctx(t))
 		if err != nil || len(list) != already[i]+len(sets) || list[0].Profiler != functiontrace.Name {
 			t.Fatalf("list at %s: %+v %v", to.Dialect, list, err)
 		}

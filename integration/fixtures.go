@@ -12,10 +12,9 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 
 	// The profiler plugins the suite exports.
 	_ "github.com/profdb/profdb/profilers/functiontrace"
@@ -27,7 +26,7 @@ import (
 // Fixture is a result set whose rows are kept, so that it can be exported
 // any number of times and compared with what a database returns.
 type Fixture struct {
-	Header exporter.Header
+	Header resultset.Header
 	Tables []FixtureTable
 }
 
@@ -38,12 +37,12 @@ type FixtureTable struct {
 	Rows    [][]any
 }
 
-// ResultSet returns the fixture as an exporter.ResultSet.
-func (f *Fixture) ResultSet() *exporter.ResultSet {
-	rs := &exporter.ResultSet{Header: f.Header}
+// ResultSet returns the fixture as an resultset.ResultSet.
+func (f *Fixture) ResultSet() *resultset.ResultSet {
+	rs := &resultset.ResultSet{Header: f.Header}
 	for _, t := range f.Tables {
 		rows := t.Rows
-		rs.Tables = append(rs.Tables, exporter.TableRows{Name: t.Name, Columns: t.Columns,
+		rs.Tables = append(rs.Tables, resultset.TableRows{Name: t.Name, Columns: t.Columns,
 			Rows: func(yield func([]any, error) bool) {
 				for _, r := range rows {
 					if !yield(r, nil) {
@@ -100,7 +99,7 @@ var EdgeInts = []int64{1, -1, math.MaxInt64, math.MinInt64, 2147483648, -2147483
 
 // EdgeDecimals are decimals at the edges of DECIMAL(28,8): the largest
 // uint64, 20 integer digits with 8 decimals, the smallest fraction.
-var EdgeDecimals = []dialects.Dec{"18446744073709551615", "0.12345678", "-123.45", "99999999999999999999.99999999",
+var EdgeDecimals = []ddl.Dec{"18446744073709551615", "0.12345678", "-123.45", "99999999999999999999.99999999",
 	"-0.00000001", "0", "9223372036854775808", "-99999999999999999999.99999999", "0.5", "3"}
 
 // EdgeFloats are doubles at the edges of the range and random bit
@@ -137,8 +136,8 @@ func FullSet(t testing.TB, profiler, caption, dialect string, rows int) *Fixture
 		t.Fatal(err)
 	}
 	floats := EdgeFloats(dialect)
-	f := &Fixture{Header: exporter.Header{Profiler: profiler, Caption: caption,
-		Counter: &exporter.Counter{Name: "Time", Description: "Elapsed 'time' ✓", Frequency: dialects.Dec("18446744073709551615")}}}
+	f := &Fixture{Header: resultset.Header{Profiler: profiler, Caption: caption,
+		Counter: &resultset.Counter{Name: "Time", Description: "Elapsed 'time' ✓", Frequency: ddl.Dec("18446744073709551615")}}}
 	for ti, tb := range def.Tables {
 		ft := FixtureTable{Name: tb.Name}
 		hasFloat := false
@@ -190,7 +189,7 @@ func FullSet(t testing.TB, profiler, caption, dialect string, rows int) *Fixture
 type CoverageLine struct {
 	ID         int64
 	File       string
-	Mark       dialects.Dec
+	Mark       ddl.Dec
 	SourceLine int64
 	Covered    float64
 }
@@ -204,7 +203,7 @@ type CoverageLine struct {
 // 32-bit FLOAT, DECIMAL(20,8)). It also returns the rows the query should
 // return, in its order (by COL_FILE_NAME, then ID).
 func CoverageSet(caption string, files, lines int) (*Fixture, []CoverageLine) {
-	f := &Fixture{Header: exporter.Header{Profiler: lightcoverage.Name, Caption: caption}}
+	f := &Fixture{Header: resultset.Header{Profiler: lightcoverage.Name, Caption: caption}}
 	sf := FixtureTable{Name: lightcoverage.SourceFilesData, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL_FILE_NAME", "COL____COVERED", "COL_HIT_COUNT"}}
 	rd := FixtureTable{Name: lightcoverage.RoutinesData, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL_SOURCE_FILE", "COL_MARK"}}
 	ln := FixtureTable{Name: lightcoverage.Lines, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL_MARK", "COL_SOURCE_LINE"}}
@@ -213,10 +212,10 @@ func CoverageSet(caption string, files, lines int) (*Fixture, []CoverageLine) {
 	for i := 0; i < files; i++ {
 		name := fmt.Sprintf(`C:\src\fïle_%02d.cpp`, i)
 		covered := float64(i%4) * 0.25 // exact in 32 bits
-		sf.Rows = append(sf.Rows, []any{int64(i), int64(-1), int64(i), name, covered, dialects.Dec(fmt.Sprintf("%d.5", i))})
-		rd.Rows = append(rd.Rows, []any{int64(i), int64(-1), int64(i), name, dialects.Dec("1")})
+		sf.Rows = append(sf.Rows, []any{int64(i), int64(-1), int64(i), name, covered, ddl.Dec(fmt.Sprintf("%d.5", i))})
+		rd.Rows = append(rd.Rows, []any{int64(i), int64(-1), int64(i), name, ddl.Dec("1")})
 		for j := 0; j < lines; j++ {
-			mark := dialects.Dec(fmt.Sprint(j % 3))
+			mark := ddl.Dec(fmt.Sprint(j % 3))
 			ln.Rows = append(ln.Rows, []any{id, int64(i), int64(j), mark, int64(10 + j)})
 			want = append(want, CoverageLine{ID: id, File: name, Mark: mark, SourceLine: int64(10 + j), Covered: covered})
 			id++
@@ -258,15 +257,15 @@ func QueryCoverage(t testing.TB, db *sql.DB, query string, args ...any) []Covera
 		if err := rows.Scan(&id, &file, &mark, &line, &covered); err != nil {
 			t.Fatal(err)
 		}
-		m, err := exporter.Canonical(ddl.Decimal, mark)
+		m, err := store.Canonical(ddl.Decimal, mark)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := exporter.Canonical(ddl.Float, covered)
+		c, err := store.Canonical(ddl.Float, covered)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, CoverageLine{ID: id, File: file, Mark: m.(dialects.Dec), SourceLine: line, Covered: c.(float64)})
+		out = append(out, CoverageLine{ID: id, File: file, Mark: m.(ddl.Dec), SourceLine: line, Covered: c.(float64)})
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
@@ -291,7 +290,7 @@ func sortLines(l []CoverageLine) {
 // CompareStored reads result set inst from db and checks that it holds
 // exactly the fixture: header, and every value of every row in canonical
 // form (see resultset.Convert), columns the fixture does not give NULL.
-func CompareStored(t testing.TB, db *exporter.DB, inst int64, want *Fixture) {
+func CompareStored(t testing.TB, db *store.DB, inst int64, want *Fixture) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -311,7 +310,7 @@ func CompareStored(t testing.TB, db *exporter.DB, inst int64, want *Fixture) {
 		t.Errorf("INST_ID %d: counter %+v, want none", inst, got.Counter)
 	}
 	def, _ := profilers.Lookup(want.Header.Profiler)
-	byName := map[string]exporter.TableRows{}
+	byName := map[string]resultset.TableRows{}
 	for _, tr := range got.Tables {
 		byName[tr.Name] = tr
 	}

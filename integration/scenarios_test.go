@@ -10,12 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // goLine matches a SQL Server batch separator line.
@@ -78,7 +79,7 @@ func runScript(t testing.TB, dsn, dialect, file string, vars map[string]string) 
 }
 
 // tableNames lists the tables of schema ("" for the default), sorted.
-func tableNames(t testing.TB, db *exporter.DB, schema string) []string {
+func tableNames(t testing.TB, db *store.DB, schema string) []string {
 	t.Helper()
 	names, err := db.Dialect().Tables(Ctx(t), db.SQL(), schema)
 	if err != nil {
@@ -99,24 +100,24 @@ func lcTables() []string {
 // exactOrRefused exports f into tables a DBA made: either every value
 // reads back exactly, or the export fails naming table, column and row and
 // writes nothing. Silently changed values fail the test.
-func exactOrRefused(t testing.TB, db *exporter.DB, f *Fixture) {
+func exactOrRefused(t testing.TB, db *exporter.Exporter, f *Fixture) {
 	t.Helper()
-	before := Counts(t, db, "")
+	before := Counts(t, db.DB(), "")
 	res, err := resultset.Export(Ctx(t), db, f.ResultSet())
 	if err != nil {
 		if !regexp.MustCompile(`table \w+, column \w+, row \d+: `).MatchString(err.Error()) {
 			t.Errorf("export refused without naming table, column and row: %v", err)
 		}
-		if after := Counts(t, db, ""); !reflect.DeepEqual(before, after) {
+		if after := Counts(t, db.DB(), ""); !reflect.DeepEqual(before, after) {
 			t.Errorf("rows changed by a refused export: %v -> %v", before, after)
 		}
 		t.Logf("refused: %v", err)
 		return
 	}
-	CompareStored(t, db, res.InstID, f)
+	CompareStored(t, db.DB(), res.InstID, f)
 }
 
-func verifyClean(t testing.TB, db *exporter.DB) {
+func verifyClean(t testing.TB, db *store.DB) {
 	t.Helper()
 	if fs, err := db.Verify(Ctx(t), 0); err != nil || len(fs) != 0 {
 		t.Fatalf("Verify: %v %v", fs, err)
@@ -144,22 +145,22 @@ func TestExistingDatabase(t *testing.T) {
 func unquotedNames(t *testing.T, tg Target) {
 	ns := tg.Fresh(t)
 	runScript(t, ns.DSN, tg.Dialect, "unquoted.sql", nil)
-	db := OpenExporter(t, ns.DSN, exporter.Options{})
-	before := tableNames(t, db, "")
+	db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
+	before := tableNames(t, db.DB(), "")
 	if tg.Dialect == "postgres" && !reflect.DeepEqual(before[0], "instances") {
 		t.Fatalf("PostgreSQL should have folded the names to lower case: %v", before)
 	}
 	cov, want := CoverageSet("coverage", 3, 4)
 	Export(t, db, cov)
-	CompareStored(t, db, 1, cov)
+	CompareStored(t, db.DB(), 1, cov)
 	if got := RunCoverageQuery(t, ns.DSN); !reflect.DeepEqual(got, want) {
 		t.Errorf("Light Coverage query:\n%v\nwant\n%v", got, want)
 	}
 	exactOrRefused(t, db, FullSet(t, lightcoverage.Name, "edge values", tg.Dialect, 4))
-	if after := tableNames(t, db, ""); !reflect.DeepEqual(before, after) {
+	if after := tableNames(t, db.DB(), ""); !reflect.DeepEqual(before, after) {
 		t.Errorf("tables before the export %v, after %v", before, after)
 	}
-	verifyClean(t, db)
+	verifyClean(t, db.DB())
 }
 
 // quotedNames: tables whose quoted names are upper case (which PostgreSQL
@@ -167,18 +168,18 @@ func unquotedNames(t *testing.T, tg Target) {
 func quotedNames(t *testing.T, tg Target) {
 	ns := tg.Fresh(t)
 	runScript(t, ns.DSN, tg.Dialect, "quoted.sql", nil)
-	db := OpenExporter(t, ns.DSN, exporter.Options{})
-	before := tableNames(t, db, "")
+	db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
+	before := tableNames(t, db.DB(), "")
 	want := lcTables()
 	sort.Strings(want)
 	if !reflect.DeepEqual(before, want) {
 		t.Fatalf("tables %v, want %v", before, want)
 	}
 	exactOrRefused(t, db, FullSet(t, lightcoverage.Name, "edge values", tg.Dialect, 4))
-	if after := tableNames(t, db, ""); !reflect.DeepEqual(before, after) {
+	if after := tableNames(t, db.DB(), ""); !reflect.DeepEqual(before, after) {
 		t.Errorf("tables before the export %v, after %v", before, after)
 	}
-	verifyClean(t, db)
+	verifyClean(t, db.DB())
 }
 
 // narrowTypes: values that fit narrower columns go in and read back; a
@@ -187,19 +188,19 @@ func quotedNames(t *testing.T, tg Target) {
 func narrowTypes(t *testing.T, tg Target) {
 	ns := tg.Fresh(t)
 	runScript(t, ns.DSN, tg.Dialect, "narrow.sql", nil)
-	db := OpenExporter(t, ns.DSN, exporter.Options{})
+	db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
 	cov, want := CoverageSet("narrow", 3, 4)
 	Export(t, db, cov)
-	CompareStored(t, db, 1, cov)
+	CompareStored(t, db.DB(), 1, cov)
 	if got := RunCoverageQuery(t, ns.DSN); !reflect.DeepEqual(got, want) {
 		t.Errorf("Light Coverage query:\n%v\nwant\n%v", got, want)
 	}
 	var notes int64
-	if err := db.SQL().QueryRow("SELECT COUNT(*) FROM LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA WHERE DBA_NOTE IS NOT NULL").Scan(&notes); err != nil || notes != 0 {
+	if err := db.DB().SQL().QueryRow("SELECT COUNT(*) FROM LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA WHERE DBA_NOTE IS NOT NULL").Scan(&notes); err != nil || notes != 0 {
 		t.Errorf("DBA_NOTE filled in %d rows (%v)", notes, err)
 	}
 
-	before := Counts(t, db, "")
+	before := Counts(t, db.DB(), "")
 	for _, c := range []struct {
 		table, col string
 		value      any
@@ -209,7 +210,7 @@ func narrowTypes(t *testing.T, tg Target) {
 		{lightcoverage.Lines, "COL_SOURCE_LINE", int64(2147483648), "2147483648 does not fit column type", false},
 		{lightcoverage.SourceFilesData, "COL_FILE_NAME", strings.Repeat("ж", 256), "text of 256 characters does not fit column type", false},
 		{lightcoverage.SourceFilesData, "COL____COVERED", 0.1, "0.1 cannot be held exactly by column type", false},
-		{lightcoverage.SourceFilesData, "COL_HIT_COUNT", dialects.Dec("123456789.5"), "123456789.5 needs 9 integer digits", true},
+		{lightcoverage.SourceFilesData, "COL_HIT_COUNT", ddl.Dec("123456789.5"), "123456789.5 needs 9 integer digits", true},
 	} {
 		if tg.Dialect == "sqlite" && !c.sqlite {
 			continue // SQLite does not enforce INT, VARCHAR(n) or FLOAT widths
@@ -222,11 +223,11 @@ func narrowTypes(t *testing.T, tg Target) {
 		if err == nil || !strings.Contains(err.Error(), prefix+c.want) {
 			t.Errorf("%s: error = %v, want %q", c.col, err, prefix+c.want)
 		}
-		if after := Counts(t, db, ""); !reflect.DeepEqual(before, after) {
+		if after := Counts(t, db.DB(), ""); !reflect.DeepEqual(before, after) {
 			t.Fatalf("%s: rows changed: %v -> %v", c.col, before, after)
 		}
 	}
-	verifyClean(t, db)
+	verifyClean(t, db.DB())
 }
 
 // separateSchema: INSTANCES and RELATIONS made by a DBA in a separate schema
@@ -243,10 +244,10 @@ func separateSchema(t *testing.T, tg Target) {
 	if tg.Dialect != "sqlserver" { // the schema goes with the test's database
 		t.Cleanup(func() { runScript(t, tg.Server, tg.Dialect, "schema-drop.sql", vars) })
 	}
-	db := OpenExporter(t, ns.DSN, exporter.Options{Schema: schema})
+	db := OpenExporter(t, ns.DSN, store.Options{Schema: schema}, exporter.Options{})
 	cov, _ := CoverageSet("in a schema", 2, 3)
 	Export(t, db, cov)
-	CompareStored(t, db, 1, cov)
+	CompareStored(t, db.DB(), 1, cov)
 
 	ft := FullSet(t, functiontrace.Name, "cli --schema", tg.Dialect, 3)
 	in := writeInput(t, "ft.json", ft)
@@ -254,17 +255,17 @@ func separateSchema(t *testing.T, tg Target) {
 	if ids := instIDs(t, out); len(ids) != 1 || ids[0] != 2 {
 		t.Fatalf("export --schema printed %q", out)
 	}
-	CompareStored(t, db, 2, ft)
+	CompareStored(t, db.DB(), 2, ft)
 	if out := mustProfdb(t, "list", "--db", ns.DSN, "--schema", schema); !strings.Contains(out, "function-trace") || !strings.Contains(out, "light-coverage") {
 		t.Errorf("list --schema:\n%s", out)
 	}
 	if out := mustProfdb(t, "verify", "--db", ns.DSN, "--schema", schema); strings.TrimSpace(out) != "ok" {
 		t.Errorf("verify --schema: %s", out)
 	}
-	if names := tableNames(t, db, ""); len(names) != 0 {
+	if names := tableNames(t, db.DB(), ""); len(names) != 0 {
 		t.Errorf("tables created outside the schema: %v", names)
 	}
-	d := db.Dialect()
+	d := db.DB().Dialect()
 	var want []string
 	for _, n := range lcTables() {
 		want = append(want, d.StoredName(n))
@@ -274,7 +275,7 @@ func separateSchema(t *testing.T, tg Target) {
 		want = append(want, d.StoredName(n))
 	}
 	sort.Strings(want)
-	if got := tableNames(t, db, schema); !reflect.DeepEqual(got, want) {
+	if got := tableNames(t, db.DB(), schema); !reflect.DeepEqual(got, want) {
 		t.Errorf("tables in the schema %v, want %v", got, want)
 	}
 }
@@ -301,13 +302,13 @@ func restrictedLogin(t *testing.T, tg Target) {
 	if code != 0 || !reflect.DeepEqual(instIDs(t, out), []int64{1}) {
 		t.Fatalf("export --no-create as %s: exit %d\n%s%s", user, code, out, errOut)
 	}
-	admin := OpenExporter(t, ns.DSN, exporter.Options{})
-	CompareStored(t, admin, 1, cov)
+	admin := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
+	CompareStored(t, admin.DB(), 1, cov)
 	if got := RunCoverageQuery(t, ro); !reflect.DeepEqual(got, want) {
 		t.Errorf("Light Coverage query as %s:\n%v\nwant\n%v", user, got, want)
 	}
 
-	tablesBefore := tableNames(t, admin, "")
+	tablesBefore := tableNames(t, admin.DB(), "")
 	ft := writeInput(t, "ft.json", FullSet(t, functiontrace.Name, "no tables", tg.Dialect, 3))
 	out, errOut, code = profdb(t, "export", "--db", ro, "--no-create", "-q", ft)
 	noSecret(t, pw, out, errOut)
@@ -321,12 +322,12 @@ func restrictedLogin(t *testing.T, tg Target) {
 		t.Errorf("export creating tables as %s succeeded:\n%s", user, out)
 	}
 	t.Logf("without --no-create: %s", strings.TrimSpace(errOut))
-	if after := tableNames(t, admin, ""); !reflect.DeepEqual(tablesBefore, after) {
+	if after := tableNames(t, admin.DB(), ""); !reflect.DeepEqual(tablesBefore, after) {
 		t.Errorf("tables changed: %v -> %v", tablesBefore, after)
 	}
-	list, err := admin.List(Ctx(t))
+	list, err := admin.DB().List(Ctx(t))
 	if err != nil || len(list) != 1 {
 		t.Errorf("result sets after the failures: %+v %v", list, err)
 	}
-	verifyClean(t, admin)
+	verifyClean(t, admin.DB())
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/store"
 )
 
 // sonarSQLServerQuery is the SonarQube Delphi plugin's coverage query as it
@@ -36,7 +37,7 @@ ORDER BY f.COL_FILE_NAME, l.ID`
 // CorrectedCoverageQuery, checked here to return each set's own lines.
 func TestSonarQubeQueryOnSQLServer(t *testing.T) {
 	ns := Lookup(t, "sqlserver").Fresh(t)
-	db := OpenExporter(t, ns.DSN, exporter.Options{})
+	db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
 	first, want := CoverageSet("first run", 3, 4)
 	Export(t, db, first)
 	raw := Open(t, ns.DSN)

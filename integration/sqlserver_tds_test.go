@@ -21,6 +21,7 @@ import (
 	"github.com/profdb/profdb/internal/tdstest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // This file checks, without a SQL Server, what profdb sends one: the real
@@ -256,7 +257,7 @@ func TestSQLServerExportOverTDS(t *testing.T) {
 			t.Run(p+"/bulk="+mode.String(), func(t *testing.T) {
 				_, responder := newFakeCatalog()
 				srv, dsn := startTDS(t, responder.Handle)
-				db := OpenExporter(t, dsn, exporter.Options{Bulk: mode})
+				db := OpenExporter(t, dsn, store.Options{}, exporter.Options{Bulk: mode})
 				f := FullSet(t, p, "tds 'x' ✓", "sqlserver", 4)
 				res := Export(t, db, f)
 				if res.InstID != 1 {
@@ -305,7 +306,7 @@ func TestSQLServerExportOverTDS(t *testing.T) {
 					}
 				}
 				inst := got[profilers.InstancesTable]
-				if len(inst) != 1 || inst[0][0] != f.Header.Caption || !sameValue(ddl.Decimal, dialects.Dec("18446744073709551615"), inst[0][2]) || inst[0][4] != int64(1) {
+				if len(inst) != 1 || inst[0][0] != f.Header.Caption || !sameValue(ddl.Decimal, ddl.Dec("18446744073709551615"), inst[0][2]) || inst[0][4] != int64(1) {
 					t.Errorf("INSTANCES: %v", inst)
 				}
 			})

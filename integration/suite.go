@@ -17,6 +17,7 @@ import (
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // Ctx returns a context that ends with the test, after at most ten
@@ -27,10 +28,10 @@ func Ctx(t testing.TB) context.Context {
 	return ctx
 }
 
-// OpenExporter opens an exporter.DB on dsn, closed when the test ends.
-func OpenExporter(t testing.TB, dsn string, o exporter.Options) *exporter.DB {
+// OpenExporter opens an exporter on dsn, closed when the test ends.
+func OpenExporter(t testing.TB, dsn string, so store.Options, o exporter.Options) *exporter.Exporter {
 	t.Helper()
-	db, err := exporter.Open(Ctx(t), dsn, o)
+	db, err := exporter.Open(Ctx(t), dsn, so, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func AllTables() []ddl.Table {
 
 // Counts returns the rows of every table the database has in schema, by
 // upper-case name.
-func Counts(t testing.TB, db *exporter.DB, schema string) map[string]int64 {
+func Counts(t testing.TB, db *store.DB, schema string) map[string]int64 {
 	t.Helper()
 	ctx := Ctx(t)
 	d := db.Dialect()
@@ -80,7 +81,7 @@ func Counts(t testing.TB, db *exporter.DB, schema string) map[string]int64 {
 }
 
 // Export exports the fixture and fails the test on error.
-func Export(t testing.TB, db *exporter.DB, f *Fixture) exporter.Result {
+func Export(t testing.TB, db resultset.Target, f *Fixture) resultset.Result {
 	t.Helper()
 	res, err := resultset.Export(Ctx(t), db, f.ResultSet())
 	if err != nil {
@@ -136,12 +137,12 @@ func checkDDL(t *testing.T, tg Target) {
 	tables := AllTables()
 	RunDDL(t, ns.DSN, "", tables)
 	RunDDL(t, ns.DSN, "", tables) // idempotent
-	db := OpenExporter(t, ns.DSN, exporter.Options{})
-	d, ctx := db.Dialect(), Ctx(t)
+	db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
+	d, ctx := db.DB().Dialect(), Ctx(t)
 
 	// inspect: the tables are there under their stored names, with the
 	// plugins' columns.
-	got, err := d.Tables(ctx, db.SQL(), "")
+	got, err := d.Tables(ctx, db.DB().SQL(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func checkDDL(t *testing.T, tg Target) {
 		t.Fatalf("Tables =\n%v\nwant\n%v", got, want)
 	}
 	for _, tb := range tables {
-		cols, err := d.Columns(ctx, db.SQL(), "", d.StoredName(tb.Name))
+		cols, err := d.Columns(ctx, db.DB().SQL(), "", d.StoredName(tb.Name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,9 +214,9 @@ func checkRoundTrip(t *testing.T, tg Target) {
 			modes = append(modes, mode)
 		}
 	}
-	dbs := map[exporter.BulkMode]*exporter.DB{
-		exporter.BulkAuto: OpenExporter(t, ns.DSN, exporter.Options{Bulk: exporter.BulkAuto}),
-		exporter.BulkOff:  OpenExporter(t, ns.DSN, exporter.Options{Bulk: exporter.BulkOff}),
+	dbs := map[exporter.BulkMode]*exporter.Exporter{
+		exporter.BulkAuto: OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{Bulk: exporter.BulkAuto}),
+		exporter.BulkOff:  OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{Bulk: exporter.BulkOff}),
 	}
 	for i, f := range sets {
 		res := Export(t, dbs[modes[i]], f)
@@ -225,12 +226,12 @@ func checkRoundTrip(t *testing.T, tg Target) {
 	}
 	db := dbs[exporter.BulkOff]
 	for i, f := range sets {
-		CompareStored(t, db, int64(i+1), f)
+		CompareStored(t, db.DB(), int64(i+1), f)
 	}
 
 	t.Run("list-verify-delete", func(t *testing.T) {
 		ctx := Ctx(t)
-		list, err := db.List(ctx)
+		list, err := db.DB().List(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,36 +249,36 @@ func checkRoundTrip(t *testing.T, tg Target) {
 				}
 			}
 		}
-		if fs, err := db.Verify(ctx, 0); err != nil || len(fs) != 0 {
+		if fs, err := db.DB().Verify(ctx, 0); err != nil || len(fs) != 0 {
 			t.Fatalf("Verify: %v %v", fs, err)
 		}
-		n, err := db.Delete(ctx, 3)
+		n, err := db.DB().Delete(ctx, 3)
 		if want := sets[2].Rows(); err != nil || n != want {
 			t.Fatalf("Delete(3) = %d, %v; want %d rows, the profiler rows List counts", n, err, want)
 		}
-		if _, err := db.Delete(ctx, 3); err == nil || !strings.Contains(err.Error(), "no result set 3") {
+		if _, err := db.DB().Delete(ctx, 3); err == nil || !strings.Contains(err.Error(), "no result set 3") {
 			t.Errorf("second Delete(3): %v", err)
 		}
-		if _, err := db.Read(ctx, 3); err == nil {
+		if _, err := db.DB().Read(ctx, 3); err == nil {
 			t.Error("Read(3) after Delete succeeds")
 		}
-		list, _ = db.List(ctx)
+		list, _ = db.DB().List(ctx)
 		if len(list) != len(sets)-1 || list[2].InstID != 4 {
 			t.Errorf("List after Delete: %+v", list)
 		}
-		if fs, err := db.Verify(ctx, 0); err != nil || len(fs) != 0 {
+		if fs, err := db.DB().Verify(ctx, 0); err != nil || len(fs) != 0 {
 			t.Fatalf("Verify after Delete: %v %v", fs, err)
 		}
-		CompareStored(t, db, 4, sets[3])
+		CompareStored(t, db.DB(), 4, sets[3])
 		// A broken link is found.
-		d := db.Dialect()
+		d := db.DB().Dialect()
 		inst, parent := d.Quote(d.StoredName(ddl.InstID)), d.Quote(d.StoredName(ddl.ParentID))
 		upd := fmt.Sprintf("UPDATE %s SET %s = 12345 WHERE %s = 1", d.Qualify("", d.StoredName(functiontrace.CallTrace)), parent, inst)
 		if sets[0].Header.Profiler == functiontrace.Name {
-			if _, err := db.SQL().ExecContext(ctx, upd); err != nil {
+			if _, err := db.DB().SQL().ExecContext(ctx, upd); err != nil {
 				t.Fatal(err)
 			}
-			fs, err := db.Verify(ctx, 1)
+			fs, err := db.DB().Verify(ctx, 1)
 			if err != nil || len(fs) != 1 || fs[0].Table != functiontrace.CallTrace {
 				t.Errorf("Verify after breaking a link: %v %v", fs, err)
 			}
@@ -288,7 +289,7 @@ func checkRoundTrip(t *testing.T, tg Target) {
 // failingSet is a function-trace result set of n calls whose row bad (1-based)
 // holds value in column col.
 func failingSet(n, bad int, col string, value any) *Fixture {
-	f := &Fixture{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "fails"}}
+	f := &Fixture{Header: resultset.Header{Profiler: functiontrace.Name, Caption: "fails"}}
 	f.Tables = []FixtureTable{
 		{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL_WIN32THREADID"}, Rows: [][]any{{int64(0), int64(-1), int64(0), int64(1)}}},
 		{Name: functiontrace.CallTrace, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL__S", "COL_CALL_NO"}},
@@ -311,10 +312,10 @@ func failingSet(n, bad int, col string, value any) *Fixture {
 func checkRollback(t *testing.T, tg Target) {
 	ns := tg.Fresh(t)
 	for _, mode := range []exporter.BulkMode{exporter.BulkAuto, exporter.BulkOff} {
-		db := OpenExporter(t, ns.DSN, exporter.Options{Bulk: mode})
+		db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{Bulk: mode})
 		seed := FullSet(t, functiontrace.Name, "seed", tg.Dialect, 3)
 		first := Export(t, db, seed)
-		before := Counts(t, db, "")
+		before := Counts(t, db.DB(), "")
 		cases := []struct {
 			name string
 			set  *Fixture
@@ -339,7 +340,7 @@ func checkRollback(t *testing.T, tg Target) {
 			if err == nil || !strings.Contains(strings.ToUpper(err.Error()), strings.ToUpper(c.want)) {
 				t.Fatalf("bulk=%s %s: error = %v, want %q", mode, c.name, err, c.want)
 			}
-			if after := Counts(t, db, ""); !reflect.DeepEqual(before, after) {
+			if after := Counts(t, db.DB(), ""); !reflect.DeepEqual(before, after) {
 				t.Fatalf("bulk=%s %s: rows changed: %v -> %v", mode, c.name, before, after)
 			}
 		}
@@ -347,8 +348,8 @@ func checkRollback(t *testing.T, tg Target) {
 		if res.InstID != first.InstID+1 {
 			t.Errorf("bulk=%s: INST_ID after the failures %d, want %d", mode, res.InstID, first.InstID+1)
 		}
-		CompareStored(t, db, res.InstID, seed)
-		if fs, err := db.Verify(Ctx(t), 0); err != nil || len(fs) != 0 {
+		CompareStored(t, db.DB(), res.InstID, seed)
+		if fs, err := db.DB().Verify(Ctx(t), 0); err != nil || len(fs) != 0 {
 			t.Fatalf("Verify: %v %v", fs, err)
 		}
 	}
@@ -357,7 +358,7 @@ func checkRollback(t *testing.T, tg Target) {
 // nulSet is a function-trace result set whose last CALL_STACK row holds a
 // NUL character, which PostgreSQL text refuses.
 func nulSet(n int) *Fixture {
-	f := &Fixture{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "nul"}}
+	f := &Fixture{Header: resultset.Header{Profiler: functiontrace.Name, Caption: "nul"}}
 	rt := FixtureTable{Name: functiontrace.Routines, Columns: []string{"ID", "PARENT_ID"}, Rows: [][]any{{int64(0), int64(-1)}}}
 	cr := FixtureTable{Name: functiontrace.CallRoutes, Columns: []string{"ID", "PARENT_ID"}, Rows: [][]any{{int64(0), int64(0)}}}
 	cs := FixtureTable{Name: functiontrace.CallStack, Columns: []string{"ID", "PARENT_ID", "COL_SOURCE_FILE"}}
@@ -380,9 +381,9 @@ func checkConcurrent(t *testing.T, tg Target) {
 	ns := tg.Fresh(t)
 	const workers, rows = 8, 2000
 	// The tables exist before the race, as in a database in use.
-	Export(t, OpenExporter(t, ns.DSN, exporter.Options{}), callSet("seed", 1))
+	Export(t, OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{}), callSet("seed", 1))
 	var wg sync.WaitGroup
-	results := make([]exporter.Result, workers)
+	results := make([]resultset.Result, workers)
 	errs := make([]error, workers)
 	sets := make([]*Fixture, workers)
 	for i := range workers {
@@ -394,7 +395,7 @@ func checkConcurrent(t *testing.T, tg Target) {
 			if i%2 == 1 {
 				mode = exporter.BulkOff
 			}
-			db, err := exporter.Open(Ctx(t), ns.DSN, exporter.Options{Bulk: mode})
+			db, err := exporter.Open(Ctx(t), ns.DSN, store.Options{}, exporter.Options{Bulk: mode})
 			if err != nil {
 				errs[i] = err
 				return
@@ -414,8 +415,8 @@ func checkConcurrent(t *testing.T, tg Target) {
 		}
 		seen[results[i].InstID] = i
 	}
-	db := OpenExporter(t, ns.DSN, exporter.Options{})
-	list, err := db.List(Ctx(t))
+	db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
+	list, err := db.DB().List(Ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,15 +424,15 @@ func checkConcurrent(t *testing.T, tg Target) {
 		t.Fatalf("List: %d result sets, want %d", len(list), workers+1)
 	}
 	for i, r := range results {
-		CompareStored(t, db, r.InstID, sets[i])
+		CompareStored(t, db.DB(), r.InstID, sets[i])
 	}
-	if fs, err := db.Verify(Ctx(t), 0); err != nil || len(fs) != 0 {
+	if fs, err := db.DB().Verify(Ctx(t), 0); err != nil || len(fs) != 0 {
 		t.Fatalf("Verify: %v %v", fs, err)
 	}
-	d := db.Dialect()
+	d := db.DB().Dialect()
 	var dup int64
 	q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(d.StoredName(ddl.ID)), d.Qualify("", d.StoredName(profilers.RelationsTable)))
-	if err := db.SQL().QueryRowContext(Ctx(t), q).Scan(&dup); err != nil || dup != 0 {
+	if err := db.DB().SQL().QueryRowContext(Ctx(t), q).Scan(&dup); err != nil || dup != 0 {
 		t.Fatalf("RELATIONS IDs repeated: %d %v", dup, err)
 	}
 	ids := make([]int64, 0, len(seen))
@@ -447,7 +448,7 @@ func checkConcurrent(t *testing.T, tg Target) {
 func checkConsumerQuery(t *testing.T, tg Target) {
 	ns := tg.Fresh(t)
 	f, want := CoverageSet("coverage", 3, 4)
-	Export(t, OpenExporter(t, ns.DSN, exporter.Options{}), f)
+	Export(t, OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{}), f)
 	if got := RunCoverageQuery(t, ns.DSN); !reflect.DeepEqual(got, want) {
 		t.Errorf("the Light Coverage query returns\n%v\nwant\n%v", got, want)
 	}

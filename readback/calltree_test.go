@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/store"
 )
 
 func TestCallTree(t *testing.T) {
@@ -22,7 +22,7 @@ func TestCallTree(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	r, err := readback.Open(ctx, dsn, exporter.Options{})
+	r, err := readback.Open(ctx, dsn, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

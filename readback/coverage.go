@@ -141,10 +141,10 @@ func (r *Reader) groups(ctx context.Context, inst int64, col string, n int) (Lis
 
 // Line is one source line of a Light Coverage result set.
 type Line struct {
-	File    string `json:"source_file" db:"source_file"`
-	Line    int64  `json:"line" db:"line"`
-	Count   Dec    `json:"count" db:"count"` // times it ran (the largest of its routines' counts)
-	Routine string `json:"routine" db:"routine"`
+	File    string  `json:"source_file" db:"source_file"`
+	Line    int64   `json:"line" db:"line"`
+	Count   NullDec `json:"count" db:"count"` // times it ran (the largest of its routines' counts)
+	Routine string  `json:"routine" db:"routine"`
 }
 
 // Lines streams the lines of a Light Coverage result set ordered by source

@@ -22,6 +22,7 @@ import (
 	_ "github.com/profdb/profdb/profilers/referencecount"
 	_ "github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/store"
 )
 
 var dialectNames = []string{"sqlite", "postgres", "mysql", "sqlserver"}
@@ -59,7 +60,7 @@ func TestSummaryMatchesExamples(t *testing.T) {
 func checkSummaries(t *testing.T, dsn string, ids map[string]int64) {
 	t.Helper()
 	ctx := context.Background()
-	r, err := readback.Open(ctx, dsn, exporter.Options{})
+	r, err := readback.Open(ctx, dsn, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,12 +159,12 @@ func TestDBAMadeTables(t *testing.T) {
 func makeDBATables(t *testing.T, dsn string) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	d := db.Dialect()
+	d := db.DB().Dialect()
 	narrow := map[ddl.Type]string{ddl.String: "VARCHAR(255)", ddl.Integer: "INT", ddl.Decimal: "DECIMAL(20,4)", ddl.Float: "FLOAT"}
 	switch d.Name() {
 	case "sqlserver":
@@ -187,7 +188,7 @@ func makeDBATables(t *testing.T, dsn string) {
 			cols = append(cols, d.Quote(strings.ToLower(c.Name))+" "+typ)
 		}
 		s := fmt.Sprintf("CREATE TABLE %s (%s)", d.Qualify("", strings.ToLower(tb.Name)), strings.Join(cols, ", "))
-		if _, err := db.SQL().ExecContext(ctx, s); err != nil {
+		if _, err := db.DB().SQL().ExecContext(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
@@ -197,7 +198,7 @@ func TestMissingTableAndUnknownProfiler(t *testing.T) {
 	ctx := context.Background()
 	dsn := testdb.Fresh(t, "sqlite")
 	ids := exportExamples(t, dsn)
-	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,11 +207,11 @@ func TestMissingTableAndUnknownProfiler(t *testing.T) {
 		"DROP TABLE LIGHT_COVERAGE_PROFILER_LINES",
 		fmt.Sprintf("UPDATE RELATIONS SET COL_CHILD_TABLE = 'MEMORY_PROFILER_' || COL_CHILD_TABLE WHERE INST_ID = %d", ids["resource"]),
 	} {
-		if _, err := db.SQL().ExecContext(ctx, s); err != nil {
+		if _, err := db.DB().SQL().ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r, err := readback.Begin(ctx, db)
+	r, err := readback.Begin(ctx, db.DB())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestNullsRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := readback.Open(ctx, dsn, exporter.Options{})
+	r, err := readback.Open(ctx, dsn, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package readback
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,28 +9,27 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/jmoiron/sqlx/reflectx"
 
-	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/store"
 )
 
 // Reader reads result sets from one snapshot of a database. It is not safe
 // for concurrent use; Close it when done.
 type Reader struct {
-	snap   *exporter.Snapshot
+	snap   *store.Snapshot
 	q      dialects.DBTX
 	mapper *reflectx.Mapper
 	d      dialects.Dialect
-	cat    *exporter.Catalog // the tables and columns, read in the snapshot
-	owned  *exporter.DB      // closed by Close when Open opened it
+	cat    *store.Catalog // the tables and columns, read in the snapshot
+	owned  *store.DB      // closed by Close when Open opened it
 }
 
-// Open opens the database a DSN names (see exporter.Open) read-only
-// (Options.ReadOnly) and begins reading it; Close closes both.
-func Open(ctx context.Context, dsn string, o exporter.Options) (*Reader, error) {
+// Open opens the database a DSN names (see store.Open) read-only
+// (store.Options.ReadOnly) and begins reading it; Close closes both.
+func Open(ctx context.Context, dsn string, o store.Options) (*Reader, error) {
 	o.ReadOnly = true
-	db, err := exporter.Open(ctx, dsn, o)
+	db, err := store.Open(ctx, dsn, o)
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +42,12 @@ func Open(ctx context.Context, dsn string, o exporter.Options) (*Reader, error) 
 	return r, nil
 }
 
-// Begin starts reading db in one consistent snapshot (exporter.Snapshot:
+// Begin starts reading db in one consistent snapshot (store.Snapshot:
 // a read-only REPEATABLE READ transaction on PostgreSQL, a consistent
 // snapshot on MySQL/MariaDB, a read transaction on SQLite, SNAPSHOT
 // isolation on SQL Server where the database allows it) and reads its
 // catalogue.
-func Begin(ctx context.Context, db *exporter.DB) (*Reader, error) {
+func Begin(ctx context.Context, db *store.DB) (*Reader, error) {
 	d := db.Dialect()
 	snap, err := db.BeginSnapshot(ctx)
 	if err != nil {
@@ -216,58 +214,41 @@ func (l List[T]) Omitted() int64 { return l.Total - int64(len(l.Items)) }
 // Instance describes a result set: its INSTANCES row, its profiler and its
 // rows per table.
 type Instance struct {
-	InstID             int64            `json:"inst_id" db:"inst_id"`
-	Caption            string           `json:"caption" db:"caption"`
-	Profiler           string           `json:"profiler" db:"-"`
-	CounterName        string           `json:"counter_name,omitempty" db:"counter_name"`
-	CounterDescription string           `json:"counter_description,omitempty" db:"counter_description"`
-	CounterFrequency   Dec              `json:"counter_frequency,omitempty" db:"counter_frequency"`
-	Rows               int64            `json:"rows" db:"-"`
-	Tables             map[string]int64 `json:"tables" db:"-"`
+	InstID             int64            `json:"inst_id"`
+	Caption            string           `json:"caption"`
+	Profiler           string           `json:"profiler"`
+	CounterName        string           `json:"counter_name,omitempty"`
+	CounterDescription string           `json:"counter_description,omitempty"`
+	CounterFrequency   NullDec          `json:"counter_frequency,omitempty"`
+	Rows               int64            `json:"rows"`
+	Tables             map[string]int64 `json:"tables"`
 }
 
-type instanceRow struct {
-	InstID             int64          `db:"inst_id"`
-	Caption            sql.NullString `db:"caption"`
-	CounterName        sql.NullString `db:"counter_name"`
-	CounterDescription sql.NullString `db:"counter_description"`
-	CounterFrequency   Dec            `db:"counter_frequency"`
-}
-
-// Instances lists the result sets in INSTANCES by INST_ID; ids limits the
-// list to those (an error names one that is not there).
+// Instances lists the result sets in INSTANCES by INST_ID (store.Catalog's
+// List); ids limits the list to those (an error names one that is not
+// there). A result set whose profiler this build does not know is an error
+// that names the tables its RELATIONS rows list.
 func (r *Reader) Instances(ctx context.Context, ids ...int64) ([]Instance, error) {
 	if !r.has(profilers.InstancesTable) {
 		return nil, fmt.Errorf("read: the database has no INSTANCES table: no result sets")
 	}
-	want := map[int64]bool{}
-	for _, id := range ids {
-		want[id] = true
-	}
-	var out []Instance
-	err := query(ctx, r, 0, `SELECT {INSTANCES.INST_ID} AS inst_id, {INSTANCES.CAPTION} AS caption,
-		{INSTANCES.COUNTER_NAME} AS counter_name, {INSTANCES.COUNTER_DESCRIPTION} AS counter_description,
-		{INSTANCES.COUNTER_FREQUENCY} AS counter_frequency FROM {INSTANCES} ORDER BY {INSTANCES.INST_ID}`,
-		func(row *instanceRow) bool {
-			if len(ids) == 0 || want[row.InstID] {
-				out = append(out, Instance{InstID: row.InstID, Caption: row.Caption.String, CounterName: row.CounterName.String,
-					CounterDescription: row.CounterDescription.String, CounterFrequency: row.CounterFrequency})
-				delete(want, row.InstID)
-			}
-			return true
-		})
+	list, err := r.cat.List(ctx, ids...)
 	if err != nil {
-		return nil, fmt.Errorf("read INSTANCES: %w", err)
+		return nil, fmt.Errorf("read: %w", err)
 	}
-	for _, id := range ids {
-		if want[id] {
-			return nil, fmt.Errorf("read: no result set %d in INSTANCES", id)
+	out := make([]Instance, len(list))
+	for i, l := range list {
+		if err := l.ProfilerErr(); err != nil {
+			return nil, fmt.Errorf("read: %w", err)
 		}
-	}
-	for i := range out {
-		if err := r.describe(ctx, &out[i]); err != nil {
-			return nil, err
+		in := Instance{InstID: l.InstID, Caption: l.Caption, Profiler: l.Profiler, Rows: l.Rows, Tables: l.Tables}
+		if c := l.Counter; c != nil {
+			in.CounterName, in.CounterDescription = c.Name, c.Description
+			if c.Frequency != nil {
+				in.CounterFrequency = NullDec(fmt.Sprint(c.Frequency))
+			}
 		}
+		out[i] = in
 	}
 	return out, nil
 }
@@ -279,68 +260,6 @@ func (r *Reader) Instance(ctx context.Context, id int64) (Instance, error) {
 		return Instance{}, err
 	}
 	return l[0], nil
-}
-
-type relationRow struct {
-	Child sql.NullString `db:"child"`
-}
-
-// describe finds the result set's profiler from its RELATIONS rows and
-// counts its rows per table.
-func (r *Reader) describe(ctx context.Context, in *Instance) error {
-	if !r.has(profilers.RelationsTable) {
-		return fmt.Errorf("read: result set %d: the database has no RELATIONS table, which names its profiler", in.InstID)
-	}
-	var children []string
-	err := query(ctx, r, in.InstID, `SELECT {RELATIONS.COL_CHILD_TABLE} AS child FROM {RELATIONS} WHERE {RELATIONS.INST_ID} = {?}`,
-		func(row *relationRow) bool { children = append(children, row.Child.String); return true })
-	if err != nil {
-		return fmt.Errorf("read RELATIONS of result set %d: %w", in.InstID, err)
-	}
-	for _, c := range children {
-		if def, ok := profilers.ForTable(c); ok {
-			in.Profiler = def.Name
-			break
-		}
-	}
-	if in.Profiler == "" {
-		if len(children) == 0 {
-			return fmt.Errorf("read: result set %d has no RELATIONS rows: its profiler is unknown", in.InstID)
-		}
-		more := ""
-		if len(children) > 2 {
-			more = fmt.Sprintf(" and %d more", len(children)-2)
-			children = children[:2]
-		}
-		return fmt.Errorf("read: result set %d: RELATIONS names tables of a profiler this build does not know (%s%s); known profilers: %s",
-			in.InstID, strings.Join(children, ", "), more, strings.Join(profilers.Names(), ", "))
-	}
-	def, err := profilers.Lookup(in.Profiler)
-	if err != nil {
-		return fmt.Errorf("read: %w", err)
-	}
-	in.Tables = map[string]int64{}
-	for _, t := range def.Tables {
-		if !r.has(t.Name) {
-			continue
-		}
-		var n struct {
-			N int64 `db:"n"`
-		}
-		err := query(ctx, r, in.InstID, "SELECT COUNT(*) AS n FROM {"+t.Name+"} WHERE {"+t.Name+"."+ddl.InstID+"} = {?}",
-			func(row *struct {
-				N int64 `db:"n"`
-			}) bool {
-				n.N = row.N
-				return false
-			})
-		if err != nil {
-			return fmt.Errorf("read: count rows of %s: %w", t.Name, err)
-		}
-		in.Tables[t.Name] = n.N
-		in.Rows += n.N
-	}
-	return nil
 }
 
 // need checks that the tables a profiler's figures are read from exist.

@@ -20,8 +20,8 @@ const (
 
 // Resource is the summary of a Resource result set.
 type Resource struct {
-	LiveCount  Dec                 `json:"live_count"` // over every class
-	LiveSize   Dec                 `json:"live_size"`
+	LiveCount  NullDec             `json:"live_count"` // over every class
+	LiveSize   NullDec             `json:"live_size"`
 	Classes    List[ClassFigures]  `json:"classes"` // by live count, then live size
 	Allocators List[Allocator]     `json:"allocating_routines"`
 	Errors     List[ResourceError] `json:"errors"`
@@ -29,32 +29,32 @@ type Resource struct {
 
 // ClassFigures are a class's figures (CLASSES_DATA).
 type ClassFigures struct {
-	Name         string `json:"name" db:"name"`
-	Module       string `json:"module" db:"module"`
-	LiveCount    Dec    `json:"live_count" db:"live_count"`
-	LiveSize     Dec    `json:"live_size" db:"live_size"`
-	PeakCreated  Dec    `json:"peak_created" db:"peak_created"`
-	PeakSize     Dec    `json:"peak_size" db:"peak_size"`
-	TotalCreated Dec    `json:"total_created" db:"total_created"`
-	TotalSize    Dec    `json:"total_size" db:"total_size"`
+	Name         string  `json:"name" db:"name"`
+	Module       string  `json:"module" db:"module"`
+	LiveCount    NullDec `json:"live_count" db:"live_count"`
+	LiveSize     NullDec `json:"live_size" db:"live_size"`
+	PeakCreated  NullDec `json:"peak_created" db:"peak_created"`
+	PeakSize     NullDec `json:"peak_size" db:"peak_size"`
+	TotalCreated NullDec `json:"total_created" db:"total_created"`
+	TotalSize    NullDec `json:"total_size" db:"total_size"`
 }
 
 // Allocator is a routine that created objects (the topmost frame of their
 // creation call stacks), with how many and their size.
 type Allocator struct {
-	RecID   int64  `json:"rec_id" db:"rid"`
-	Name    string `json:"name" db:"name"`
-	Class   string `json:"class,omitempty" db:"class"`
-	Objects int64  `json:"objects" db:"objects"`
-	Size    Dec    `json:"size" db:"size"`
+	RecID   int64   `json:"rec_id" db:"rid"`
+	Name    string  `json:"name" db:"name"`
+	Class   string  `json:"class,omitempty" db:"class"`
+	Objects int64   `json:"objects" db:"objects"`
+	Size    NullDec `json:"size" db:"size"`
 }
 
 // ResourceError is an error the Resource profiler recorded.
 type ResourceError struct {
-	Name        string `json:"name" db:"name"`
-	Description string `json:"description" db:"description"`
-	Code        Dec    `json:"code" db:"code"`
-	Kind        Dec    `json:"kind" db:"kind"`
+	Name        string  `json:"name" db:"name"`
+	Description string  `json:"description" db:"description"`
+	Code        NullDec `json:"code" db:"code"`
+	Kind        NullDec `json:"kind" db:"kind"`
 }
 
 // classQuery selects a CLASSES_DATA table's figures, by live count.
@@ -117,13 +117,13 @@ type ReferenceCount struct {
 
 // RefObject is an object with its reference counts.
 type RefObject struct {
-	Number  int64  `json:"number" db:"num"`
-	Address Dec    `json:"address" db:"address"`
-	Class   string `json:"class" db:"class"`
-	Live    int64  `json:"live_references" db:"live"`
-	Peak    int64  `json:"peak_references" db:"peak"`
-	Total   int64  `json:"total_references" db:"total"`
-	Size    Dec    `json:"size" db:"size"`
+	Number  int64   `json:"number" db:"num"`
+	Address NullDec `json:"address" db:"address"`
+	Class   string  `json:"class" db:"class"`
+	Live    int64   `json:"live_references" db:"live"`
+	Peak    int64   `json:"peak_references" db:"peak"`
+	Total   int64   `json:"total_references" db:"total"`
+	Size    NullDec `json:"size" db:"size"`
 }
 
 func (r *Reader) referenceCount(ctx context.Context, in Instance, o Options) (*ReferenceCount, error) {

@@ -53,10 +53,10 @@ func (rt RoutineTime) FullName() string {
 
 // ThreadTime is one thread's calls and time (of its top-level calls).
 type ThreadTime struct {
-	ID            int64 `json:"id" db:"id"`
-	Win32ThreadID Dec   `json:"win32_thread_id" db:"tid"`
-	Calls         int64 `json:"calls" db:"calls"`
-	Time          int64 `json:"time" db:"total"`
+	ID            int64   `json:"id" db:"id"`
+	Win32ThreadID NullDec `json:"win32_thread_id" db:"tid"`
+	Calls         int64   `json:"calls" db:"calls"`
+	Time          int64   `json:"time" db:"total"`
 }
 
 // Seconds converts ticks to seconds; ok is false when the frequency is

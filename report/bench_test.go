@@ -17,6 +17,7 @@ import (
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // Large result sets for the benchmarks, made once per process: a Function
@@ -45,7 +46,7 @@ func largeDB(b *testing.B) string {
 }
 
 func makeLarge(ctx context.Context, dsn string) error {
-	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func makeLarge(ctx context.Context, dsn string) error {
 
 	ft := functiontrace.NewBuilder()
 	defer ft.Close()
-	ft.SetCounter(&exporter.Counter{Name: "Time", Description: "Elapsed Time", Frequency: int64(2400000000)})
+	ft.SetCounter(&resultset.Counter{Name: "Time", Description: "Elapsed Time", Frequency: int64(2400000000)})
 	var routines []*functiontrace.Routine
 	for i := range 300 {
 		routines = append(routines, ft.AddRoutine(functiontrace.RoutineInfo{Name: fmt.Sprintf("Routine%03d", i),
@@ -108,7 +109,7 @@ var largeSets = []struct {
 
 func writeLarge(b *testing.B, dsn string, inst int64, path string) int64 {
 	ctx := context.Background()
-	r, err := readback.Open(ctx, dsn, exporter.Options{})
+	r, err := readback.Open(ctx, dsn, store.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

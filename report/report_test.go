@@ -25,13 +25,14 @@ import (
 	_ "github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
+	"github.com/profdb/profdb/store"
 )
 
 // render writes the report of dsn's result sets.
 func render(t testing.TB, dsn string, o report.Options) string {
 	t.Helper()
 	ctx := context.Background()
-	r, err := readback.Open(ctx, dsn, exporter.Options{})
+	r, err := readback.Open(ctx, dsn, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,15 +178,15 @@ func TestReportErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.SQL().ExecContext(ctx, "DROP TABLE RESOURCE_PROFILER_OBJECTS"); err != nil {
+	if _, err := db.DB().SQL().ExecContext(ctx, "DROP TABLE RESOURCE_PROFILER_OBJECTS"); err != nil {
 		t.Fatal(err)
 	}
-	r, err := readback.Begin(ctx, db)
+	r, err := readback.Begin(ctx, db.DB())
 	if err != nil {
 		t.Fatal(err)
 	}

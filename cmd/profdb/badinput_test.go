@@ -12,6 +12,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/store"
 )
 
 // TestBadInputLeavesDatabaseUnchanged feeds profdb export one bad file
@@ -114,12 +115,12 @@ func TestBadInputLeavesDatabaseUnchanged(t *testing.T) {
 func makeNarrowRoutines(t *testing.T, dsn string) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	d := db.Dialect()
+	d := db.DB().Dialect()
 	q := func(s string) string { return d.Quote(d.StoredName(s)) }
 	tbl := d.Qualify("", d.StoredName(functiontrace.Routines))
 	for _, s := range []string{
@@ -127,7 +128,7 @@ func makeNarrowRoutines(t *testing.T, dsn string) {
 		fmt.Sprintf("CREATE TABLE %s (%s BIGINT NOT NULL, %s BIGINT, %s BIGINT, %s BIGINT, %s VARCHAR(255), %s DECIMAL(28,8))",
 			tbl, q("INST_ID"), q("ID"), q("PARENT_ID"), q("REC_ID"), q("COL_CLASS_NAME"), q("COL_ADDRESS")),
 	} {
-		if _, err := db.SQL().ExecContext(ctx, s); err != nil {
+		if _, err := db.DB().SQL().ExecContext(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 func newCopyCmd() *cobra.Command {
@@ -52,7 +53,7 @@ one consistent snapshot.`,
 			writing := func(err error) error {
 				return fmt.Errorf("writing target%s: %w", showDSN(to), dialects.ScrubError(to, err))
 			}
-			src, err := conn.open(ctx, from, exporter.Options{Schema: fromSchema, ReadOnly: true})
+			src, err := conn.open(ctx, from, store.Options{Schema: fromSchema, ReadOnly: true})
 			if err != nil {
 				return reading(err)
 			}
@@ -79,13 +80,13 @@ one consistent snapshot.`,
 				return err
 			}
 			defer prog.finish()
-			dst, err := conn.open(ctx, to, exporter.Options{Schema: toSchema, NoCreate: noCreate, Bulk: mode, Retries: retries, Version: versionLine(),
-				Progress: prog.set, Phase: prog.setPhase,
+			dstDB, err := conn.open(ctx, to, store.Options{Schema: toSchema, NoCreate: noCreate, Phase: prog.setPhase,
 				Logf: func(format string, args ...any) { prog.log(cmd.ErrOrStderr(), format, args...) }})
 			if err != nil {
 				return writing(err)
 			}
-			defer dst.Close()
+			defer dstDB.Close()
+			dst := exporter.New(dstDB, exporter.Options{Bulk: mode, Retries: retries, Version: versionLine(), Progress: prog.set})
 			results := []copied{}
 			rep := ledgerFrom(ctx)
 			for _, inst := range insts {
@@ -107,7 +108,7 @@ one consistent snapshot.`,
 				// that an interruption right after it is not reported as a
 				// roll-back.
 				target := ledgerTarget{Target: dst, r: rep, work: work, undo: undo,
-					done: func(res exporter.Result) string { return fmt.Sprintf("INST_ID %d -> INST_ID %d", inst, res.InstID) }}
+					done: func(res resultset.Result) string { return fmt.Sprintf("INST_ID %d -> INST_ID %d", inst, res.InstID) }}
 				res, err := resultset.Export(ictx, target, rs)
 				icancel()
 				if err != nil {
@@ -156,7 +157,7 @@ func (e sourceError) Unwrap() error { return e.err }
 
 // markSourceErrors makes the row iterators of rs wrap their errors in
 // sourceError.
-func markSourceErrors(rs *exporter.ResultSet) {
+func markSourceErrors(rs *resultset.ResultSet) {
 	for i := range rs.Tables {
 		rows := rs.Tables[i].Rows
 		rs.Tables[i].Rows = func(yield func([]any, error) bool) {
@@ -185,5 +186,5 @@ func showDSN(dsn string) string {
 // source and, as export prints them, its INST_ID and figures at the target.
 type copied struct {
 	SourceInstID int64 `json:"source_inst_id"`
-	exporter.Result
+	resultset.Result
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // defaultDB is where profdb writes when --db is not given: a SQLite file in
@@ -137,14 +139,14 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 		return err
 	}
 	defer prog.finish()
-	opts := exporter.Options{NoCreate: o.noCreate, Schema: o.schema, Bulk: bulk, Progress: prog.set, Phase: prog.setPhase, Retries: o.retries, Version: versionLine(),
-		Logf: func(format string, args ...any) { prog.log(stderr, format, args...) }}
-	db, err := o.conn.open(ctx, o.dsn, opts)
+	db, err := o.conn.open(ctx, o.dsn, store.Options{NoCreate: o.noCreate, Schema: o.schema, Phase: prog.setPhase,
+		Logf: func(format string, args ...any) { prog.log(stderr, format, args...) }})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	var target exporter.Target = ledgerTarget{Target: db, r: ledgerFrom(ctx)}
+	x := exporter.New(db, exporter.Options{Bulk: bulk, Progress: prog.set, Retries: o.retries, Version: versionLine()})
+	var target resultset.Target = ledgerTarget{Target: x, r: ledgerFrom(ctx)}
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}
 	}
@@ -155,7 +157,7 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 				prog.log(stderr, format, args...)
 			}
 		}}
-	var all []exporter.Result
+	var all []resultset.Result
 	for _, file := range files {
 		results, err := readFile(ctx, file, o.format, stdin, inputTarget{target, inputName(file)}, in,
 			func(r io.Reader) io.Reader { return countingReader{r, prog} })
@@ -197,7 +199,7 @@ func (o *exportOptions) empty(stderr io.Writer, file string) error {
 }
 
 // resultLine is the line export prints for a result set.
-func resultLine(r exporter.Result) string {
+func resultLine(r resultset.Result) string {
 	return fmt.Sprintf("INST_ID %d  %s  %s  %s", r.InstID, r.Profiler, rows(r.Rows), strconv.Quote(r.Caption))
 }
 
@@ -205,8 +207,8 @@ func resultLine(r exporter.Result) string {
 func rows(n int64) string { return english.Plural(int(n), "row", "") }
 
 func writeJSON(w io.Writer, v any) error {
-	if s, ok := v.([]exporter.Result); ok && s == nil {
-		v = []exporter.Result{}
+	if s, ok := v.([]resultset.Result); ok && s == nil {
+		v = []resultset.Result{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -215,7 +217,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // readFile reads one input file ("-" for standard input) into the target.
 // wrap, if not nil, wraps the reader of the input.
-func readFile(ctx context.Context, file, format string, stdin io.Reader, t exporter.Target, o input.Options, wrap func(io.Reader) io.Reader) ([]exporter.Result, error) {
+func readFile(ctx context.Context, file, format string, stdin io.Reader, t resultset.Target, o input.Options, wrap func(io.Reader) io.Reader) ([]resultset.Result, error) {
 	if wrap == nil {
 		wrap = func(r io.Reader) io.Reader { return r }
 	}
@@ -234,7 +236,7 @@ func readFile(ctx context.Context, file, format string, stdin io.Reader, t expor
 }
 
 // hintFlags names the flags that help with an input error.
-func hintFlags(res []exporter.Result, err error) ([]exporter.Result, error) {
+func hintFlags(res []resultset.Result, err error) ([]resultset.Result, error) {
 	if errors.Is(err, input.ErrSourceNotFound) {
 		err = fmt.Errorf("%w (--source-root DIR: the Go module's folder; --skip-missing: warn and go on)", err)
 	}
@@ -244,11 +246,11 @@ func hintFlags(res []exporter.Result, err error) ([]exporter.Result, error) {
 // inputTarget records input as the Input of every result set it passes on
 // that names none.
 type inputTarget struct {
-	exporter.Target
+	resultset.Target
 	input string
 }
 
-func (t inputTarget) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+func (t inputTarget) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
 	if h.Input == "" {
 		h.Input = t.input
 	}
@@ -270,11 +272,11 @@ func inputName(file string) string {
 // captionTarget gives every result set it passes on the caption of
 // --caption, in place of the input's.
 type captionTarget struct {
-	exporter.Target
+	resultset.Target
 	caption string
 }
 
-func (c *captionTarget) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+func (c *captionTarget) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
 	h.Caption = c.caption
 	w, err := c.Target.Begin(ctx, h)
 	if err != nil {
@@ -284,11 +286,11 @@ func (c *captionTarget) Begin(ctx context.Context, h exporter.Header) (exporter.
 }
 
 type captionWriter struct {
-	exporter.ResultWriter
+	resultset.ResultWriter
 	caption string
 }
 
-func (w captionWriter) SetHeader(h exporter.Header) error {
+func (w captionWriter) SetHeader(h resultset.Header) error {
 	h.Caption = w.caption
 	return w.ResultWriter.SetHeader(h)
 }
@@ -306,7 +308,7 @@ profdb's own PROFDB_RESULT_SETS table, when it was exported (UTC), on which
 host, by which profdb version and from what input ("-" where not recorded).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := conn.open(cmd.Context(), dsn, exporter.Options{Schema: schema, ReadOnly: true})
+			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
 				return err
 			}
@@ -317,13 +319,13 @@ host, by which profdb version and from what input ("-" where not recorded).`,
 			}
 			if asJSON {
 				if list == nil {
-					list = []exporter.Listing{}
+					list = []store.Listing{}
 				}
 				return writeJSON(cmd.OutOrStdout(), list)
 			}
 			// What PROFDB_RESULT_SETS records is shown when the database
 			// has it for any result set.
-			recorded := slices.ContainsFunc(list, func(l exporter.Listing) bool { return l.ExportedAt != "" })
+			recorded := slices.ContainsFunc(list, func(l store.Listing) bool { return l.ExportedAt != "" })
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			if recorded {
 				fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tEXPORTED (UTC)\tHOST\tVERSION\tINPUT\tCAPTION")
@@ -374,7 +376,7 @@ consistent snapshot, so result sets that are being exported or deleted
 meanwhile are seen whole or not at all.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := conn.open(cmd.Context(), dsn, exporter.Options{Schema: schema, ReadOnly: true})
+			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
 				return err
 			}
@@ -385,7 +387,7 @@ meanwhile are seen whole or not at all.`,
 			}
 			if asJSON {
 				if findings == nil {
-					findings = []exporter.Finding{}
+					findings = []store.Finding{}
 				}
 				if err := writeJSON(cmd.OutOrStdout(), findings); err != nil {
 					return err
@@ -460,8 +462,8 @@ keeps its row, marked deleted.`,
 			// The ledger learns when the delete commits: an interruption
 			// from then on leaves the outcome to the server, and says so.
 			rep := ledgerFrom(ctx)
-			db, err := conn.open(ctx, dsn, exporter.Options{Schema: schema, NoCreate: true, Phase: func(p string) {
-				if p == exporter.PhaseCommit {
+			db, err := conn.open(ctx, dsn, store.Options{Schema: schema, NoCreate: true, Phase: func(p string) {
+				if p == store.PhaseCommit {
 					rep.committing()
 				}
 			}})
@@ -488,18 +490,18 @@ keeps its row, marked deleted.`,
 						english.Plural(unknown, "result set has", "result sets have"), english.PluralWord(unknown, "it", "them"))
 				}
 				if len(insts) == 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "profdb: delete: no result set exported before %s: nothing deleted\n", cutoff.Format(exporter.TimeFormat))
+					fmt.Fprintf(cmd.ErrOrStderr(), "profdb: delete: no result set exported before %s: nothing deleted\n", cutoff.Format(store.TimeFormat))
 					if asJSON {
-						return writeJSON(cmd.OutOrStdout(), []exporter.Deleted{})
+						return writeJSON(cmd.OutOrStdout(), []store.Deleted{})
 					}
 					return nil
 				}
 			}
-			var done []exporter.Deleted
+			var done []store.Deleted
 			if dryRun {
 				for _, l := range list {
 					if slices.Contains(insts, l.InstID) {
-						done = append(done, exporter.Deleted{InstID: l.InstID, Rows: l.Rows})
+						done = append(done, store.Deleted{InstID: l.InstID, Rows: l.Rows})
 					}
 				}
 			} else {
@@ -586,9 +588,9 @@ func parseAge(s string) (time.Duration, error) {
 
 // exportedBefore returns the INST_IDs of the listed result sets exported
 // before cutoff, and how many have no export time recorded.
-func exportedBefore(list []exporter.Listing, cutoff time.Time) (old []int64, unknown int) {
+func exportedBefore(list []store.Listing, cutoff time.Time) (old []int64, unknown int) {
 	for _, l := range list {
-		t, err := time.Parse(exporter.TimeFormat, l.ExportedAt)
+		t, err := time.Parse(store.TimeFormat, l.ExportedAt)
 		switch {
 		case err != nil:
 			unknown++
@@ -599,7 +601,7 @@ func exportedBefore(list []exporter.Listing, cutoff time.Time) (old []int64, unk
 	return old, unknown
 }
 
-func selectInsts(list []exporter.Listing, ids []int64, ranges []instRange) ([]int64, error) {
+func selectInsts(list []store.Listing, ids []int64, ranges []instRange) ([]int64, error) {
 	listed := map[int64]bool{}
 	for _, l := range list {
 		listed[l.InstID] = true

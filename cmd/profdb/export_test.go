@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 func sqliteDSN(t *testing.T) string {
@@ -29,7 +31,7 @@ func TestExportPrintsOneLinePerResultSet(t *testing.T) {
 func TestExportJSONAndCaption(t *testing.T) {
 	dsn := sqliteDSN(t)
 	out := mustRun(t, "export", "--db", dsn, "--json", "--caption", "my run", "../../examples/light-coverage.json")
-	var res []exporter.Result
+	var res []resultset.Result
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("--json output is not a JSON array of results: %v\n%s", err, out)
 	}
@@ -45,7 +47,7 @@ func TestExportJSONAndCaption(t *testing.T) {
 		t.Fatalf("rows %d != sum of tables %d", res[0].Rows, sum)
 	}
 	// list shows the caption given on the command line.
-	var list []exporter.Listing
+	var list []store.Listing
 	if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &list); err != nil {
 		t.Fatal(err)
 	}
@@ -112,11 +114,11 @@ func TestVerifyAndDelete(t *testing.T) {
 		t.Fatalf("verify: %s", out)
 	}
 	// Break a parent link by hand: verify finds it and fails.
-	db, err := exporter.Open(t.Context(), dsn, exporter.Options{})
+	db, err := exporter.Open(t.Context(), dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.SQL().Exec(`UPDATE FUNCTION_TRACE_PROFILER_CALL_TRACE SET PARENT_ID = 99 WHERE INST_ID = 1 AND ID = 3`); err != nil {
+	if _, err := db.DB().SQL().Exec(`UPDATE FUNCTION_TRACE_PROFILER_CALL_TRACE SET PARENT_ID = 99 WHERE INST_ID = 1 AND ID = 3`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -129,7 +131,7 @@ func TestVerifyAndDelete(t *testing.T) {
 		t.Fatalf("verify --inst 2: %s", out)
 	}
 	// delete counts the rows list counts.
-	var listed []exporter.Listing
+	var listed []store.Listing
 	if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &listed); err != nil || len(listed) != 2 {
 		t.Fatalf("list --json: %v %v", listed, err)
 	}
@@ -182,11 +184,11 @@ func TestRetriesFlag(t *testing.T) {
 func TestVerifyFindsDuplicateIDs(t *testing.T) {
 	dsn := sqliteDSN(t)
 	mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json")
-	db, err := exporter.Open(t.Context(), dsn, exporter.Options{})
+	db, err := exporter.Open(t.Context(), dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.SQL().Exec(`UPDATE FUNCTION_TRACE_PROFILER_METAPARAMETERS SET ID = 0 WHERE INST_ID = 1 AND ID = 1`); err != nil {
+	if _, err := db.DB().SQL().Exec(`UPDATE FUNCTION_TRACE_PROFILER_METAPARAMETERS SET ID = 0 WHERE INST_ID = 1 AND ID = 1`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/store"
 )
 
 // exitBound is how long a faulted command may take to end, from the
@@ -364,12 +365,12 @@ func wholeSets(t *testing.T, bin, dsn string) map[string]int64 {
 	if out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput(); err != nil {
 		t.Fatalf("verify: %v\n%s", err, out)
 	}
-	db, err := exporter.Open(context.Background(), dsn, exporter.Options{})
+	db, err := exporter.Open(context.Background(), dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	list, err := db.List(context.Background())
+	list, err := db.DB().List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +514,7 @@ func TestSignalledCommandsEnd(t *testing.T) {
 // output.
 func bigInst(t *testing.T, listJSON string) string {
 	t.Helper()
-	var list []exporter.Listing
+	var list []store.Listing
 	if err := json.Unmarshal([]byte(listJSON), &list); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // forceExitAfter is how long profdb waits, after SIGINT or SIGTERM, for the
@@ -84,11 +85,11 @@ type ledger struct {
 	undo      string   // what rolling current back means, e.g. "nothing written"
 	unsure    bool     // current was interrupted while committing
 	abandoned string   // the last work ended without commit, with its undo
-	dbs       []*exporter.DB
+	dbs       []*store.DB
 }
 
 // watch adds a database whose lost connection explains a failure.
-func (r *ledger) watch(db *exporter.DB) {
+func (r *ledger) watch(db *store.DB) {
 	r.mu.Lock()
 	r.dbs = append(r.dbs, db)
 	r.mu.Unlock()
@@ -201,16 +202,16 @@ func interruption(ctx context.Context) (interrupted, bool) {
 // interruption then leaves the outcome to the server, and says so), and
 // committed once Commit returns.
 type ledgerTarget struct {
-	exporter.Target
+	resultset.Target
 	r *ledger
 	// work and undo describe the result set to the ledger; "" for "result
 	// set INST_ID n" and "nothing written".
 	work, undo string
 	// done describes it once committed; nil for "INST_ID n".
-	done func(exporter.Result) string
+	done func(resultset.Result) string
 }
 
-func (t ledgerTarget) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+func (t ledgerTarget) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
 	w, err := t.Target.Begin(ctx, h)
 	if err != nil {
 		return nil, err
@@ -230,11 +231,11 @@ func (t ledgerTarget) Begin(ctx context.Context, h exporter.Header) (exporter.Re
 }
 
 type ledgerWriter struct {
-	exporter.ResultWriter
+	resultset.ResultWriter
 	t ledgerTarget
 }
 
-func (w ledgerWriter) Commit() (exporter.Result, error) {
+func (w ledgerWriter) Commit() (resultset.Result, error) {
 	w.t.r.committing()
 	res, err := w.ResultWriter.Commit()
 	if err == nil {
@@ -262,17 +263,17 @@ type connOptions struct {
 // connFlags adds --timeout and --io-timeout to a command.
 func connFlags(cmd *cobra.Command, c *connOptions) {
 	f := cmd.Flags()
-	f.DurationVar(&c.timeout, "timeout", exporter.DefaultConnectTimeout,
+	f.DurationVar(&c.timeout, "timeout", store.DefaultConnectTimeout,
 		"give up connecting to a database server after this long (0: wait for ever)")
-	f.DurationVar(&c.ioTimeout, "io-timeout", exporter.DefaultIOTimeout,
+	f.DurationVar(&c.ioTimeout, "io-timeout", store.DefaultIOTimeout,
 		"give up when a database server neither answers nor takes data for this long (0: wait for ever)")
 }
 
 // open opens a database with the connection options, for a command whose
 // failure its lost connection explains (see ledger.explain).
-func (c connOptions) open(ctx context.Context, dsn string, o exporter.Options) (*exporter.DB, error) {
+func (c connOptions) open(ctx context.Context, dsn string, o store.Options) (*store.DB, error) {
 	o.ConnectTimeout, o.IOTimeout = never(c.timeout), never(c.ioTimeout)
-	db, err := exporter.Open(ctx, dsn, o)
+	db, err := store.Open(ctx, dsn, o)
 	if err != nil {
 		return nil, err
 	}

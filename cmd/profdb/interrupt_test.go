@@ -7,7 +7,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/resultset"
 )
 
@@ -16,15 +15,15 @@ import (
 // cannot tell whether it did.
 type commitFails struct{ resultset.Memory }
 
-func (t *commitFails) Begin(ctx context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+func (t *commitFails) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
 	w, err := t.Memory.Begin(ctx, h)
 	return failingCommit{w}, err
 }
 
-type failingCommit struct{ exporter.ResultWriter }
+type failingCommit struct{ resultset.ResultWriter }
 
-func (failingCommit) Commit() (exporter.Result, error) {
-	return exporter.Result{}, errors.New("driver: bad connection")
+func (failingCommit) Commit() (resultset.Result, error) {
+	return resultset.Result{}, errors.New("driver: bad connection")
 }
 
 // TestInterruptedWhileCommitting: a result set whose Commit was under way
@@ -47,7 +46,7 @@ func TestInterruptedWhileCommitting(t *testing.T) {
 
 	rep = &ledger{}
 	done := ledgerTarget{Target: &resultset.Memory{}, r: rep, work: "copy of INST_ID 3", undo: "nothing of it written",
-		done: func(res exporter.Result) string { return "INST_ID 3 -> INST_ID 1" }}
+		done: func(res resultset.Result) string { return "INST_ID 3 -> INST_ID 1" }}
 	if _, err := resultset.Export(ctx, done, rs); err != nil {
 		t.Fatal(err)
 	}

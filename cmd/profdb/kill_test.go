@@ -19,6 +19,7 @@ import (
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/store"
 )
 
 // buildProfdb builds the profdb binary once per test run.
@@ -80,13 +81,13 @@ func readBytes(pid int) int64 {
 func tableCounts(t *testing.T, dsn string) map[string]int64 {
 	t.Helper()
 	ctx := context.Background()
-	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	d := db.Dialect()
-	names, err := d.Tables(ctx, db.SQL(), "")
+	d := db.DB().Dialect()
+	names, err := d.Tables(ctx, db.DB().SQL(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func tableCounts(t *testing.T, dsn string) map[string]int64 {
 			continue
 		}
 		var n int64
-		if err := db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", real)).Scan(&n); err != nil {
+		if err := db.DB().SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", real)).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		out[tb.Name] = n

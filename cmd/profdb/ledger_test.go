@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/store"
 )
 
 // TestListShowsWhereResultSetsCameFrom: list prints when, where, by which
@@ -28,12 +29,12 @@ func TestListShowsWhereResultSetsCameFrom(t *testing.T) {
 		!strings.HasPrefix(lines[2], "3 ") || !strings.Contains(lines[2], abs) {
 		t.Fatalf("list:\n%s", out)
 	}
-	var list []exporter.Listing
+	var list []store.Listing
 	if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &list); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range list {
-		when, err := time.Parse(exporter.TimeFormat, l.ExportedAt)
+		when, err := time.Parse(store.TimeFormat, l.ExportedAt)
 		if err != nil || time.Since(when) > time.Hour || l.Host == "" || l.Version == "" || !strings.HasSuffix(l.Input, ".json") {
 			t.Errorf("list --json: INST_ID %d exported %q on %q by %q from %q", l.InstID, l.ExportedAt, l.Host, l.Version, l.Input)
 		}
@@ -46,16 +47,16 @@ func TestListShowsWhereResultSetsCameFrom(t *testing.T) {
 func TestDeleteOlderThan(t *testing.T) {
 	dsn := sqliteDSN(t)
 	mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json", "../../examples/resource.json", "../../examples/light-coverage.json")
-	db, err := exporter.Open(context.Background(), dsn, exporter.Options{})
+	db, err := exporter.Open(context.Background(), dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := time.Now().Add(-40 * 24 * time.Hour).UTC().Format(exporter.TimeFormat)
-	if _, err := db.SQL().Exec(`UPDATE "PROFDB_RESULT_SETS" SET "EXPORTED_AT" = ? WHERE "INST_ID" = 2`, old); err != nil {
+	old := time.Now().Add(-40 * 24 * time.Hour).UTC().Format(store.TimeFormat)
+	if _, err := db.DB().SQL().Exec(`UPDATE "PROFDB_RESULT_SETS" SET "EXPORTED_AT" = ? WHERE "INST_ID" = 2`, old); err != nil {
 		t.Fatal(err)
 	}
 	// INST_ID 3 as if exported before profdb recorded export times.
-	if _, err := db.SQL().Exec(`DELETE FROM "PROFDB_RESULT_SETS" WHERE "INST_ID" = 3`); err != nil {
+	if _, err := db.DB().SQL().Exec(`DELETE FROM "PROFDB_RESULT_SETS" WHERE "INST_ID" = 3`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -66,7 +67,7 @@ func TestDeleteOlderThan(t *testing.T) {
 	if code != 0 || out != "deleted INST_ID 2 (28 rows)\n" || !strings.Contains(stderr, "1 result set has no export time") {
 		t.Errorf("delete --older-than 30d: exit %d, %q, %q", code, out, stderr)
 	}
-	var list []exporter.Listing
+	var list []store.Listing
 	if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &list); err != nil {
 		t.Fatal(err)
 	}

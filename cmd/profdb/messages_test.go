@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // Counts read as English: "1 profiler", "1 row", "2 rows".
@@ -20,7 +22,7 @@ func TestPlurals(t *testing.T) {
 		t.Errorf("profdb profilers resource: want a closing \"1 profiler, 9 tables, ...\" line:\n%s", out)
 	}
 	for rows, want := range map[int64]string{1: "  1 row  ", 2: "  2 rows  ", 0: "  0 rows  "} {
-		if got := resultLine(exporter.Result{InstID: 3, Profiler: "resource", Rows: rows}); !strings.Contains(got, want) {
+		if got := resultLine(resultset.Result{InstID: 3, Profiler: "resource", Rows: rows}); !strings.Contains(got, want) {
 			t.Errorf("resultLine with %d rows = %q, want it to contain %q", rows, got, want)
 		}
 	}
@@ -219,16 +221,16 @@ func TestJSONOutputs(t *testing.T) {
 	db := "sqlite:" + filepath.Join(dir, "p.db")
 	ft := filepath.Join("..", "..", "examples", "function-trace.json")
 	mustRun(t, "export", "-q", "--db", db, ft, ft)
-	var findings []exporter.Finding
+	var findings []store.Finding
 	if err := json.Unmarshal([]byte(mustRun(t, "verify", "--db", db, "--json")), &findings); err != nil || findings == nil || len(findings) != 0 {
 		t.Fatalf("verify --json on a sound database: %v %v", findings, err)
 	}
 	// Break two parent links of INST_ID 2.
-	x, err := exporter.Open(t.Context(), db, exporter.Options{})
+	x, err := exporter.Open(t.Context(), db, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := x.SQL().Exec(`UPDATE FUNCTION_TRACE_PROFILER_CALL_TRACE SET PARENT_ID = 99 WHERE INST_ID = 2 AND ID IN (3, 5)`); err != nil {
+	if _, err := x.DB().SQL().Exec(`UPDATE FUNCTION_TRACE_PROFILER_CALL_TRACE SET PARENT_ID = 99 WHERE INST_ID = 2 AND ID IN (3, 5)`); err != nil {
 		t.Fatal(err)
 	}
 	x.Close()
@@ -272,7 +274,7 @@ func TestDeleteSeveral(t *testing.T) {
 	ft := filepath.Join("..", "..", "examples", "function-trace.json")
 	mustRun(t, "export", "-q", "--db", db, ft, ft, ft, ft, ft, ft) // INST_IDs 1 to 6
 	ids := func() []int64 {
-		var list []exporter.Listing
+		var list []store.Listing
 		if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", db, "--json")), &list); err != nil {
 			t.Fatal(err)
 		}
@@ -300,11 +302,11 @@ func TestDeleteSeveral(t *testing.T) {
 		t.Errorf("delete 5-2: exit %d\n%s", code, stderr)
 	}
 	// The engine deletes in one transaction: 1 goes back when 99 fails.
-	x, err := exporter.Open(t.Context(), db, exporter.Options{})
+	x, err := exporter.Open(t.Context(), db, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := x.DeleteAll(t.Context(), []int64{1, 99}); err == nil || !strings.Contains(err.Error(), "no result set 99") {
+	if _, err := x.DB().DeleteAll(t.Context(), []int64{1, 99}); err == nil || !strings.Contains(err.Error(), "no result set 99") {
 		t.Errorf("DeleteAll(1, 99): %v", err)
 	}
 	x.Close()

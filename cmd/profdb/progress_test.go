@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/store"
 )
 
 // --progress=plain prints a line now and then with the phase, rows, rows
@@ -32,7 +32,7 @@ func TestProgressPlain(t *testing.T) {
 		t.Fatalf("plain line %q, want %q", buf.String(), want)
 	}
 	buf.Reset()
-	p.setPhase(exporter.PhaseCommit)
+	p.setPhase(store.PhaseCommit)
 	if !strings.HasPrefix(buf.String(), "profdb: progress: committing, 250 rows") {
 		t.Errorf("phase line %q", buf.String())
 	}
@@ -59,7 +59,7 @@ func TestProgressPlain(t *testing.T) {
 		p, _ := newProgress(&buf, c.mode, c.quiet, false, 10)
 		p.interval = 0
 		p.set(5)
-		p.setPhase(exporter.PhaseCommit)
+		p.setPhase(store.PhaseCommit)
 		if buf.Len() != 0 {
 			t.Errorf("--progress=%s, quiet %v, not a terminal: printed %q", c.mode, c.quiet, buf.String())
 		}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
+	"github.com/profdb/profdb/store"
 )
 
 func newReportCmd() *cobra.Command {
@@ -34,7 +34,7 @@ call tree and a flame graph. Lists hold --top entries, coverage lines
 				return usageErrorf("report: -o FILE.html is required")
 			}
 			ctx := cmd.Context()
-			r, err := readback.Open(ctx, dsn, exporter.Options{Schema: schema, ReadOnly: true})
+			r, err := readback.Open(ctx, dsn, store.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/store"
 )
 
 // privateServer is a database server of the test's own (own data
@@ -180,7 +181,7 @@ func (s *privateServer) up(t *testing.T) {
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if c, err := net.Dial("tcp", "127.0.0.1:"+s.port); err == nil {
 			c.Close()
-			db, err := exporter.Open(context.Background(), s.ping, exporter.Options{ConnectTimeout: 2 * time.Second})
+			db, err := exporter.Open(context.Background(), s.ping, store.Options{ConnectTimeout: 2 * time.Second}, exporter.Options{})
 			if err == nil {
 				db.Close()
 				return

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/store"
 )
 
 func newShowCmd() *cobra.Command {
@@ -45,7 +45,7 @@ prints the same figures as one JSON object.`,
 				return usageErrorf("show: INST_ID must be a positive integer, not %q", args[0])
 			}
 			ctx := cmd.Context()
-			db, err := conn.open(ctx, dsn, exporter.Options{Schema: schema, ReadOnly: true})
+			db, err := conn.open(ctx, dsn, store.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
 				return err
 			}

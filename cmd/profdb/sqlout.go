@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/exporter/sqlscript"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/resultset"
 )
 
 // sqlOutFlags adds --sql-out and --dialect to "profdb export".
@@ -62,7 +62,7 @@ func (o *exportOptions) runSQLOut(ctx context.Context, stdout, stderr io.Writer,
 		return err
 	}
 	defer script.Close()
-	var target exporter.Target = script
+	var target resultset.Target = script
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}
 	}
@@ -74,7 +74,7 @@ func (o *exportOptions) runSQLOut(ctx context.Context, stdout, stderr io.Writer,
 	}
 	in := input.Options{SourceRoot: o.sourceRoot, SkipMissing: o.skipMissing,
 		Warnf: func(format string, args ...any) { fmt.Fprintf(stderr, "profdb: warning: "+format+"\n", args...) }}
-	var all []exporter.Result
+	var all []resultset.Result
 	for _, file := range files {
 		results, err := readFile(ctx, file, o.format, stdin, inputTarget{target, inputName(file)}, in, nil)
 		for _, r := range results {

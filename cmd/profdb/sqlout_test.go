@@ -18,18 +18,18 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input/interchange"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // fixture is a result set whose rows are kept, so that it can be written
 // as input and compared with what a database returns.
 type fixture struct {
-	header exporter.Header
+	header resultset.Header
 	tables []fixtureTable
 }
 
@@ -39,12 +39,12 @@ type fixtureTable struct {
 	rows    [][]any
 }
 
-// resultSet returns the fixture as an exporter.ResultSet.
-func (f *fixture) resultSet() *exporter.ResultSet {
-	rs := &exporter.ResultSet{Header: f.header}
+// resultSet returns the fixture as an resultset.ResultSet.
+func (f *fixture) resultSet() *resultset.ResultSet {
+	rs := &resultset.ResultSet{Header: f.header}
 	for _, t := range f.tables {
 		rows := t.rows
-		rs.Tables = append(rs.Tables, exporter.TableRows{Name: t.name, Columns: t.columns,
+		rs.Tables = append(rs.Tables, resultset.TableRows{Name: t.name, Columns: t.columns,
 			Rows: func(yield func([]any, error) bool) {
 				for _, r := range rows {
 					if !yield(r, nil) {
@@ -80,7 +80,7 @@ var edgeStrings = []string{
 
 var edgeInts = []int64{1, -1, math.MaxInt64, math.MinInt64, 42, 2147483648, -2147483649, 0}
 
-var edgeDecimals = []dialects.Dec{"18446744073709551615", "0.12345678", "-123.45", "99999999999999999999.99999999",
+var edgeDecimals = []ddl.Dec{"18446744073709551615", "0.12345678", "-123.45", "99999999999999999999.99999999",
 	"-0.00000001", "0", "9223372036854775808", "-99999999999999999999.99999999", "0.5", "3", "-9223372036854775809"}
 
 // edgeFloats are doubles at the edges of the range, and a sample of random
@@ -119,8 +119,8 @@ func fullSet(t testing.TB, profiler, caption, dialect string, rows int, withNUL 
 		strs = append(strs, "nul\x00inside")
 	}
 	floats := edgeFloats(dialect)
-	f := &fixture{header: exporter.Header{Profiler: profiler, Caption: caption,
-		Counter: &exporter.Counter{Name: "Time", Description: "Elapsed 'time' \\ ✓", Frequency: dialects.Dec("18446744073709551615")}}}
+	f := &fixture{header: resultset.Header{Profiler: profiler, Caption: caption,
+		Counter: &resultset.Counter{Name: "Time", Description: "Elapsed 'time' \\ ✓", Frequency: ddl.Dec("18446744073709551615")}}}
 	big := strings.Repeat("ж€😀a", 1<<20/10)
 	for ti, tb := range def.Tables {
 		ft := fixtureTable{name: tb.Name}
@@ -186,7 +186,7 @@ func writeInput(t testing.TB, path string, sets ...*fixture) string {
 
 // compareStored reads result set inst from db and checks that it holds
 // exactly the fixture's header and rows (in canonical form).
-func compareStored(t testing.TB, db *exporter.DB, inst int64, want *fixture) {
+func compareStored(t testing.TB, db *store.DB, inst int64, want *fixture) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -204,7 +204,7 @@ func compareStored(t testing.TB, db *exporter.DB, inst int64, want *fixture) {
 		}
 	}
 	def, _ := profilers.Lookup(want.header.Profiler)
-	byName := map[string]exporter.TableRows{}
+	byName := map[string]resultset.TableRows{}
 	for _, tr := range got.Tables {
 		byName[tr.Name] = tr
 	}
@@ -371,7 +371,7 @@ func TestSQLOutScriptAppends(t *testing.T) {
 				t.Errorf("export --sql-out printed:\n%s", out)
 			}
 
-			db, err := exporter.Open(context.Background(), dsn, exporter.Options{})
+			db, err := exporter.Open(context.Background(), dsn, store.Options{}, exporter.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -384,7 +384,7 @@ func TestSQLOutScriptAppends(t *testing.T) {
 				if got := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(got) != "ok" {
 					t.Fatalf("verify after round %d: %s", round+1, got)
 				}
-				var list []exporter.Listing
+				var list []store.Listing
 				if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &list); err != nil {
 					t.Fatal(err)
 				}
@@ -396,19 +396,19 @@ func TestSQLOutScriptAppends(t *testing.T) {
 					if l.InstID != next+int64(i) || l.Profiler != f.header.Profiler || l.Caption != f.header.Caption {
 						t.Errorf("round %d: listing %+v, want INST_ID %d of %s", round+1, l, next+int64(i), f.header.Profiler)
 					}
-					compareStored(t, db, l.InstID, f)
+					compareStored(t, db.DB(), l.InstID, f)
 				}
 				next += int64(len(sets))
 			}
 			// The result sets exported before are untouched.
 			for i, f := range seed {
-				compareStored(t, db, int64(i+1), f)
+				compareStored(t, db.DB(), int64(i+1), f)
 			}
 			// RELATIONS IDs stay unique across the table.
-			d := db.Dialect()
+			d := db.DB().Dialect()
 			var dup int64
 			q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(d.StoredName("ID")), d.Qualify("", d.StoredName("RELATIONS")))
-			if err := db.SQL().QueryRow(q).Scan(&dup); err != nil || dup != 0 {
+			if err := db.DB().SQL().QueryRow(q).Scan(&dup); err != nil || dup != 0 {
 				t.Fatalf("duplicate RELATIONS IDs: %d %v", dup, err)
 			}
 		})
@@ -453,7 +453,7 @@ func TestSQLOutFailingScriptLeavesNothing(t *testing.T) {
 			if err == nil || !regexp.MustCompile(tc.fails).MatchString(strings.ToLower(out)) {
 				t.Fatalf("the script did not fail on the narrow column: %v\n%s", err, out)
 			}
-			var list []exporter.Listing
+			var list []store.Listing
 			if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &list); err != nil {
 				t.Fatal(err)
 			}

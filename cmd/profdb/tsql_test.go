@@ -14,6 +14,7 @@ import (
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/store"
 )
 
 // goLine is a batch separator line as sqlcmd reads it: GO alone on its
@@ -108,12 +109,12 @@ func TestSQLOutNULGuard(t *testing.T) {
 		t.Fatal("a script with NUL in its text has no NUL guard")
 	}
 	out, err := runTSQLScript(dsn, string(b))
-	db, oerr := exporter.Open(context.Background(), dsn, exporter.Options{})
+	db, oerr := exporter.Open(context.Background(), dsn, store.Options{}, exporter.Options{})
 	if oerr != nil {
 		t.Fatal(oerr)
 	}
 	defer db.Close()
-	list, lerr := db.List(context.Background())
+	list, lerr := db.DB().List(context.Background())
 	if lerr != nil {
 		t.Fatal(lerr)
 	}
@@ -131,9 +132,9 @@ func TestSQLOutNULGuard(t *testing.T) {
 		if len(list) != 2 {
 			t.Fatalf("list: %+v", list)
 		}
-		compareStored(t, db, 2, set)
+		compareStored(t, db.DB(), 2, set)
 	}
-	compareStored(t, db, 1, seed)
+	compareStored(t, db.DB(), 1, seed)
 	if got := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(got) != "ok" {
 		t.Fatalf("verify: %s", got)
 	}

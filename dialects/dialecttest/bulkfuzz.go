@@ -105,7 +105,7 @@ func NewBulkFuzzTables(t testing.TB, d dialects.Dialect, db *sql.DB, schema stri
 }
 
 // fuzzDec is the canonical Decimal whole.frac (eight digits).
-func fuzzDec(whole int64, frac uint32) dialects.Dec {
+func fuzzDec(whole int64, frac uint32) ddl.Dec {
 	frac %= 100_000_000
 	s := fmt.Sprintf("%d", whole)
 	if frac != 0 {
@@ -115,7 +115,7 @@ func fuzzDec(whole int64, frac uint32) dialects.Dec {
 		}
 		s += "." + f
 	}
-	return dialects.Dec(s)
+	return ddl.Dec(s)
 }
 
 type oneRow struct {

@@ -125,20 +125,20 @@ var roundTripTable = ddl.Table{
 func RoundTripRows(withNUL bool) [][]any {
 	big := strings.Repeat("ж€😀", (1<<20)/9+1) // 9 bytes per repetition: > 1 MiB of non-ASCII
 	rows := [][]any{
-		{int64(1), big, int64(math.MaxInt64), dialects.Dec("18446744073709551615"), 1e308},
-		{int64(2), "", int64(math.MinInt64), dialects.Dec("0.12345678"), math.SmallestNonzeroFloat64},
-		{int64(3), `a'b"c\d` + "`", int64(0), dialects.Dec("-123.45"), -math.MaxFloat64},
+		{int64(1), big, int64(math.MaxInt64), ddl.Dec("18446744073709551615"), 1e308},
+		{int64(2), "", int64(math.MinInt64), ddl.Dec("0.12345678"), math.SmallestNonzeroFloat64},
+		{int64(3), `a'b"c\d` + "`", int64(0), ddl.Dec("-123.45"), -math.MaxFloat64},
 		{int64(4), nil, nil, nil, nil},
-		{int64(5), "x", int64(-1), dialects.Dec("99999999999999999999.99999999"), 0.1},
-		{int64(6), "y", int64(1), dialects.Dec("-18446744073709551615.00000001"), 2.2250738585072014e-308},
-		{int64(7), "z", int64(2), dialects.Dec("0"), 0.0},
-		{int64(8), "Ω", int64(3), dialects.Dec("9223372036854775807"), 123456.789},
-		{int64(9), "q", int64(4), dialects.Dec("18446744073709551616"), -5e-324},
-		{int64(10), "r", int64(5), dialects.Dec("-9223372036854775808"), 1.5},
-		{int64(11), "s", int64(6), dialects.Dec("12345678901234567890.1"), 1e-300},
+		{int64(5), "x", int64(-1), ddl.Dec("99999999999999999999.99999999"), 0.1},
+		{int64(6), "y", int64(1), ddl.Dec("-18446744073709551615.00000001"), 2.2250738585072014e-308},
+		{int64(7), "z", int64(2), ddl.Dec("0"), 0.0},
+		{int64(8), "Ω", int64(3), ddl.Dec("9223372036854775807"), 123456.789},
+		{int64(9), "q", int64(4), ddl.Dec("18446744073709551616"), -5e-324},
+		{int64(10), "r", int64(5), ddl.Dec("-9223372036854775808"), 1.5},
+		{int64(11), "s", int64(6), ddl.Dec("12345678901234567890.1"), 1e-300},
 	}
 	if withNUL {
-		rows = append(rows, []any{int64(12), "nul\x00byte", int64(7), dialects.Dec("1"), 2.0})
+		rows = append(rows, []any{int64(12), "nul\x00byte", int64(7), ddl.Dec("1"), 2.0})
 	}
 	return rows
 }
@@ -220,7 +220,7 @@ func CheckRoundTrip(ctx context.Context, t *testing.T, d dialects.Dialect, q dia
 				}
 			case ddl.Decimal:
 				g, ok := NormDec(got[i])
-				if !ok || g != string(w[i].(dialects.Dec)) {
+				if !ok || g != string(w[i].(ddl.Dec)) {
 					t.Errorf("row %v %s: got %#v (%T), want %s", w[0], c.Name, got[i], got[i], w[i])
 				}
 			case ddl.Float:
@@ -282,12 +282,12 @@ func CheckConsumerQuery(ctx context.Context, t *testing.T, d dialects.Dialect, q
 		return r
 	}
 	InsertRows(ctx, t, d, q, "", files, [][]any{
-		row(files, map[string]any{"ID": int64(10), "INST_ID": int64(1), "COL_FILE_NAME": "b.pas", "COL____COVERED": dialects.Dec("50")}),
-		row(files, map[string]any{"ID": int64(11), "INST_ID": int64(1), "COL_FILE_NAME": "a.pas", "COL____COVERED": dialects.Dec("100")}),
+		row(files, map[string]any{"ID": int64(10), "INST_ID": int64(1), "COL_FILE_NAME": "b.pas", "COL____COVERED": ddl.Dec("50")}),
+		row(files, map[string]any{"ID": int64(11), "INST_ID": int64(1), "COL_FILE_NAME": "a.pas", "COL____COVERED": ddl.Dec("100")}),
 	})
 	InsertRows(ctx, t, d, q, "", lines, [][]any{
-		row(lines, map[string]any{"ID": int64(1), "INST_ID": int64(1), "PARENT_ID": int64(10), "COL_MARK": dialects.Dec("1"), "COL_SOURCE_LINE": int64(7)}),
-		row(lines, map[string]any{"ID": int64(2), "INST_ID": int64(1), "PARENT_ID": int64(11), "COL_MARK": dialects.Dec("2"), "COL_SOURCE_LINE": int64(8)}),
+		row(lines, map[string]any{"ID": int64(1), "INST_ID": int64(1), "PARENT_ID": int64(10), "COL_MARK": ddl.Dec("1"), "COL_SOURCE_LINE": int64(7)}),
+		row(lines, map[string]any{"ID": int64(2), "INST_ID": int64(1), "PARENT_ID": int64(11), "COL_MARK": ddl.Dec("2"), "COL_SOURCE_LINE": int64(8)}),
 	})
 	rows, err := q.QueryContext(ctx, consumerQuery)
 	if err != nil {
@@ -329,7 +329,7 @@ func MaxParamsStatement(ctx context.Context, t *testing.T, d dialects.Dialect, q
 	}
 	rows := make([][]any, n)
 	for i := range rows {
-		rows[i] = []any{int64(1000 + i), "s", int64(i), dialects.Dec("1.5"), 2.5}
+		rows[i] = []any{int64(1000 + i), "s", int64(i), ddl.Dec("1.5"), 2.5}
 	}
 	InsertRows(ctx, t, d, q, "", roundTripTable, rows)
 	var count int64

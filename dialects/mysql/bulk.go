@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 )
 
@@ -286,7 +287,7 @@ func appendField(b []byte, v any) ([]byte, error) {
 		return append(b, `\N`...), nil
 	case int64:
 		return strconv.AppendInt(b, x, 10), nil
-	case dialects.Dec:
+	case ddl.Dec:
 		return append(b, x...), nil
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
@@ -126,7 +128,7 @@ func TestBulkRoundTrip(t *testing.T) {
 	}
 	dialecttest.CheckRoundTrip(ctx, t, d, db, want)           // text protocol
 	dialecttest.CheckRoundTrip(ctx, t, d, db, want, int64(0)) // binary protocol
-	more := [][]any{{int64(1000), "more", int64(1), dialects.Dec("1"), 1.0}}
+	more := [][]any{{int64(1000), "more", int64(1), ddl.Dec("1"), 1.0}}
 	if n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: more}); err != nil || n != 1 {
 		t.Fatalf("BulkLoad into the current database = %d, %v", n, err)
 	}
@@ -149,7 +151,7 @@ func TestBulkWarningsFail(t *testing.T) {
 	}
 	target := dialects.Target{Table: "NARROW", Columns: []string{"ID", "S", "I", "D", "F"}}
 	target.Types = roundTripTarget(d, "").Types
-	fits := []any{int64(1), "0123456789", int64(2147483647), dialects.Dec("12345678.25"), 1.5}
+	fits := []any{int64(1), "0123456789", int64(2147483647), ddl.Dec("12345678.25"), 1.5}
 	if n, err := bulkLoad(ctx, db, d, target, &sliceRows{rows: [][]any{fits}}); err != nil || n != 1 {
 		t.Fatalf("values that fit: %d, %v", n, err)
 	}
@@ -160,8 +162,8 @@ func TestBulkWarningsFail(t *testing.T) {
 	}{
 		{"too long", []any{int64(2), "01234567890", nil, nil, nil}, "1265: Data truncated for column 'S'"},
 		{"out of range", []any{int64(2), nil, int64(2147483648), nil, nil}, "1264"},
-		{"too many places", []any{int64(2), nil, nil, dialects.Dec("1.125"), nil}, "1265: Data truncated for column 'D'"},
-		{"too many digits", []any{int64(2), nil, nil, dialects.Dec("123456789.5"), nil}, "1264"},
+		{"too many places", []any{int64(2), nil, nil, ddl.Dec("1.125"), nil}, "1265: Data truncated for column 'D'"},
+		{"too many digits", []any{int64(2), nil, nil, ddl.Dec("123456789.5"), nil}, "1264"},
 		{"float out of range", []any{int64(2), nil, nil, nil, 1e300}, "1264"},
 		{"duplicate key", []any{int64(1), nil, nil, nil, nil}, "1062"},
 		{"NULL key", []any{nil, nil, nil, nil, nil}, "NARROW"},
@@ -232,15 +234,14 @@ func TestBulkSkipsWithoutLocalInfile(t *testing.T) {
 	}
 
 	var logs []string
-	xdb, err := exporter.Open(ctx, testdb.Fresh(t, "mysql"), exporter.Options{
-		Logf: func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }})
+	xdb, err := exporter.Open(ctx, testdb.Fresh(t, "mysql"), store.Options{Logf: func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer xdb.Close()
 	const calls = 3000
-	rs := &exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "no local_infile"},
-		Tables: []exporter.TableRows{
+	rs := &resultset.ResultSet{Header: resultset.Header{Profiler: functiontrace.Name, Caption: "no local_infile"},
+		Tables: []resultset.TableRows{
 			{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID"}, Rows: func(yield func([]any, error) bool) {
 				yield([]any{int64(0), int64(-1)}, nil)
 			}},
@@ -256,7 +257,7 @@ func TestBulkSkipsWithoutLocalInfile(t *testing.T) {
 	if err != nil || res.Rows != calls+1 {
 		t.Fatalf("Export = %+v, %v", res, err)
 	}
-	if n := count(ctx, t, xdb.SQL(), functiontrace.CallTrace); n != calls {
+	if n := count(ctx, t, xdb.DB().SQL(), functiontrace.CallTrace); n != calls {
 		t.Fatalf("%d call-trace rows, want %d", n, calls)
 	}
 	if len(logs) != 2 {

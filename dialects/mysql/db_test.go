@@ -2,11 +2,12 @@ package mysql
 
 import (
 	"database/sql"
-	"github.com/profdb/profdb/dialects/dialecttest"
 	"net/url"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/profdb/profdb/dialects/dialecttest"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -141,7 +142,7 @@ func TestStrict(t *testing.T) {
 	db, _ := open(t)
 	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	for col, v := range map[string]any{
-		"COL_DECIMAL": d.Bind(ddl.Decimal, dialects.Dec("123456789012345678901")),
+		"COL_DECIMAL": d.Bind(ddl.Decimal, ddl.Dec("123456789012345678901")),
 		"COL_INTEGER": "12a",
 		"COL_FLOAT":   "x",
 	} {

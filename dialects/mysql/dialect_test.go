@@ -73,7 +73,7 @@ func TestColumnType(t *testing.T) {
 
 func TestBind(t *testing.T) {
 	d := Dialect{}
-	if got := d.Bind(ddl.Decimal, dialects.Dec("-0.00000001")); got != "-0.00000001" {
+	if got := d.Bind(ddl.Decimal, ddl.Dec("-0.00000001")); got != "-0.00000001" {
 		t.Errorf("Bind(Decimal) = %#v (%T), want a plain string", got, got)
 	}
 	for _, v := range []any{int64(5), 1.25, "text", nil} {

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 )
 
 // Column types of the tables profdb creates (utf8mb4, utf8mb4_bin):
@@ -35,12 +34,12 @@ func (Dialect) ColumnType(t ddl.Type) string {
 }
 
 // Bind converts a canonical value for go-sql-driver/mysql. A Decimal
-// (dialects.Dec) becomes its text as a plain string, which the server
+// (ddl.Dec) becomes its text as a plain string, which the server
 // converts exactly into the DECIMAL column. Integer (int64), Float
 // (float64, sent as an 8-byte double in the binary protocol), String
 // (string) and nil pass unchanged, as do values of other Go types.
 func (Dialect) Bind(t ddl.Type, v any) any {
-	if d, ok := v.(dialects.Dec); ok {
+	if d, ok := v.(ddl.Dec); ok {
 		return string(d)
 	}
 	return v

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 )
 
@@ -203,7 +204,7 @@ func AppendCopyText(buf []byte, row []any) ([]byte, error) {
 			buf = strconv.AppendFloat(buf, x, 'f', -1, 64)
 		case string:
 			buf = appendCopyString(buf, x)
-		case dialects.Dec:
+		case ddl.Dec:
 			buf = append(buf, x...)
 		default:
 			return buf, fmt.Errorf("column %d: cannot encode %T for COPY", i+1, v)
@@ -239,7 +240,7 @@ func appendCopyString(buf []byte, s string) []byte {
 // copyValue turns a canonical value into one lib/pq's COPY encoder takes:
 // a Decimal becomes its text; everything else passes unchanged.
 func copyValue(v any) any {
-	if x, ok := v.(dialects.Dec); ok {
+	if x, ok := v.(ddl.Dec); ok {
 		return string(x)
 	}
 	return v

@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"github.com/profdb/profdb/dialects/dialecttest"
 	"io"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects/dialecttest"
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/internal/testdb"
@@ -236,7 +238,7 @@ func FuzzBulkMatchesInsert(f *testing.F) {
 // TestAppendCopyText: the encoding of every canonical type, and an error
 // for anything else.
 func TestAppendCopyText(t *testing.T) {
-	got, err := AppendCopyText(nil, []any{int64(-5), 0.1, "a\tb\nc\\d\re", dialects.Dec("-1.5"), nil, `\N`})
+	got, err := AppendCopyText(nil, []any{int64(-5), 0.1, "a\tb\nc\\d\re", ddl.Dec("-1.5"), nil, `\N`})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func TestValueRoundTrip(t *testing.T) {
 	}
 	// A decimal beyond NUMERIC(28,8) is refused, not rounded or clamped.
 	if _, err := db.ExecContext(ctx, `INSERT INTO profdb_round_trip (inst_id, col_decimal) VALUES ($1, $2)`,
-		int64(101), d.Bind(ddl.Decimal, dialects.Dec("123456789012345678901"))); err == nil {
+		int64(101), d.Bind(ddl.Decimal, ddl.Dec("123456789012345678901"))); err == nil {
 		t.Error("a 21-digit decimal was accepted")
 	}
 }

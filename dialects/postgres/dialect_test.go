@@ -79,7 +79,7 @@ func TestColumnType(t *testing.T) {
 
 func TestBind(t *testing.T) {
 	d := Dialect{}
-	if got := d.Bind(ddl.Decimal, dialects.Dec("18446744073709551615")); got != "18446744073709551615" {
+	if got := d.Bind(ddl.Decimal, ddl.Dec("18446744073709551615")); got != "18446744073709551615" {
 		t.Errorf("Bind(Decimal) = %#v (%T), want a plain string", got, got)
 	}
 	for _, v := range []any{int64(5), 1.25, "text", nil} {

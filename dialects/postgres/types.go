@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 )
 
 // Column types of the tables profdb creates:
@@ -37,13 +36,13 @@ func (Dialect) ColumnType(t ddl.Type) string {
 	return ""
 }
 
-// Bind converts a canonical value for lib/pq. A Decimal (dialects.Dec)
+// Bind converts a canonical value for lib/pq. A Decimal (ddl.Dec)
 // becomes its text as a plain string, which the server parses exactly into
 // the NUMERIC column. Integer (int64), Float (float64: lib/pq sends the
 // shortest exact decimal, which the server reads back to the same double),
 // String (string) and nil pass unchanged, as do values of other Go types.
 func (Dialect) Bind(t ddl.Type, v any) any {
-	if d, ok := v.(dialects.Dec); ok {
+	if d, ok := v.(ddl.Dec); ok {
 		return string(d)
 	}
 	return v

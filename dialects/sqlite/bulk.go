@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 )
 
@@ -112,9 +113,9 @@ func (s *driverStmt) exec(ctx context.Context, args []any) (int64, error) {
 	s.args = s.args[:0]
 	for i, v := range args {
 		// What database/sql's default conversion would make of a
-		// canonical value: a Decimal left as dialects.Dec (a named
+		// canonical value: a Decimal left as ddl.Dec (a named
 		// string type) goes as its text.
-		if x, ok := v.(dialects.Dec); ok {
+		if x, ok := v.(ddl.Dec); ok {
 			v = string(x)
 		}
 		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: v})
@@ -183,7 +184,7 @@ func (d Dialect) load(ctx context.Context, t dialects.Target, rows dialects.Rows
 			switch x := v.(type) {
 			case string:
 				bytes += len(x)
-			case dialects.Dec:
+			case ddl.Dec:
 				v = d.Bind(t.Types[i], x)
 			}
 			buf = append(buf, v)

@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/profdb/profdb/dialects/dialecttest"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects/dialecttest"
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/internal/testdb"
@@ -147,7 +149,7 @@ func TestBulkBatches(t *testing.T) {
 					if withLong && i%50 < 5 {
 						s = long
 					}
-					rows = append(rows, []any{int64(i), s, int64(-i), dialects.Dec(fmt.Sprint(i)), float64(i) / 4})
+					rows = append(rows, []any{int64(i), s, int64(-i), ddl.Dec(fmt.Sprint(i)), float64(i) / 4})
 				}
 				n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: rows})
 				if err != nil || n != int64(count) {

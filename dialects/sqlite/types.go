@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 )
 
 // Column types of the STRICT tables profdb creates:
@@ -53,7 +52,7 @@ func (Dialect) ColumnType(t ddl.Type) string {
 
 // Bind converts a canonical value for the driver. Integer (int64), Float
 // (float64), String (string) and nil pass unchanged. A Decimal
-// (dialects.Dec, or a string in the same canonical form) becomes:
+// (ddl.Dec, or a string in the same canonical form) becomes:
 //   - int64 when it is integral and fits int64;
 //   - float64 when strconv.FormatFloat(f, 'f', -1, 64) reproduces its text
 //     exactly, so reading the REAL back and formatting it gives the same
@@ -66,7 +65,7 @@ func (Dialect) Bind(t ddl.Type, v any) any {
 		return v
 	}
 	switch x := v.(type) {
-	case dialects.Dec:
+	case ddl.Dec:
 		return decimalValue(string(x))
 	case string:
 		return decimalValue(x)

@@ -230,7 +230,7 @@ func bulkColumnFor(c dialects.ColumnInfo, t ddl.Type) (bulkColumn, string) {
 	return bulkColumn{name: c.Name, dbType: c.DBType, kind: c.Type, notNull: !c.Nullable}, ""
 }
 
-// convert turns a canonical value (int64, dialects.Dec, float64, string or
+// convert turns a canonical value (int64, ddl.Dec, float64, string or
 // nil) into what go-mssqldb's bulk copy encodes exactly for the column.
 // The exporter has checked that the value fits the column; a value that
 // does not convert is an error, never a silently different value.
@@ -251,7 +251,7 @@ func (b bulkColumn) convert(v any) (any, error) {
 		switch x := v.(type) {
 		case int64:
 			return v, nil
-		case dialects.Dec:
+		case ddl.Dec:
 			i, err := strconv.ParseInt(string(x), 10, 64)
 			if err != nil {
 				return bad()
@@ -269,7 +269,7 @@ func (b bulkColumn) convert(v any) (any, error) {
 			return v, nil
 		case int64:
 			return float64(x), nil
-		case dialects.Dec:
+		case ddl.Dec:
 			f, err := strconv.ParseFloat(string(x), 64)
 			if err != nil {
 				return bad()
@@ -279,7 +279,7 @@ func (b bulkColumn) convert(v any) (any, error) {
 	case ddl.Decimal:
 		// Text: go-mssqldb parses it exactly at the column's scale.
 		switch x := v.(type) {
-		case dialects.Dec:
+		case ddl.Dec:
 			return string(x), nil
 		case int64:
 			return strconv.FormatInt(x, 10), nil
@@ -293,7 +293,7 @@ func (b bulkColumn) convert(v any) (any, error) {
 		switch x := v.(type) {
 		case string:
 			return v, nil
-		case dialects.Dec:
+		case ddl.Dec:
 			return string(x), nil
 		case int64:
 			return strconv.FormatInt(x, 10), nil

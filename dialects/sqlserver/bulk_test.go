@@ -118,11 +118,11 @@ func TestBulkLoadOverTDS(t *testing.T) {
 	srv, cat, conn, ctx := catalogServer(t, bulkTable)
 	big := strings.Repeat("ж€😀a", 1<<20/10)
 	rows := [][]any{
-		{"Grüße ☃ 'x' 𝄞", int64(math.MinInt64), dialects.Dec("18446744073709551615"), 1e308, int64(1)},
+		{"Grüße ☃ 'x' 𝄞", int64(math.MinInt64), ddl.Dec("18446744073709551615"), 1e308, int64(1)},
 		{nil, nil, nil, nil, int64(1)},
-		{big, int64(math.MaxInt64), dialects.Dec("0.12345678"), -0.5, int64(1)},
-		{"", int64(3), dialects.Dec("-123.45"), 1.0 / 3, int64(1)},
-		{"42", int64(0), dialects.Dec("3"), math.SmallestNonzeroFloat64, int64(1)},
+		{big, int64(math.MaxInt64), ddl.Dec("0.12345678"), -0.5, int64(1)},
+		{"", int64(3), ddl.Dec("-123.45"), 1.0 / 3, int64(1)},
+		{"42", int64(0), ddl.Dec("3"), math.SmallestNonzeroFloat64, int64(1)},
 	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
@@ -229,7 +229,7 @@ func TestBulkLoadConverts(t *testing.T) {
 	defer tx.Rollback()
 	target := dialects.Target{Table: "X", Columns: []string{"S", "D", "I", "F", "N", "G", "INST_ID"},
 		Types: []ddl.Type{ddl.String, ddl.Decimal, ddl.Integer, ddl.Float, ddl.Integer, ddl.Float, ddl.Integer}}
-	rows := [][]any{{"ü", dialects.Dec("123"), int64(3), 2.5, int64(42), 0.5, int64(7)}}
+	rows := [][]any{{"ü", ddl.Dec("123"), int64(3), 2.5, int64(42), 0.5, int64(7)}}
 	if _, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, &sliceRows{rows: rows}); err != nil {
 		t.Fatal(err)
 	}

@@ -136,9 +136,9 @@ func TestBind(t *testing.T) {
 		// refuses go-mssqldb's untyped NULL (TDS type 0x1F).
 		// Decimal: canonical text as a plain Go string (NVARCHAR), never a
 		// number that would lose the scale.
-		{ddl.Decimal, dialects.Dec("12345678901234567890.12345678"), "12345678901234567890.12345678"},
-		{ddl.Decimal, dialects.Dec("-0.5"), "-0.5"},
-		{ddl.Decimal, dialects.Dec("0"), "0"},
+		{ddl.Decimal, ddl.Dec("12345678901234567890.12345678"), "12345678901234567890.12345678"},
+		{ddl.Decimal, ddl.Dec("-0.5"), "-0.5"},
+		{ddl.Decimal, ddl.Dec("0"), "0"},
 		{ddl.Decimal, int64(42), "42"},
 		{ddl.Decimal, 0.25, "0.25"},
 		{ddl.Decimal, nil, sql.NullString{}},
@@ -146,7 +146,7 @@ func TestBind(t *testing.T) {
 		{ddl.String, "Grüße ☃ 'x'", "Grüße ☃ 'x'"},
 		{ddl.String, "", ""},
 		{ddl.String, int64(-7), "-7"},
-		{ddl.String, dialects.Dec("1.5"), "1.5"},
+		{ddl.String, ddl.Dec("1.5"), "1.5"},
 		{ddl.String, nil, sql.NullString{}},
 		// Integer and Float: int64 and float64 as they are.
 		{ddl.Integer, int64(-9223372036854775808), int64(-9223372036854775808)},

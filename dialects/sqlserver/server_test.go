@@ -115,8 +115,8 @@ func TestRealServer(t *testing.T) {
 		t.Errorf("lock mode %q, want Exclusive", mode)
 	}
 	rows := [][]any{
-		{"Grüße ☃ 'x' 𝄞", nil, dialects.Dec("18446744073709551615.12345678"), "n", int64(1)},
-		{"", "d", dialects.Dec("-0.5"), nil, int64(2)},
+		{"Grüße ☃ 'x' 𝄞", nil, ddl.Dec("18446744073709551615.12345678"), "n", int64(1)},
+		{"", "d", ddl.Dec("-0.5"), nil, int64(2)},
 	}
 	var args []any
 	for _, r := range rows {

@@ -94,9 +94,9 @@ func TestBindOverTDS(t *testing.T) {
 	cols := []string{"S", "I", "D", "F"}
 	types := []ddl.Type{ddl.String, ddl.Integer, ddl.Decimal, ddl.Float}
 	rows := [][]any{
-		{"Grüße ☃ 'x' 𝄞", int64(-9223372036854775808), dialects.Dec("18446744073709551615.12345678"), 1.0 / 3},
+		{"Grüße ☃ 'x' 𝄞", int64(-9223372036854775808), ddl.Dec("18446744073709551615.12345678"), 1.0 / 3},
 		{nil, nil, nil, nil},
-		{"", int64(42), dialects.Dec("-0.5"), -0.0},
+		{"", int64(42), ddl.Dec("-0.5"), -0.0},
 	}
 	var args []any
 	for _, r := range rows {
@@ -131,7 +131,7 @@ func TestBindOverTDS(t *testing.T) {
 			case ddl.Decimal:
 				wantID = tdstest.TypeNVarChar
 				if v != nil {
-					want = string(v.(dialects.Dec))
+					want = string(v.(ddl.Dec))
 				}
 			case ddl.Integer:
 				wantID = tdstest.TypeIntN

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 )
 
 // Column types of the four logical types (NOTES.md, "Types"). Each holds
@@ -54,13 +53,13 @@ func (Dialect) ColumnType(t ddl.Type) string {
 //     other TDS servers refuse (Babelfish: "Data type 0x1F is unknown");
 //     a typed NULL is valid for both (docs/sqlserver.md).
 //
-// A dialects.Dec becomes a string whatever t is. Values of other Go types
+// A ddl.Dec becomes a string whatever t is. Values of other Go types
 // are returned unchanged.
 func (Dialect) Bind(t ddl.Type, v any) any {
 	switch x := v.(type) {
 	case nil:
 		return typedNull(t)
-	case dialects.Dec:
+	case ddl.Dec:
 		return string(x)
 	}
 	switch t {

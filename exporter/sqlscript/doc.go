@@ -1,5 +1,5 @@
 // Package sqlscript writes result sets as a SQL script instead of into a
-// database: Script is an exporter.Target, so any input reader that feeds a
+// database: Script is an resultset.Target, so any input reader that feeds a
 // database feeds a script the same way ("profdb export --sql-out FILE
 // --dialect D").
 //

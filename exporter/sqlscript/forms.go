@@ -43,12 +43,12 @@ type form interface {
 	// instID is the expression for the current INST_ID.
 	instID() string
 	// utcNow is the expression for the time the statement runs, as text
-	// in exporter.TimeFormat (PROFDB_RESULT_SETS.EXPORTED_AT).
+	// in store.TimeFormat (PROFDB_RESULT_SETS.EXPORTED_AT).
 	utcNow() string
 	// relID is the expression for the k-th (1-based) RELATIONS ID.
 	relID(k int) string
 	// refuse returns the statements that stop the script, rolling back,
-	// when query (an exporter.TableCheck's) returns a row: the message is
+	// when query (an store.TableCheck's) returns a row: the message is
 	// before, the row's fault_id (or NULL), after. Where the client's error
 	// cannot carry the message (SQLite), comment says what failed above the
 	// statement.

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 )
 
 // literal returns the SQL literal of a canonical value (see
@@ -22,7 +21,7 @@ func literal(dialect string, t ddl.Type, v any) (string, error) {
 		return intLiteral(x), nil
 	case float64:
 		return floatLiteral(dialect, x)
-	case dialects.Dec:
+	case ddl.Dec:
 		if dialect == "sqlite" {
 			return sqliteDecimal(string(x))
 		}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 )
 
 // evalSQLiteReal evaluates what sqliteReal writes with IEEE double
@@ -85,13 +84,13 @@ func TestLiterals(t *testing.T) {
 		{"sqlite", ddl.Integer, int64(math.MinInt64), "(-9223372036854775807-1)"},
 		{"postgres", ddl.Integer, int64(math.MaxInt64), "9223372036854775807"},
 		{"mysql", ddl.Integer, nil, "NULL"},
-		{"sqlite", ddl.Decimal, dialects.Dec("18446744073709551615"), "'18446744073709551615'"},
-		{"sqlite", ddl.Decimal, dialects.Dec("-9223372036854775808"), "(-9223372036854775807-1)"},
-		{"sqlite", ddl.Decimal, dialects.Dec("42"), "42"},
-		{"sqlite", ddl.Decimal, dialects.Dec("0.5"), "(CAST(1 AS REAL)/2)"},
-		{"sqlite", ddl.Decimal, dialects.Dec("0.12345678"), "(CAST(8895998534469781 AS REAL)/72057594037927936)"},
-		{"postgres", ddl.Decimal, dialects.Dec("-99999999999999999999.99999999"), "-99999999999999999999.99999999"},
-		{"sqlserver", ddl.Decimal, dialects.Dec("18446744073709551615"), "18446744073709551615"},
+		{"sqlite", ddl.Decimal, ddl.Dec("18446744073709551615"), "'18446744073709551615'"},
+		{"sqlite", ddl.Decimal, ddl.Dec("-9223372036854775808"), "(-9223372036854775807-1)"},
+		{"sqlite", ddl.Decimal, ddl.Dec("42"), "42"},
+		{"sqlite", ddl.Decimal, ddl.Dec("0.5"), "(CAST(1 AS REAL)/2)"},
+		{"sqlite", ddl.Decimal, ddl.Dec("0.12345678"), "(CAST(8895998534469781 AS REAL)/72057594037927936)"},
+		{"postgres", ddl.Decimal, ddl.Dec("-99999999999999999999.99999999"), "-99999999999999999999.99999999"},
+		{"sqlserver", ddl.Decimal, ddl.Dec("18446744073709551615"), "18446744073709551615"},
 		{"mysql", ddl.Float, 0.1, "1e-01"},
 		{"sqlserver", ddl.Float, math.MaxFloat64, "1.7976931348623157e+308"},
 		{"sqlite", ddl.Float, 3.0, "3.0"},

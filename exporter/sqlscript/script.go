@@ -12,9 +12,9 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 // Options tune a Script.
@@ -49,7 +49,7 @@ const (
 	MaxStatementBytes = 4 << 20
 )
 
-// Script is an exporter.Target that writes result sets as a SQL script for
+// Script is an resultset.Target that writes result sets as a SQL script for
 // one dialect (see the package documentation). Committed result sets are
 // kept in a temporary file; WriteTo writes the whole script, Close removes
 // the file. A rolled-back result set leaves nothing in the script. A Script
@@ -70,7 +70,7 @@ type Script struct {
 	closed   bool
 }
 
-var _ exporter.Target = (*Script)(nil)
+var _ resultset.Target = (*Script)(nil)
 
 // New returns an empty script for dialect d. Its temporary file lives in
 // os.TempDir(); call Close to remove it.
@@ -117,8 +117,8 @@ func (s *Script) Close() error {
 	return err
 }
 
-// Begin implements exporter.Target: it starts a result set of the script.
-func (s *Script) Begin(_ context.Context, h exporter.Header) (exporter.ResultWriter, error) {
+// Begin implements resultset.Target: it starts a result set of the script.
+func (s *Script) Begin(_ context.Context, h resultset.Header) (resultset.ResultWriter, error) {
 	if s.closed {
 		return nil, errors.New("sqlscript: script closed")
 	}
@@ -134,7 +134,7 @@ func (s *Script) Begin(_ context.Context, h exporter.Header) (exporter.ResultWri
 	}
 	h.Profiler = def.Name
 	rw := &resultWriter{s: s, def: def, header: h, started: map[string]bool{}, start: s.size, step: s.step,
-		result: exporter.Result{Profiler: def.Name, Caption: h.Caption, Tables: map[string]int64{}}}
+		result: resultset.Result{Profiler: def.Name, Caption: h.Caption, Tables: map[string]int64{}}}
 	if err := rw.begin(); err != nil {
 		rw.Rollback()
 		return nil, err
@@ -319,12 +319,12 @@ func comment(s string) string {
 type resultWriter struct {
 	s       *Script
 	def     profilers.Definition
-	header  exporter.Header
+	header  resultset.Header
 	started map[string]bool
 	cur     *tableWriter
 	start   int64 // spool size before the result set
 	step    int   // Script.step before the result set
-	result  exporter.Result
+	result  resultset.Result
 	failed  error
 	done    bool
 }
@@ -396,8 +396,8 @@ func (rw *resultWriter) begin() error {
 	return nil
 }
 
-// SetHeader implements exporter.ResultWriter.
-func (rw *resultWriter) SetHeader(h exporter.Header) error {
+// SetHeader implements resultset.ResultWriter.
+func (rw *resultWriter) SetHeader(h resultset.Header) error {
 	if err := rw.usable(); err != nil {
 		return err
 	}
@@ -427,8 +427,8 @@ func (rw *resultWriter) fail(err error) error {
 	return err
 }
 
-// Table implements exporter.ResultWriter.
-func (rw *resultWriter) Table(name string, columns []string) (exporter.TableWriter, error) {
+// Table implements resultset.ResultWriter.
+func (rw *resultWriter) Table(name string, columns []string) (resultset.TableWriter, error) {
 	if err := rw.usable(); err != nil {
 		return nil, err
 	}
@@ -477,12 +477,12 @@ func (rw *resultWriter) endTable() {
 	rw.result.Rows += tw.rows
 }
 
-// Commit implements exporter.ResultWriter: it writes the INSTANCES row and
+// Commit implements resultset.ResultWriter: it writes the INSTANCES row and
 // keeps the result set in the script. The Result's InstID is 0: the script
 // assigns it when it runs.
-func (rw *resultWriter) Commit() (exporter.Result, error) {
+func (rw *resultWriter) Commit() (resultset.Result, error) {
 	if err := rw.usable(); err != nil {
-		return exporter.Result{}, err
+		return resultset.Result{}, err
 	}
 	rw.endTable()
 	s := rw.s
@@ -503,7 +503,7 @@ func (rw *resultWriter) Commit() (exporter.Result, error) {
 		lit, err := s.literal(types[i], v)
 		if err != nil {
 			rw.Rollback()
-			return exporter.Result{}, fmt.Errorf("sqlscript: table INSTANCES, column %s: %w", instanceCols[i], err)
+			return resultset.Result{}, fmt.Errorf("sqlscript: table INSTANCES, column %s: %w", instanceCols[i], err)
 		}
 		lits = append(lits, lit)
 	}
@@ -514,12 +514,12 @@ func (rw *resultWriter) Commit() (exporter.Result, error) {
 	ins.flush()
 	if err := s.w.Flush(); err != nil {
 		rw.Rollback()
-		return exporter.Result{}, fmt.Errorf("sqlscript: %w", err)
+		return resultset.Result{}, fmt.Errorf("sqlscript: %w", err)
 	}
 	size, err := s.spool.Seek(0, io.SeekCurrent)
 	if err != nil {
 		rw.Rollback()
-		return exporter.Result{}, fmt.Errorf("sqlscript: %w", err)
+		return resultset.Result{}, fmt.Errorf("sqlscript: %w", err)
 	}
 	s.size = size
 	s.sets++
@@ -534,7 +534,7 @@ func (rw *resultWriter) Commit() (exporter.Result, error) {
 	return rw.result, nil
 }
 
-// Rollback implements exporter.ResultWriter: the result set is cut from the
+// Rollback implements resultset.ResultWriter: the result set is cut from the
 // script. It does nothing after Commit.
 func (rw *resultWriter) Rollback() error {
 	if rw.done {
@@ -557,21 +557,21 @@ func (rw *resultWriter) Rollback() error {
 }
 
 // refusals writes the checks that profdb's export runs before it commits
-// (exporter.TableChecks), each of which stops the script, rolled back, when
+// (store.TableChecks), each of which stops the script, rolled back, when
 // it finds a row at fault: the message names the result set, the table and
 // the row's ID.
 func (rw *resultWriter) refusals() {
 	s := rw.s
 	col := func(_, name string) string { return rw.col(name) }
 	for _, t := range rw.def.Tables {
-		for _, chk := range exporter.TableChecks(t, s.f.instID(), rw.qualified, col) {
+		for _, chk := range store.TableChecks(t, s.f.instID(), rw.qualified, col) {
 			// What matters first: MySQL quotes only the first 128
 			// characters of the message.
 			before, after := "profdb: table "+t.Name+", row ID ", ": "
 			switch chk.Kind {
-			case exporter.DuplicateIDs:
+			case store.DuplicateIDs:
 				before, after = "profdb: table "+t.Name+": ID ", " held by more than one row"
-			case exporter.DanglingParents:
+			case store.DanglingParents:
 				after += "PARENT_ID names no row of " + t.Parent
 			default:
 				after += "PARENT_ID is not -1 (a top-level table)"
@@ -593,7 +593,7 @@ type tableWriter struct {
 	row   strings.Builder
 }
 
-// Write implements exporter.TableWriter. Values are converted and checked
+// Write implements resultset.TableWriter. Values are converted and checked
 // as for a database (resultset.Convert); an error names table, column and
 // row.
 func (tw *tableWriter) Write(row []any) error {

@@ -24,7 +24,6 @@ import (
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	"github.com/profdb/profdb/dialects/sqlserver"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/exporter/sqlscript"
 	"github.com/profdb/profdb/internal/tdstest"
 	"github.com/profdb/profdb/profilers"
@@ -51,10 +50,10 @@ var edgeStrings = []string{"", "it's ''", `C:\src\`, "a\r\nb\rc\nd", "\nGO\n", "
 
 // sets returns two result sets whose values cover the edges of every type:
 // light coverage (with its Float columns) and function trace.
-func sets() []*exporter.ResultSet {
+func sets() []*resultset.ResultSet {
 	var lines, files, routines [][]any
 	floats := []float64{0.1, 1.0 / 3, math.MaxFloat64, -2.2250738585072014e-308, 0, -1.5e300, 123456.789}
-	decs := []dialects.Dec{"18446744073709551615", "-99999999999999999999.99999999", "0.00000001", "0", "-9223372036854775808"}
+	decs := []ddl.Dec{"18446744073709551615", "-99999999999999999999.99999999", "0.00000001", "0", "-9223372036854775808"}
 	for i, s := range edgeStrings {
 		files = append(files, []any{int64(i), int64(-1), int64(i), s, floats[i%len(floats)], decs[i%len(decs)]})
 		lines = append(lines, []any{int64(i), int64(i), int64(i), int64(math.MinInt64 + int64(i)), decs[(i+1)%len(decs)]})
@@ -65,23 +64,23 @@ func sets() []*exporter.ResultSet {
 	for i := range 2500 { // more than one INSERT of 1000 rows
 		calls = append(calls, []any{int64(i), int64(0), int64(i), int64(math.MaxInt64 - int64(i))})
 	}
-	return []*exporter.ResultSet{
-		{Header: exporter.Header{Profiler: lightcoverage.Name, Caption: "cov 'x'\nGO",
-			Counter: &exporter.Counter{Name: "Hits", Frequency: uint64(math.MaxUint64)}},
-			Tables: []exporter.TableRows{
+	return []*resultset.ResultSet{
+		{Header: resultset.Header{Profiler: lightcoverage.Name, Caption: "cov 'x'\nGO",
+			Counter: &resultset.Counter{Name: "Hits", Frequency: uint64(math.MaxUint64)}},
+			Tables: []resultset.TableRows{
 				{Name: lightcoverage.SourceFilesData, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL_FILE_NAME", "COL____COVERED", "COL_HIT_COUNT"}, Rows: rowsOf(files)},
 				{Name: lightcoverage.RoutinesData, Columns: []string{"ID", "PARENT_ID", "REC_ID"}, Rows: rowsOf(routines)},
 				{Name: lightcoverage.Lines, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL_SOURCE_LINE", "COL_MARK"}, Rows: rowsOf(lines)},
 			}},
-		{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "ft"},
-			Tables: []exporter.TableRows{
+		{Header: resultset.Header{Profiler: functiontrace.Name, Caption: "ft"},
+			Tables: []resultset.TableRows{
 				{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID"}, Rows: rowsOf([][]any{{int64(0), int64(-1)}})},
 				{Name: functiontrace.CallTrace, Columns: []string{"ID", "PARENT_ID", "REC_ID", "COL__S"}, Rows: rowsOf(calls)},
 			}},
 	}
 }
 
-func script(t *testing.T, dialect string, o sqlscript.Options, rs ...*exporter.ResultSet) string {
+func script(t *testing.T, dialect string, o sqlscript.Options, rs ...*resultset.ResultSet) string {
 	t.Helper()
 	d, err := dialects.Lookup(dialect)
 	if err != nil {
@@ -395,7 +394,7 @@ func TestSQLServerScript(t *testing.T) {
 	}
 }
 
-func counterFreq(t *testing.T, c *exporter.Counter) any {
+func counterFreq(t *testing.T, c *resultset.Counter) any {
 	if c == nil {
 		return nil
 	}
@@ -452,8 +451,8 @@ func TestRollbackAndErrors(t *testing.T) {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	bad := &exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name, Caption: "BAD SET"},
-		Tables: []exporter.TableRows{
+	bad := &resultset.ResultSet{Header: resultset.Header{Profiler: functiontrace.Name, Caption: "BAD SET"},
+		Tables: []resultset.TableRows{
 			{Name: functiontrace.Threads, Columns: []string{"ID", "PARENT_ID"}, Rows: rowsOf([][]any{{int64(0), int64(-1)}})},
 			{Name: functiontrace.CallTrace, Columns: []string{"ID", "COL__S"}, Rows: rowsOf([][]any{{int64(1), int64(2)}, {int64(2), "text"}})},
 		}}
@@ -461,15 +460,15 @@ func TestRollbackAndErrors(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 	for _, c := range []struct {
-		rs   *exporter.ResultSet
+		rs   *resultset.ResultSet
 		want string
 	}{
-		{&exporter.ResultSet{Header: exporter.Header{Profiler: "nope"}}, `unknown profiler "nope"`},
-		{&exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name}, Tables: []exporter.TableRows{
+		{&resultset.ResultSet{Header: resultset.Header{Profiler: "nope"}}, `unknown profiler "nope"`},
+		{&resultset.ResultSet{Header: resultset.Header{Profiler: functiontrace.Name}, Tables: []resultset.TableRows{
 			{Name: functiontrace.Threads, Columns: []string{"ID", "INST_ID"}}}}, "INST_ID is assigned by profdb"},
-		{&exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name}, Tables: []exporter.TableRows{
+		{&resultset.ResultSet{Header: resultset.Header{Profiler: functiontrace.Name}, Tables: []resultset.TableRows{
 			{Name: functiontrace.Threads, Columns: []string{"NOPE"}}}}, "has no column NOPE"},
-		{&exporter.ResultSet{Header: exporter.Header{Profiler: functiontrace.Name, Counter: &exporter.Counter{Frequency: "x"}}}, "COUNTER_FREQUENCY"},
+		{&resultset.ResultSet{Header: resultset.Header{Profiler: functiontrace.Name, Counter: &resultset.Counter{Frequency: "x"}}}, "COUNTER_FREQUENCY"},
 	} {
 		if _, err := resultset.Export(ctx, s, c.rs); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error = %v, want %q", err, c.want)

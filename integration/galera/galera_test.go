@@ -27,6 +27,7 @@ import (
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 var (
@@ -171,7 +172,7 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 	t.Logf("cluster: %s; nodes on ports %s, %s, %s", origin, port(dsns[0]), port(dsns[1]), port(dsns[2]))
 	// The tables exist before the race, as in a database in use.
 	seed := integration.FullSet(t, functiontrace.Name, "seed", "mysql", 1)
-	integration.Export(t, integration.OpenExporter(t, dsns[0], exporter.Options{}), seed)
+	integration.Export(t, integration.OpenExporter(t, dsns[0], store.Options{}, exporter.Options{}), seed)
 
 	const workers, rows = 8, 200
 	var (
@@ -180,7 +181,7 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 		retries  int
 		most     = 1 // the most attempts one result set took
 		retried  = map[int]bool{}
-		results  = make([]exporter.Result, workers)
+		results  = make([]resultset.Result, workers)
 		errs     = make([]error, workers)
 		sets     = make([]*integration.Fixture, workers)
 		retryMsg = regexp.MustCompile(`^retrying result set "worker \d+": conflict with a concurrent transaction: .*, attempt \d+/\d+$`)
@@ -197,7 +198,7 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 			if i/3%2 == 1 {
 				mode = exporter.BulkOff
 			}
-			o := exporter.Options{Bulk: mode, Retries: exporter.DefaultRetries, Logf: func(format string, args ...any) {
+			so := store.Options{Logf: func(format string, args ...any) {
 				msg := fmt.Sprintf(format, args...)
 				if !strings.HasPrefix(msg, "retrying") {
 					return
@@ -214,7 +215,8 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 					most = max(most, n)
 				}
 			}}
-			db, err := exporter.Open(integration.Ctx(t), dsns[i%3], o)
+			o := exporter.Options{Bulk: mode, Retries: exporter.DefaultRetries}
+			db, err := exporter.Open(integration.Ctx(t), dsns[i%3], so, o)
 			if err != nil {
 				errs[i] = err
 				return
@@ -246,9 +248,9 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 	}
 	settle(t)
 	for n, dsn := range dsns {
-		db := integration.OpenExporter(t, dsn, exporter.Options{})
+		db := integration.OpenExporter(t, dsn, store.Options{}, exporter.Options{})
 		ctx := integration.Ctx(t)
-		list, err := db.List(ctx)
+		list, err := db.DB().List(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,16 +258,16 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 			t.Fatalf("node %d: %d result sets, want %d", n+1, len(list), workers+1)
 		}
 		for i, r := range results {
-			integration.CompareStored(t, db, r.InstID, sets[i])
+			integration.CompareStored(t, db.DB(), r.InstID, sets[i])
 		}
-		if fs, err := db.Verify(ctx, 0); err != nil || len(fs) != 0 {
+		if fs, err := db.DB().Verify(ctx, 0); err != nil || len(fs) != 0 {
 			t.Fatalf("node %d: verify: %v %v", n+1, fs, err)
 		}
-		d := db.Dialect()
+		d := db.DB().Dialect()
 		for _, c := range []struct{ table, col string }{{profilers.RelationsTable, ddl.ID}, {profilers.InstancesTable, ddl.InstID}} {
 			var dup int64
 			q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(c.col), d.Quote(c.table))
-			if err := db.SQL().QueryRowContext(ctx, q).Scan(&dup); err != nil || dup != 0 {
+			if err := db.DB().SQL().QueryRowContext(ctx, q).Scan(&dup); err != nil || dup != 0 {
 				t.Fatalf("node %d: %s.%s repeated %d times (%v)", n+1, c.table, c.col, dup, err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/store"
 )
 
 // Example is an example input's tables: rows as column -> value (numbers
@@ -134,7 +135,7 @@ func Export(ctx context.Context, root, dsn string, names ...string) (map[string]
 	if len(names) == 0 {
 		names = Names
 	}
-	db, err := exporter.Open(ctx, dsn, exporter.Options{})
+	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		return nil, err
 	}

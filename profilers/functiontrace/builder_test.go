@@ -6,14 +6,14 @@ import (
 	"os"
 	"testing"
 
-	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
 )
 
 func val(tb *resultset.MemoryTable, row int, col string) any {
 	v := tb.Value(row, col)
-	if d, ok := v.(dialects.Dec); ok {
+	if d, ok := v.(ddl.Dec); ok {
 		return string(d)
 	}
 	return v

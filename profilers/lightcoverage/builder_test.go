@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
@@ -33,8 +33,8 @@ func want(t *testing.T, tb *resultset.MemoryTable, name string, row int, col str
 	case int:
 		v = int64(x)
 	case string:
-		if _, isDec := got.(dialects.Dec); isDec {
-			v = dialects.Dec(x)
+		if _, isDec := got.(ddl.Dec); isDec {
+			v = ddl.Dec(x)
 		}
 	}
 	if got != v {
@@ -162,7 +162,7 @@ func TestBuilderTables(t *testing.T) {
 	}
 	for i, w := range wantLines {
 		want(t, li, "LINES", i, "COL_SOURCE_LINE", w.src)
-		want(t, li, "LINES", i, "COL_MARK", dialects.Dec(itoa(w.mark)))
+		want(t, li, "LINES", i, "COL_MARK", ddl.Dec(itoa(w.mark)))
 		want(t, li, "LINES", i, "PARENT_ID", w.parent)
 		want(t, li, "LINES", i, "REC_ID", w.rec)
 		want(t, li, "LINES", i, "ID", i)

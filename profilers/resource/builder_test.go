@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/resultset"
 )
@@ -20,7 +20,7 @@ func check(t *testing.T, set resultset.MemorySet, table string, row int, want ma
 			w = int64(i)
 		}
 		got := tb.Value(row, col)
-		if d, ok := got.(dialects.Dec); ok {
+		if d, ok := got.(ddl.Dec); ok {
 			got = string(d)
 		}
 		if got != w {

@@ -1,4 +1,4 @@
-package exporter
+package store
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func (db *DB) snapshot(ctx context.Context) (*snapshot, error) {
 			begin = plan.Fallback
 		}
 	}
-	if err := execAll(ctx, conn, begin); err != nil {
+	if err := dialects.ExecAll(ctx, conn, begin); err != nil {
 		s.close()
 		return nil, fmt.Errorf("begin read snapshot: %w", err)
 	}
@@ -81,7 +81,7 @@ func (s *snapshot) end1() {
 	// not answer is discarded, and the server ends its transaction.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := execAll(ctx, s.conn, s.end); err != nil {
+	if err := dialects.ExecAll(ctx, s.conn, s.end); err != nil {
 		s.conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
 	s.conn.Close()

@@ -1,4 +1,4 @@
-package exporter
+package store
 
 import (
 	"context"
@@ -73,15 +73,26 @@ func TableChecks(t ddl.Table, inst string, table func(name string) string, colum
 			in, id, pid, tn, inst, table(t.Parent), column(t.Parent, ddl.InstID), column(t.Parent, ddl.ID))})
 }
 
+// Check runs, through the catalogue's querier, the checks that verify runs
+// on result set inst (see Verify), as an export runs them on the result set
+// it wrote before it commits. proven, if set, tells the checks whose
+// outcome is known to be "nothing found": their queries are not run.
+func (c *Catalog) Check(ctx context.Context, inst int64, proven func(CheckKind, string) bool) ([]Finding, error) {
+	rels, err := c.relations(ctx, &inst)
+	if err != nil {
+		return nil, err
+	}
+	return c.checkResultSet(ctx, inst, rels[inst], proven)
+}
+
 // checkResultSet runs, through c, the checks that verify and export share
 // on one result set: its RELATIONS rows (rel) match the registered graph,
 // and the TableChecks of each table of its profiler find nothing. Findings
 // name the rows at fault by ID.
 //
 // proven, if set, tells the checks whose outcome is known to be "nothing
-// found" (an export's stream proves some, see streamcheck.go): their
-// queries are not run.
-func (c *catalog) checkResultSet(ctx context.Context, inst int64, rel map[string]string, proven func(CheckKind, string) bool) ([]Finding, error) {
+// found" (an export's stream proves some): their queries are not run.
+func (c *Catalog) checkResultSet(ctx context.Context, inst int64, rel map[string]string, proven func(CheckKind, string) bool) ([]Finding, error) {
 	if len(rel) == 0 {
 		return []Finding{{InstID: inst, Table: profilers.RelationsTable, Message: "no RELATIONS rows: the result set's profiler is unknown"}}, nil
 	}
@@ -113,7 +124,7 @@ func (c *catalog) checkResultSet(ctx context.Context, inst int64, rel map[string
 	for _, t := range def.Tables {
 		// A table a DBA made may lack documented columns: what it does
 		// not store cannot be checked.
-		if !c.has(t.Name) || t.Parent != "" && !c.has(t.Parent) {
+		if !c.Has(t.Name) || t.Parent != "" && !c.Has(t.Parent) {
 			continue
 		}
 		ok, err := c.hasCols(ctx, t.Name, ddl.InstID, ddl.ID, ddl.ParentID)
@@ -149,7 +160,7 @@ func (c *catalog) checkResultSet(ctx context.Context, inst int64, rel map[string
 }
 
 // runCheck runs one TableCheck of result set inst.
-func (c *catalog) runCheck(ctx context.Context, inst int64, chk TableCheck) ([]Finding, error) {
+func (c *Catalog) runCheck(ctx context.Context, inst int64, chk TableCheck) ([]Finding, error) {
 	if chk.Probe != "" {
 		var n sql.NullInt64
 		if err := c.q.QueryRowContext(ctx, chk.Probe, inst).Scan(&n); err != nil {

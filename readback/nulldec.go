@@ -5,17 +5,17 @@ import (
 	"strconv"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/store"
 )
 
-// Dec is an exact number read from a Decimal (or an aggregate) column, in
+// NullDec is an exact number read from a Decimal (or an aggregate) column, in
 // canonical decimal text ("" for NULL). It scans from whatever the driver
 // returns and marshals to JSON as a number (null when NULL).
-type Dec string
+type NullDec string
 
 // Scan implements sql.Scanner.
-func (d *Dec) Scan(v any) error {
-	c, err := exporter.Canonical(ddl.Decimal, v)
+func (d *NullDec) Scan(v any) error {
+	c, err := store.Canonical(ddl.Decimal, v)
 	if err != nil {
 		return err
 	}
@@ -23,22 +23,22 @@ func (d *Dec) Scan(v any) error {
 		*d = ""
 		return nil
 	}
-	*d = Dec(fmt.Sprint(c))
+	*d = NullDec(fmt.Sprint(c))
 	return nil
 }
 
 // Float returns the number as a float64 (0 for NULL), for sorting and
 // drawing.
-func (d Dec) Float() float64 {
+func (d NullDec) Float() float64 {
 	f, _ := strconv.ParseFloat(string(d), 64)
 	return f
 }
 
 // String returns the decimal text, "" for NULL.
-func (d Dec) String() string { return string(d) }
+func (d NullDec) String() string { return string(d) }
 
 // MarshalJSON writes the number, or null.
-func (d Dec) MarshalJSON() ([]byte, error) {
+func (d NullDec) MarshalJSON() ([]byte, error) {
 	if d == "" {
 		return []byte("null"), nil
 	}
@@ -46,7 +46,7 @@ func (d Dec) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a number or null.
-func (d *Dec) UnmarshalJSON(b []byte) error {
+func (d *NullDec) UnmarshalJSON(b []byte) error {
 	s := string(b)
 	if s == "null" {
 		*d = ""
@@ -55,6 +55,6 @@ func (d *Dec) UnmarshalJSON(b []byte) error {
 	if _, err := strconv.ParseFloat(s, 64); err != nil {
 		return fmt.Errorf("readback: %s is not a number", s)
 	}
-	*d = Dec(s)
+	*d = NullDec(s)
 	return nil
 }

@@ -1,4 +1,4 @@
-package exporter
+package store
 
 import (
 	"context"
@@ -7,28 +7,26 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"sync"
+	"time"
+
+	"github.com/profdb/profdb/ddl"
 
 	"github.com/profdb/profdb/dialects"
 )
 
-// DB is a database that result sets are exported into. It is a Target.
+// DB is a database that holds result sets: the handle that package
+// exporter writes through, and that List, Verify, Read and DeleteAll (and
+// package readback) read and administer through. It is safe for
+// concurrent use.
 type DB struct {
 	db      *sql.DB
 	d       dialects.Dialect
 	opts    Options
-	display string // the DSN with its password hidden
-	owned   bool
-
-	// What the server said about primary keys (dialects.RowKeyer), asked
-	// when a table is first created.
-	rowKeyMu                                   sync.Mutex
-	rowKeyKnown, rowKeyDemand, rowKeyInvisible bool
-	conns                                      *conns      // the network connections, when the dialect lets Open dial them
-	unwatch                                    func() bool // stops closing conns when Open's context ends
+	display string      // the DSN with its password hidden
+	owned   bool        // Close closes db
+	conns   *conns      // the network connections, when the dialect lets Open dial them
+	unwatch func() bool // stops closing conns when Open's context ends
 }
-
-var _ Target = (*DB)(nil)
 
 // Open opens the database a profdb DSN names (see dialects.ForDSN) and
 // checks that it answers. The dialect package must be imported.
@@ -121,14 +119,15 @@ func driverDSN(d dialects.Dialect, dsn string, o Options) (string, error) {
 	return drv, nil
 }
 
-// errReadOnly is returned by writes to a DB opened with Options.ReadOnly.
-var errReadOnly = errors.New("the database was opened read-only")
+// ErrReadOnly is returned by writes to a DB opened with Options.ReadOnly.
+var ErrReadOnly = errors.New("the database was opened read-only")
 
-// readOnlyError says plainly that the server accepts no writes when err
-// is its refusal (a hot standby, a read-only database or transaction).
-func (db *DB) readOnlyError(ctx context.Context, err error) error {
+// ExplainReadOnly says plainly that the server accepts no writes when err
+// is its refusal of a write (a hot standby, a read-only database or
+// transaction); it returns any other error as it is.
+func (db *DB) ExplainReadOnly(ctx context.Context, err error) error {
 	r, ok := db.d.(dialects.ReadOnlyError)
-	if !ok || errors.Is(err, errReadOnly) {
+	if !ok || errors.Is(err, ErrReadOnly) {
 		return err
 	}
 	readOnly := r.IsReadOnly(err)
@@ -194,7 +193,19 @@ func (db *DB) Options() Options { return db.opts }
 // String describes the database without secrets.
 func (db *DB) String() string { return db.display }
 
-// errorf formats an error of writing a result set, prefixed "write: ".
-func errorf(format string, args ...any) error {
-	return fmt.Errorf("write: "+format, args...)
+// Now is the time Options.Now gives, or the clock's.
+func (db *DB) Now() time.Time {
+	if db.opts.Now != nil {
+		return db.opts.Now()
+	}
+	return time.Now()
+}
+
+// Bind is v as the dialect binds a value of logical type t in a statement's
+// arguments (see dialects.Binder).
+func (db *DB) Bind(t ddl.Type, v any) any {
+	if b, ok := db.d.(dialects.Binder); ok {
+		return b.Bind(t, v)
+	}
+	return v
 }

@@ -1,4 +1,4 @@
-package exporter
+package store
 
 import (
 	"context"

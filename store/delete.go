@@ -1,0 +1,120 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/profilers"
+)
+
+// List counts, without those of INSTANCES and RELATIONS.
+func (db *DB) Delete(ctx context.Context, inst int64) (int64, error) {
+	d, err := db.DeleteAll(ctx, []int64{inst})
+	if err != nil {
+		return 0, err
+	}
+	return d[0].Rows, nil
+}
+
+// Deleted is a result set DeleteAll removed.
+type Deleted struct {
+	InstID int64 `json:"inst_id"`
+	// Rows counts the rows removed from the profiler's tables, as List
+	// counts them (INSTANCES and RELATIONS rows are not counted).
+	Rows int64 `json:"rows"`
+}
+
+// DeleteAll removes the result sets insts from every table, all in one
+// transaction: when one of them is not in INSTANCES, none is removed.
+func (db *DB) DeleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
+	if db.opts.ReadOnly {
+		return nil, fmt.Errorf("delete: %w", ErrReadOnly)
+	}
+	out, err := db.deleteAll(ctx, insts)
+	if err != nil {
+		return nil, db.ExplainReadOnly(ctx, err)
+	}
+	return out, nil
+}
+
+func (db *DB) deleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("delete: %w", err)
+	}
+	defer tx.Rollback()
+	c, err := db.Catalog(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("delete: %w", err)
+	}
+	if !c.Has(profilers.InstancesTable) {
+		return nil, fmt.Errorf("delete: no result set %d: the database has no INSTANCES table", insts[0])
+	}
+	tables := []string{}
+	for _, def := range profilers.All() {
+		for _, t := range def.Tables {
+			if c.Has(t.Name) {
+				tables = append(tables, t.Name)
+			}
+		}
+	}
+	tables = append(tables, profilers.RelationsTable, profilers.InstancesTable)
+	out := make([]Deleted, 0, len(insts))
+	for _, inst := range insts {
+		d := Deleted{InstID: inst}
+		for _, t := range tables {
+			if !c.Has(t) {
+				continue
+			}
+			col, err := c.col(ctx, t, ddl.InstID)
+			if err != nil {
+				return nil, fmt.Errorf("delete: %w", err)
+			}
+			res, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s = %s", c.qualified(t), col, db.d.Placeholder(1)), inst)
+			if err != nil {
+				return nil, fmt.Errorf("delete: table %s: %w", t, err)
+			}
+			n, _ := res.RowsAffected()
+			switch t {
+			case profilers.InstancesTable:
+				if n == 0 {
+					return nil, fmt.Errorf("delete: no result set %d in INSTANCES", inst)
+				}
+			case profilers.RelationsTable:
+			default:
+				d.Rows += n
+			}
+		}
+		out = append(out, d)
+	}
+	if c.Has(profilers.ResultSetsTable) {
+		// The rows stay, marked, so that their INST_IDs are never given
+		// out again.
+		cols, err := c.mustCols(ctx, profilers.ResultSetsTable, ddl.InstID, profilers.ColDeletedAt)
+		if err != nil {
+			return nil, fmt.Errorf("delete: %w", err)
+		}
+		stmt := fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = %s", c.qualified(profilers.ResultSetsTable),
+			cols[1], db.d.Placeholder(1), cols[0], db.d.Placeholder(2))
+		when := db.Bind(ddl.String, db.Now().UTC().Format(TimeFormat))
+		for _, d := range out {
+			if _, err := tx.ExecContext(ctx, stmt, when, d.InstID); err != nil {
+				return nil, fmt.Errorf("delete: table %s: %w", profilers.ResultSetsTable, err)
+			}
+		}
+	}
+	if db.opts.Phase != nil {
+		db.opts.Phase(PhaseCommit)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("delete: commit: %w", err)
+	}
+	return out, nil
+}
+
+// Read returns a stored result set. Its tables stream their rows from the
+// database, ordered by ID and REC_ID, with values in canonical form. The
+// whole result set is read in one consistent snapshot, held from Read until
+// every table's rows have been read, an iterator stops early, or ctx ends:
+// a caller that does not read every table must cancel ctx. The iterators

@@ -1,0 +1,21 @@
+// Package store is a database of result sets: the handle that everything
+// reading, writing or administering one goes through.
+//
+// Open opens the database a profdb DSN names (its dialect is picked by the
+// DSN's scheme, see dialects.ForDSN) with connect and I/O timeouts that
+// bound every network wait. On a DB:
+//
+//   - List lists the result sets in INSTANCES, with their profilers (found
+//     from RELATIONS), row counts and what PROFDB_RESULT_SETS records;
+//   - Verify checks result sets as an export checks one before it commits;
+//   - Read streams a result set's rows back, in canonical form, as a
+//     resultset.ResultSet that can be written elsewhere (profdb copy);
+//   - DeleteAll removes result sets in one transaction;
+//   - BeginSnapshot and Catalog give readers of their own (package
+//     readback) one consistent view and the real names of the documented
+//     tables and columns.
+//
+// Every read runs in one consistent snapshot (dialects.Snapshotter), so a
+// result set being exported or deleted meanwhile is either whole or absent.
+// Package exporter writes result sets through a DB.
+package store

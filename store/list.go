@@ -1,0 +1,243 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
+)
+
+// TimeFormat is the layout of the times in PROFDB_RESULT_SETS: UTC to the
+// second, so that the text sorts as the times do.
+const TimeFormat = "2006-01-02T15:04:05Z"
+
+// Listing describes one result set in INSTANCES.
+type Listing struct {
+	InstID   int64            `json:"inst_id"`
+	Profiler string           `json:"profiler"` // "" when RELATIONS names no registered profiler
+	Caption  string           `json:"caption"`
+	Rows     int64            `json:"rows"`
+	Tables   map[string]int64 `json:"tables"`
+	// What PROFDB_RESULT_SETS records, when the database has that table
+	// and a row for the result set ("" otherwise): when it was exported
+	// (UTC, TimeFormat), on which host, from what input, by which profdb.
+	ExportedAt string `json:"exported_at,omitempty"`
+	Host       string `json:"host,omitempty"`
+	Input      string `json:"input,omitempty"`
+	Version    string `json:"profdb_version,omitempty"`
+	// Counter is the INSTANCES row's counter, nil when it names none.
+	Counter *resultset.Counter `json:"-"`
+	// Related are the child tables the result set's RELATIONS rows name,
+	// sorted, whether a registered profiler has them or not: what tells
+	// its profiler, or why none was found.
+	Related []string `json:"-"`
+}
+
+// List returns the result sets in INSTANCES, by INST_ID, with each one's
+// profiler (found from its RELATIONS rows), caption and row counts, read
+// in one consistent snapshot.
+func (db *DB) List(ctx context.Context) ([]Listing, error) {
+	var out []Listing
+	err := db.inSnapshot(ctx, func(s *snapshot) error {
+		c, err := db.Catalog(ctx, s.q)
+		if err != nil {
+			return err
+		}
+		out, err = c.List(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list: %w", err)
+	}
+	return out, nil
+}
+
+// List returns the result sets in INSTANCES, by INST_ID, as DB.List does,
+// read through the catalogue's querier; ids limits the list to those
+// result sets, each of which must be there. A database without an
+// INSTANCES table holds none.
+func (c *Catalog) List(ctx context.Context, ids ...int64) ([]Listing, error) {
+	if !c.Has(profilers.InstancesTable) {
+		if len(ids) > 0 {
+			return nil, fmt.Errorf("no result set %d: the database has no INSTANCES table", ids[0])
+		}
+		return nil, nil
+	}
+	out, err := c.instances(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.recorded(ctx, out); err != nil {
+		return nil, err
+	}
+	var only *int64
+	if len(ids) == 1 {
+		only = &ids[0]
+	}
+	rels, err := c.relations(ctx, only)
+	if err != nil {
+		return nil, err
+	}
+	var insts []int64 // nil: count the rows of every result set at once
+	if len(ids) > 0 {
+		insts = ids
+	}
+	counts := map[string]map[int64]int64{}
+	for i := range out {
+		rel := rels[out[i].InstID]
+		for child := range rel {
+			out[i].Related = append(out[i].Related, child)
+		}
+		sort.Strings(out[i].Related)
+		def, ok := profilerOf(rel)
+		if !ok {
+			continue
+		}
+		out[i].Profiler = def.Name
+		for _, t := range def.Tables {
+			if !c.Has(t.Name) {
+				continue
+			}
+			m, ok := counts[t.Name]
+			if !ok {
+				if m, err = c.countByInst(ctx, t.Name, insts); err != nil {
+					return nil, err
+				}
+				counts[t.Name] = m
+			}
+			out[i].Tables[t.Name] = m[out[i].InstID]
+			out[i].Rows += m[out[i].InstID]
+		}
+	}
+	return out, nil
+}
+
+// ProfilerErr says why the result set's profiler is unknown (Profiler is
+// ""), naming the tables its RELATIONS rows list; nil when it is known.
+func (l Listing) ProfilerErr() error {
+	if l.Profiler != "" {
+		return nil
+	}
+	if len(l.Related) == 0 {
+		return fmt.Errorf("result set %d has no RELATIONS rows: its profiler is unknown", l.InstID)
+	}
+	named, more := l.Related, ""
+	if len(named) > 2 {
+		named, more = named[:2], fmt.Sprintf(" and %d more", len(named)-2)
+	}
+	return fmt.Errorf("result set %d: RELATIONS names tables of a profiler this build does not know (%s%s); known profilers: %s",
+		l.InstID, strings.Join(named, ", "), more, strings.Join(profilers.Names(), ", "))
+}
+
+// instances reads the INSTANCES rows, of every result set or of those ids
+// names.
+func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error) {
+	cols, err := c.mustCols(ctx, profilers.InstancesTable, ddl.InstID, "CAPTION")
+	if err != nil {
+		return nil, err
+	}
+	counter, err := c.hasCols(ctx, profilers.InstancesTable, "COUNTER_NAME", "COUNTER_DESCRIPTION", "COUNTER_FREQUENCY")
+	if err != nil {
+		return nil, err
+	}
+	if counter {
+		more, err := c.mustCols(ctx, profilers.InstancesTable, "COUNTER_NAME", "COUNTER_DESCRIPTION", "COUNTER_FREQUENCY")
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, more...)
+	}
+	query := fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), c.qualified(profilers.InstancesTable))
+	var args []any
+	if len(ids) == 1 {
+		query += " WHERE " + cols[0] + " = " + c.db.d.Placeholder(1)
+		args = append(args, ids[0])
+	}
+	rows, err := c.q.QueryContext(ctx, query+" ORDER BY "+cols[0], args...)
+	if err != nil {
+		return nil, fmt.Errorf("read INSTANCES: %w", err)
+	}
+	defer rows.Close()
+	want := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	var out []Listing
+	for rows.Next() {
+		var l Listing
+		var caption, cname, cdesc sql.NullString
+		var freq any
+		dest := []any{&l.InstID, &caption}
+		if counter {
+			dest = append(dest, &cname, &cdesc, &freq)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("read INSTANCES: %w", err)
+		}
+		if len(ids) > 0 && !want[l.InstID] {
+			continue
+		}
+		delete(want, l.InstID)
+		l.Caption = caption.String
+		l.Tables = map[string]int64{}
+		if cname.Valid || cdesc.Valid || freq != nil {
+			f, err := Canonical(ddl.Decimal, freq)
+			if err != nil {
+				return nil, fmt.Errorf("INSTANCES.COUNTER_FREQUENCY of result set %d: %w", l.InstID, err)
+			}
+			l.Counter = &resultset.Counter{Name: cname.String, Description: cdesc.String, Frequency: f}
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read INSTANCES: %w", err)
+	}
+	for _, id := range ids {
+		if want[id] {
+			return nil, fmt.Errorf("no result set %d in INSTANCES", id)
+		}
+	}
+	return out, nil
+}
+
+// recorded fills in what PROFDB_RESULT_SETS records of the listed result
+// sets, when the database has that table.
+func (c *Catalog) recorded(ctx context.Context, out []Listing) error {
+	if !c.Has(profilers.ResultSetsTable) || len(out) == 0 {
+		return nil
+	}
+	cols, err := c.mustCols(ctx, profilers.ResultSetsTable, ddl.InstID, profilers.ColExportedAt, profilers.ColHost,
+		profilers.ColInput, profilers.ColVersion, profilers.ColDeletedAt)
+	if err != nil {
+		return err
+	}
+	at := make(map[int64]int, len(out))
+	for i, l := range out {
+		at[l.InstID] = i
+	}
+	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s WHERE %s IS NULL",
+		cols[0], cols[1], cols[2], cols[3], cols[4], c.qualified(profilers.ResultSetsTable), cols[5]))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var inst int64
+		var when, host, input, version sql.NullString
+		if err := rows.Scan(&inst, &when, &host, &input, &version); err != nil {
+			return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
+		}
+		if i, ok := at[inst]; ok {
+			out[i].ExportedAt, out[i].Host, out[i].Input, out[i].Version = when.String, host.String, input.String, version.String
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
+	}
+	return nil
+}

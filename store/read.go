@@ -1,0 +1,244 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
+)
+
+// must be consumed before db is closed.
+func (db *DB) Read(ctx context.Context, inst int64) (*resultset.ResultSet, error) {
+	return db.read(ctx, inst, true)
+}
+
+// ReadUnordered is Read without the order: each table's rows come in the
+// order the database returns them most cheaply, usually the order they
+// were written. It spares the database the sort that ORDER BY costs on a
+// large table (MySQL sorts the whole table before it returns the first
+// row, and so does PostgreSQL on a table it has no statistics of yet), so
+// that the rows stream from the first. Where ID order is free
+// (dialects.IndexOrdered: SQLite) the rows come by ID all the same. profdb
+// copy reads through it: the target stores the same rows whatever their
+// order.
+func (db *DB) ReadUnordered(ctx context.Context, inst int64) (*resultset.ResultSet, error) {
+	return db.read(ctx, inst, false)
+}
+
+func (db *DB) read(ctx context.Context, inst int64, ordered bool) (*resultset.ResultSet, error) {
+	var rs *resultset.ResultSet
+	err := db.inSnapshot(ctx, func(s *snapshot) error {
+		c, err := db.Catalog(ctx, s.q)
+		if err != nil {
+			return err
+		}
+		if rs, err = c.read(ctx, inst, ordered); err != nil {
+			return err
+		}
+		s.keep = true
+		s.own(ctx, rs)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return rs, nil
+}
+
+func (c *Catalog) read(ctx context.Context, inst int64, ordered bool) (*resultset.ResultSet, error) {
+	db := c.db
+	ls, err := c.List(ctx, inst)
+	if err != nil {
+		return nil, err
+	}
+	l := ls[0]
+	if err := l.ProfilerErr(); err != nil {
+		return nil, err
+	}
+	def, err := profilers.Lookup(l.Profiler)
+	if err != nil {
+		return nil, err
+	}
+	rs := &resultset.ResultSet{Header: resultset.Header{Profiler: def.Name, Caption: l.Caption, Counter: l.Counter}}
+	for _, t := range def.Tables {
+		if !c.Has(t.Name) {
+			continue
+		}
+		var names, quoted []string
+		var types []ddl.Type
+		for _, col := range t.Columns {
+			if col.Name == ddl.InstID {
+				continue
+			}
+			q, err := c.col(ctx, t.Name, col.Name)
+			if err != nil {
+				continue // a column the table does not have stays NULL
+			}
+			names, quoted, types = append(names, col.Name), append(quoted, q), append(types, col.Type)
+		}
+		inCol, err := c.col(ctx, t.Name, ddl.InstID)
+		if err != nil {
+			return nil, err
+		}
+		query := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s", strings.Join(quoted, ", "), c.qualified(t.Name), inCol, db.d.Placeholder(1))
+		keys := []string{ddl.ID, ddl.RecID}
+		if !ordered {
+			keys = nil
+			if io, ok := db.d.(dialects.IndexOrdered); ok && io.ReadsIndexOrdered() {
+				keys = []string{ddl.ID}
+			}
+		}
+		order := []string{}
+		for _, k := range keys {
+			if q, err := c.col(ctx, t.Name, k); err == nil {
+				order = append(order, q)
+			}
+		}
+		if len(order) > 0 {
+			query += " ORDER BY " + strings.Join(order, ", ")
+		}
+		rs.Tables = append(rs.Tables, resultset.TableRows{Name: t.Name, Columns: names, Rows: rowsIter(ctx, c.q, t.Name, query, types, inst)})
+	}
+	return rs, nil
+}
+
+// own hands the snapshot to the tables of rs: it ends when every table's
+// rows have been read, when an iterator stops early or fails, or when ctx
+// ends, whichever comes first.
+func (s *snapshot) own(ctx context.Context, rs *resultset.ResultSet) {
+	if len(rs.Tables) == 0 {
+		s.close()
+		return
+	}
+	stop := context.AfterFunc(ctx, s.close)
+	var mu sync.Mutex
+	left := len(rs.Tables)
+	for i := range rs.Tables {
+		rows := rs.Tables[i].Rows
+		rs.Tables[i].Rows = func(yield func([]any, error) bool) {
+			whole := true
+			rows(func(row []any, err error) bool {
+				if !yield(row, err) || err != nil {
+					whole = false
+					return false
+				}
+				return true
+			})
+			mu.Lock()
+			left--
+			last := left == 0
+			mu.Unlock()
+			if !whole || last {
+				stop()
+				s.close()
+			}
+		}
+	}
+}
+
+// readAhead is how many rows rowsIter reads ahead of its consumer, in
+// batches of readBatch.
+const (
+	readBatch = 256
+	readAhead = 4
+)
+
+// rowsIter yields the rows of query as canonical values. A goroutine reads
+// and converts them readBatch rows at a time, up to readAhead batches ahead,
+// so that reading the source overlaps with what the consumer does with the
+// rows (writing them elsewhere, for profdb copy). Every row is a slice of
+// its own, which the consumer may keep; the rows of a batch share one
+// allocation.
+func rowsIter(ctx context.Context, q dialects.DBTX, table, query string, types []ddl.Type, inst int64) func(func([]any, error) bool) {
+	return func(yield func([]any, error) bool) {
+		rows, err := q.QueryContext(ctx, query, inst)
+		if err != nil {
+			yield(nil, fmt.Errorf("read %s: %w", table, err))
+			return
+		}
+		type batch struct {
+			rows [][]any
+			err  error
+		}
+		ch := make(chan batch, readAhead)
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer close(ch)
+			defer rows.Close()
+			send := func(b batch) bool {
+				select {
+				case ch <- b:
+					return true
+				case <-stop:
+					return false
+				}
+			}
+			width := len(types)
+			raw := make([]any, width)
+			ptrs := make([]any, width)
+			for i := range raw {
+				ptrs[i] = &raw[i]
+			}
+			rowNo := 0
+			cur := make([][]any, 0, readBatch)
+			var slab []any
+			for rows.Next() {
+				rowNo++
+				if err := rows.Scan(ptrs...); err != nil {
+					send(batch{rows: cur, err: fmt.Errorf("read %s, row %d: %w", table, rowNo, err)})
+					return
+				}
+				if len(slab) < width {
+					slab = make([]any, width*readBatch)
+				}
+				out := slab[:width:width]
+				slab = slab[width:]
+				for i, v := range raw {
+					cv, err := Canonical(types[i], v)
+					if err != nil {
+						send(batch{rows: cur, err: fmt.Errorf("read %s, row %d: %w", table, rowNo, err)})
+						return
+					}
+					out[i] = cv
+				}
+				cur = append(cur, out)
+				if len(cur) == readBatch {
+					if !send(batch{rows: cur}) {
+						return
+					}
+					cur = make([][]any, 0, readBatch)
+				}
+			}
+			if err := rows.Err(); err != nil {
+				send(batch{rows: cur, err: fmt.Errorf("read %s: %w", table, err)})
+				return
+			}
+			send(batch{rows: cur})
+		}()
+		// The reader ends (and closes rows) before the iterator returns.
+		defer func() {
+			close(stop)
+			<-done
+		}()
+		for b := range ch {
+			for _, row := range b.rows {
+				if !yield(row, nil) {
+					return
+				}
+			}
+			if b.err != nil {
+				yield(nil, b.err)
+				return
+			}
+		}
+	}
+}
+
+// Canonical turns a value scanned from a database into the canonical form
