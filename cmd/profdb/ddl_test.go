@@ -16,7 +16,7 @@ import (
 	"github.com/profdb/profdb/profilers"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files (ddl/sql/*.sql, the README's profiler table) from the generator")
+var update = flag.Bool("update", false, "rewrite the generated files (ddl/sql/*.sql, docs/layout.md's tables and columns, docs/cli) from their generators")
 
 // goldenDialects are the dialects whose scripts are checked in as
 // ddl/sql/DIALECT.sql.
