@@ -51,8 +51,8 @@ type Dialect interface {
 	Quote(ident string) string
 	// StoredName is the name under which the dialect stores a documented
 	// name it creates: lower case on PostgreSQL, which folds unquoted names
-	// so that unquoted upper-case queries find them (NOTES.md, "A real
-	// consumer"); unchanged elsewhere.
+	// so that unquoted upper-case queries find them (docs/layout.md,
+	// "Upper-case names without quotes"); unchanged elsewhere.
 	StoredName(documented string) string
 	// Qualify returns the quoted, schema-qualified name of a table whose
 	// real (stored) name is given; schema "" means the connection's default.

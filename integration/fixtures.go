@@ -195,7 +195,7 @@ type CoverageLine struct {
 }
 
 // CoverageSet is a small Light Coverage result set for the consumer query
-// (NOTES.md, "A real consumer"): files source files, each with lines lines.
+// (docs/layout.md, "Upper-case names without quotes"): files source files, each with lines lines.
 // ROUTINES_DATA holds one routine per file with the same ID, so that LINES'
 // PARENT_ID names both a routine (the documented parent) and a file (the
 // plugin's join). It uses only the columns the query reads and a few more,
@@ -225,8 +225,8 @@ func CoverageSet(caption string, files, lines int) (*Fixture, []CoverageLine) {
 	return f, want
 }
 
-// LightCoverageQuery is the SonarQube plugin's query (NOTES.md, "A real
-// consumer"), unchanged: upper-case names without quotes.
+// LightCoverageQuery is the SonarQube plugin's query (docs/layout.md,
+// "Upper-case names without quotes"), unchanged: upper-case names without quotes.
 const LightCoverageQuery = `SELECT l.ID, COL_FILE_NAME, l.COL_MARK, l.COL_SOURCE_LINE, f.COL____COVERED
 FROM LIGHT_COVERAGE_PROFILER_LINES l
 INNER JOIN LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA f ON l.PARENT_ID = f.ID

@@ -105,8 +105,8 @@ func Export(t testing.TB, db resultset.Target, f *Fixture) resultset.Result {
 //     sent leaves nothing behind;
 //   - concurrent: eight exporters at once get distinct INST_IDs and write
 //     every row;
-//   - consumer-query: the Light Coverage query of NOTES.md ("A real
-//     consumer") runs unchanged and returns the exported lines.
+//   - consumer-query: the Light Coverage query of docs/layout.md
+//     ("Upper-case names without quotes") runs unchanged and returns the exported lines.
 func Conformance(t *testing.T, tg Target) {
 	t.Run("ddl", func(t *testing.T) { checkDDL(t, tg) })
 	t.Run("round-trip", func(t *testing.T) { checkRoundTrip(t, tg) })

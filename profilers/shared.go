@@ -21,8 +21,8 @@ func NewTable(name, parent string, cols ...ddl.Column) ddl.Table {
 }
 
 // Instances returns the INSTANCES table: one row per exported result set,
-// keyed by INST_ID. Types per NOTES.md ("Types": the Function Trace document
-// is the one that types them).
+// keyed by INST_ID. Its types are the Function Trace document's, the one
+// that types them all (docs/layout.md, "INSTANCES and RELATIONS").
 func Instances() ddl.Table {
 	return ddl.Table{
 		Name: InstancesTable,
@@ -39,8 +39,8 @@ func Instances() ddl.Table {
 
 // Relations returns the RELATIONS table: for each result set, one row per
 // table of its profiler with that table's parent (NULL for a top-level
-// table). ID is unique across the whole table (NOTES.md, "Keys and
-// identifiers"), so it is the key.
+// table). ID is unique across the whole table (docs/layout.md, "Keys
+// and identifiers"), so it is the key.
 func Relations() ddl.Table {
 	return ddl.Table{
 		Name: RelationsTable,

@@ -1,7 +1,8 @@
 package profilers_test
 
-// Spec conformance: the four AQTime "Database Structure" documents and the
-// rulings of NOTES.md are parsed at test time and are the oracle; the
+// Spec conformance: the four AQTime "Database Structure" documents, in
+// ../shared/spec beside the repository when it is there, are parsed at test
+// time and, with the decisions of docs/layout.md, are the oracle; the
 // registered plugins are compared with what they say.
 
 import (
@@ -24,9 +25,20 @@ import (
 // ---------------------------------------------------------------------------
 // Locating the spec
 
+// specDocuments are the four AQTime table documents in the spec directory,
+// each with its profiler's name as the documents and docs/layout.md write
+// it (docs/layout.md, "Where the layout comes from").
+var specDocuments = [][2]string{
+	{"aqtime-light-coverage-db.txt", "Light Coverage"},
+	{"aqtime-resource-db.txt", "Resource"},
+	{"aqtime-function-trace-db.txt", "Function Trace"},
+	{"aqtime-reference-count-db.txt", "Reference Count"},
+}
+
 // specDir returns ../shared/spec relative to the repository root (the
-// directory holding go.mod, found by walking up from the package directory).
-// Without it the test is skipped, except under CI=true, where it fails.
+// directory holding go.mod, found by walking up from the package directory)
+// when it holds the specDocuments. Without them the test is skipped, except
+// under CI=true, where it fails.
 func specDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -54,14 +66,16 @@ func specDir(t testing.TB) string {
 		missing("no go.mod above " + dir)
 	}
 	spec := filepath.Join(root, "..", "shared", "spec")
-	if _, err := os.Stat(filepath.Join(spec, "NOTES.md")); err != nil {
-		missing(err.Error())
+	for _, d := range specDocuments {
+		if _, err := os.Stat(filepath.Join(spec, d[0])); err != nil {
+			missing(err.Error())
+		}
 	}
 	return spec
 }
 
 // ---------------------------------------------------------------------------
-// Parsing NOTES.md
+// Parsing docs/layout.md
 
 // mdTable is one markdown table: its header cells and its rows.
 type mdTable struct {
@@ -107,51 +121,63 @@ func findMarkdownTable(tables []mdTable, header ...string) (mdTable, bool) {
 	return mdTable{}, false
 }
 
-// notes is what the test reads from NOTES.md.
-type notes struct {
-	// docs maps each table document's file name to its profiler's display
-	// name ("Light Coverage"), from the "file | what it specifies" table.
-	docs [][2]string
+// layoutPath is docs/layout.md, relative to this package's directory.
+var layoutPath = filepath.Join("..", "docs", "layout.md")
+
+// layout is what the tests read from docs/layout.md.
+type layout struct {
 	// parents maps profiler display name -> child table -> parent table, both
-	// short (without the profiler prefix), from the parent-child table.
+	// short (without the profiler prefix), from the table of "The
+	// parent-child graph".
 	parents map[string]map[string]string
 }
 
-var notesDocRow = regexp.MustCompile(`^tables of the (.+) profiler$`)
-
-func parseNotes(text string) (notes, error) {
-	tables := parseMarkdownTables(text)
-	var n notes
-	files, ok := findMarkdownTable(tables, "file", "what it specifies")
+func parseLayout(text string) (layout, error) {
+	var l layout
+	graph, ok := findMarkdownTable(parseMarkdownTables(text), "profiler", "child table", "parent table")
 	if !ok {
-		return n, fmt.Errorf(`NOTES.md: no "| file | what it specifies |" table`)
+		return l, fmt.Errorf(`%s: no "| profiler | child table | parent table |" table`, layoutPath)
 	}
-	for _, r := range files.rows {
-		if len(r) < 2 {
-			continue
-		}
-		if m := notesDocRow.FindStringSubmatch(r[1]); m != nil {
-			n.docs = append(n.docs, [2]string{r[0], m[1]})
-		}
-	}
-	graph, ok := findMarkdownTable(tables, "profiler", "child table", "parent table")
-	if !ok {
-		return n, fmt.Errorf(`NOTES.md: no "| profiler | child table | parent table |" table`)
-	}
-	n.parents = map[string]map[string]string{}
+	l.parents = map[string]map[string]string{}
 	for _, r := range graph.rows {
 		if len(r) != 3 {
-			return n, fmt.Errorf("NOTES.md: parent table row %q: want 3 cells", r)
+			return l, fmt.Errorf("%s: parent table row %q: want 3 cells", layoutPath, r)
 		}
-		if n.parents[r[0]] == nil {
-			n.parents[r[0]] = map[string]string{}
+		if l.parents[r[0]] == nil {
+			l.parents[r[0]] = map[string]string{}
 		}
-		if _, dup := n.parents[r[0]][r[1]]; dup {
-			return n, fmt.Errorf("NOTES.md: %s %s listed twice in the parent table", r[0], r[1])
+		if _, dup := l.parents[r[0]][r[1]]; dup {
+			return l, fmt.Errorf("%s: %s %s listed twice in the parent table", layoutPath, r[0], r[1])
 		}
-		n.parents[r[0]][r[1]] = r[2]
+		l.parents[r[0]][r[1]] = r[2]
 	}
-	return n, nil
+	return l, nil
+}
+
+// readLayout reads and parses docs/layout.md.
+func readLayout(t testing.TB) layout {
+	t.Helper()
+	b, err := os.ReadFile(layoutPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := parseLayout(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// profilerName is the registry name of a profiler the documents call
+// display ("Light Coverage" -> "light-coverage").
+func profilerName(display string) string {
+	return strings.ToLower(strings.ReplaceAll(display, " ", "-"))
+}
+
+// tablePrefix is the prefix of the tables of the profiler the documents
+// call display ("Light Coverage" -> "LIGHT_COVERAGE_PROFILER_").
+func tablePrefix(display string) string {
+	return strings.ToUpper(strings.ReplaceAll(display, " ", "_")) + "_PROFILER_"
 }
 
 // ---------------------------------------------------------------------------
@@ -299,28 +325,17 @@ func documentedType(f specField) (ddl.Type, bool) {
 	return 0, false
 }
 
-// spec is everything read from the spec directory.
+// spec is everything read from the spec directory, and docs/layout.md.
 type spec struct {
-	notes notes
-	docs  []*specDoc
+	layout layout
+	docs   []*specDoc
 }
 
 func loadSpec(t testing.TB) *spec {
 	t.Helper()
 	dir := specDir(t)
-	b, err := os.ReadFile(filepath.Join(dir, "NOTES.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := parseNotes(string(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(n.docs) != 4 {
-		t.Fatalf("NOTES.md names %d table documents, want the four AQTime ones: %q", len(n.docs), n.docs)
-	}
-	s := &spec{notes: n}
-	for _, fd := range n.docs {
+	s := &spec{layout: readLayout(t)}
+	for _, fd := range specDocuments {
 		text, err := os.ReadFile(filepath.Join(dir, fd[0]))
 		if err != nil {
 			t.Fatal(err)
@@ -330,29 +345,27 @@ func loadSpec(t testing.TB) *spec {
 			t.Fatal(err)
 		}
 		doc.display = fd[1]
-		doc.profiler = strings.ToLower(strings.ReplaceAll(fd[1], " ", "-"))
-		doc.prefix = strings.ToUpper(strings.ReplaceAll(fd[1], " ", "_")) + "_PROFILER_"
+		doc.profiler = profilerName(fd[1])
+		doc.prefix = tablePrefix(fd[1])
 		s.docs = append(s.docs, doc)
 	}
 	return s
 }
 
 // ---------------------------------------------------------------------------
-// NOTES.md rulings, one function each
+// The decisions of docs/layout.md, one function each
 
 // ruled names one column of one table of one profiler (the table short,
-// without the profiler prefix, as NOTES.md writes it).
+// without the profiler prefix, as docs/layout.md writes it).
 type ruled struct{ profiler, table, column string }
 
 func (d *specDoc) ref(table, column string) ruled {
 	return ruled{d.profiler, strings.TrimPrefix(table, d.prefix), column}
 }
 
-// NOTES.md, "Types": "A column whose entry gives no type ("Not used",
-// "Reserved", "A helper field", or no word at all) is Integer, unless its
-// description says it holds a name or text; then it is String. [...]
-// Resource META_ROUTINES `COL_COMPILER` and Resource CLASSES_DATA
-// `COL_CLASS_NAME` / `COL_MODULE_NAME` are String."
+// docs/layout.md, "Types", rule 1: a column whose description gives no
+// type is Integer, unless the description says it holds a name or text;
+// these are the String ones.
 var untypedTextColumns = []ruled{
 	{"resource", "META_ROUTINES", "COL_COMPILER"},
 	{"resource", "CLASSES_DATA", "COL_CLASS_NAME"},
@@ -361,25 +374,21 @@ var untypedTextColumns = []ruled{
 
 func untypedColumnType(r ruled) (ddl.Type, string) {
 	if slices.Contains(untypedTextColumns, r) {
-		return ddl.String, "no type word, holds text: String (NOTES.md, Types)"
+		return ddl.String, "no type word, holds text: String (docs/layout.md, Types)"
 	}
-	return ddl.Integer, "no type word: Integer (NOTES.md, Types)"
+	return ddl.Integer, "no type word: Integer (docs/layout.md, Types)"
 }
 
-// NOTES.md, "Types": "A column documented as Integer whose description says
-// it holds a name, and that has no note saying it really stores an
-// identifier, is String: Function Trace METAPARAMETERS `COL_TYPENAME`,
-// Reference Count CLASSES_DATA `COL_CLASS_NAME` and `COL_MODULE_NAME`."
+// docs/layout.md, "Types", rule 2: a column documented Integer that holds
+// a name, with no note that it stores an identifier, is String.
 var integerNameColumns = []ruled{
 	{"function-trace", "METAPARAMETERS", "COL_TYPENAME"},
 	{"reference-count", "CLASSES_DATA", "COL_CLASS_NAME"},
 	{"reference-count", "CLASSES_DATA", "COL_MODULE_NAME"},
 }
 
-// NOTES.md, "Types": "Where the document explains that a "name" column
-// stores an identifier (Function Trace CALL_TRACE and CALL_STACK
-// `COL_ROUTINE_NAME`, Reference Count ADDREF_RELEASE_CALL_STACK and
-// REFCOUNT_TREE `COL_ROUTINE_NAME`), it stays Integer."
+// docs/layout.md, "Types", rule 2: "name" columns the document says store
+// an identifier stay Integer.
 var integerIdentifierNameColumns = []ruled{
 	{"function-trace", "CALL_TRACE", "COL_ROUTINE_NAME"},
 	{"function-trace", "CALL_STACK", "COL_ROUTINE_NAME"},
@@ -389,37 +398,34 @@ var integerIdentifierNameColumns = []ruled{
 
 func integerColumnType(r ruled) (ddl.Type, string) {
 	if slices.Contains(integerNameColumns, r) {
-		return ddl.String, "documented Integer but holds a name: String (NOTES.md, Types)"
+		return ddl.String, "documented Integer but holds a name: String (docs/layout.md, Types)"
 	}
 	return ddl.Integer, "documented Integer"
 }
 
-// NOTES.md, "Names": "Function Trace META_ROUTINES lists `COL_UNIT_NAME`
-// twice (once String, once Integer): it is one column, String." The column
-// keeps its first position.
+// docs/layout.md, "Names": Function Trace META_ROUTINES lists
+// COL_UNIT_NAME twice, first String, then Integer; it is one String column
+// at its first position.
 var mergedDuplicateColumns = []ruled{
 	{"function-trace", "META_ROUTINES", "COL_UNIT_NAME"},
 }
 
 func mergeDuplicateColumn(r ruled) (ddl.Type, string, bool) {
 	if slices.Contains(mergedDuplicateColumns, r) {
-		return ddl.String, "listed twice: one String column at its first place (NOTES.md, Names)", true
+		return ddl.String, "listed twice: one String column at its first place (docs/layout.md, Names)", true
 	}
 	return 0, "", false
 }
 
-// NOTES.md, "Types": "INSTANCES: `CAPTION` String, `COUNTER_DESCRIPTION`
-// String, `COUNTER_FREQUENCY` Decimal, `COUNTER_NAME` String, `INST_ID`
-// Integer (the Function Trace document is the one that types them;
-// INSTANCES is one table shared by all profilers)."
+// docs/layout.md, "INSTANCES and RELATIONS": only the Function Trace
+// document types every column of INSTANCES, so its types count.
 const instancesTypedBy = "function-trace"
 
-// NOTES.md, "The parent-child graph": "Every other table is top-level. Two
-// rulings hide in that table": PARAMETERS_ON_ENTER / PARAMETERS_ON_EXIT,
-// whose field text "then names CALL_ROUTES, which is a copy slip. The parent
-// is CALL_TRACE", and Resource META_LINES, whose "field text names
-// META_LINES itself [...] The parent is META_ROUTINES." These PARENT_ID
-// descriptions do not name the parent NOTES.md gives.
+// docs/layout.md, "The parent-child graph": the PARENT_ID texts of
+// Function Trace PARAMETERS_ON_ENTER / PARAMETERS_ON_EXIT (which name
+// CALL_ROUTES; the parent is CALL_TRACE) and of Resource META_LINES (which
+// names META_LINES; the parent is META_ROUTINES) are slips: they do not
+// name the parent docs/layout.md gives.
 var parentTextSlips = []ruled{
 	{"function-trace", "PARAMETERS_ON_ENTER", "PARENT_ID"},
 	{"function-trace", "PARAMETERS_ON_EXIT", "PARENT_ID"},
@@ -427,8 +433,8 @@ var parentTextSlips = []ruled{
 }
 
 // sharedTables are described in every document but defined once by profdb
-// (NOTES.md, "Keys and identifiers": "INSTANCES and RELATIONS are shared by
-// every profiler: one of each per database").
+// (docs/layout.md, "INSTANCES and RELATIONS": one of each per database,
+// shared by every profiler).
 var sharedTables = []string{profilers.InstancesTable, profilers.RelationsTable}
 
 // ---------------------------------------------------------------------------
@@ -457,7 +463,7 @@ func expectColumns(doc *specDoc, tb *specTable) ([]wantColumn, []string) {
 		if i := slices.IndexFunc(cols, func(c wantColumn) bool { return c.name == f.name }); i >= 0 {
 			typ, why, ok := mergeDuplicateColumn(r)
 			if !ok {
-				problems = append(problems, fmt.Sprintf("%s: %s: table %s lists column %s twice (lines %d, %d) and NOTES.md has no ruling for it",
+				problems = append(problems, fmt.Sprintf("%s: %s: table %s lists column %s twice (lines %d, %d) and docs/layout.md has no ruling for it",
 					doc.where(f.line), doc.profiler, tb.name, f.name, cols[i].line, f.line))
 				continue
 			}
@@ -479,11 +485,11 @@ func expectColumns(doc *specDoc, tb *specTable) ([]wantColumn, []string) {
 }
 
 // expectProfiler returns the tables a document specifies for its profiler
-// (INSTANCES and RELATIONS left out), with the parents of NOTES.md.
+// (INSTANCES and RELATIONS left out), with the parents of docs/layout.md.
 func (s *spec) expectProfiler(doc *specDoc) ([]wantTable, []string) {
 	var out []wantTable
 	var problems []string
-	parents := s.notes.parents[doc.display]
+	parents := s.layout.parents[doc.display]
 	for i := range doc.tables {
 		tb := &doc.tables[i]
 		if slices.Contains(sharedTables, tb.name) {
@@ -503,7 +509,7 @@ func (s *spec) expectProfiler(doc *specDoc) ([]wantTable, []string) {
 	for child, parent := range parents {
 		for _, n := range []string{child, parent} {
 			if doc.table(doc.prefix+n) == nil {
-				problems = append(problems, fmt.Sprintf("NOTES.md: %s parent table names %s, which %s does not describe", doc.display, n, doc.file))
+				problems = append(problems, fmt.Sprintf("docs/layout.md: %s parent table names %s, which %s does not describe", doc.display, n, doc.file))
 			}
 		}
 	}
@@ -530,10 +536,10 @@ func compareProfiler(doc *specDoc, want []wantTable, got profilers.Definition) [
 			if want == "" {
 				want = "none (top-level)"
 			}
-			add("profiler %s: table %s: parent %q, want %s (NOTES.md parent table)", doc.profiler, wt.name, gt.Parent, want)
+			add("profiler %s: table %s: parent %q, want %s (docs/layout.md parent table)", doc.profiler, wt.name, gt.Parent, want)
 		}
 		if gt.Key != "" {
-			add("profiler %s: table %s: key %s, want none (NOTES.md: ID and REC_ID are not keys)", doc.profiler, wt.name, gt.Key)
+			add("profiler %s: table %s: key %s, want none (docs/layout.md: ID and REC_ID are not keys)", doc.profiler, wt.name, gt.Key)
 		}
 		msgs = append(msgs, compareColumns(doc, "profiler "+doc.profiler+": table "+wt.name, wt.cols, gt.Columns)...)
 	}
@@ -658,7 +664,7 @@ func TestSpecRulingsMatchDocuments(t *testing.T) {
 	for _, r := range untypedTextColumns {
 		for _, f := range fields(r) {
 			if typ, ok := documentedType(f); ok {
-				t.Errorf("ruling %v: NOTES.md says it has no type word, the document says %v", r, typ)
+				t.Errorf("ruling %v: docs/layout.md says it has no type word, the document says %v", r, typ)
 			}
 		}
 	}
@@ -690,7 +696,7 @@ func TestSpecRulingsMatchDocuments(t *testing.T) {
 	}
 	for _, r := range parentTextSlips {
 		for _, f := range fields(r) {
-			want := docs[r.profiler].prefix + s.notes.parents[docs[r.profiler].display][r.table]
+			want := docs[r.profiler].prefix + s.layout.parents[docs[r.profiler].display][r.table]
 			if strings.Contains(f.desc, want+" ") {
 				t.Errorf("ruling %v: the PARENT_ID text names %s after all; the slip ruling is stale", r, want)
 			}
@@ -717,7 +723,7 @@ func TestSpecRulingsMatchDocuments(t *testing.T) {
 				covered := slices.Contains(integerNameColumns, r) || slices.Contains(integerIdentifierNameColumns, r) ||
 					slices.Contains(untypedTextColumns, r) || dup && slices.Contains(mergedDuplicateColumns, r)
 				if !covered {
-					t.Errorf("%s: %s: table %s, column %s is documented %s and NOTES.md has no ruling on it",
+					t.Errorf("%s: %s: table %s, column %s is documented %s and docs/layout.md has no ruling on it",
 						d.where(f.line), d.profiler, tb.name, f.name, map[bool]string{true: "Integer", false: "without a type"}[typed])
 				}
 			}
@@ -725,15 +731,15 @@ func TestSpecRulingsMatchDocuments(t *testing.T) {
 	}
 }
 
-// TestSpecParentsMatchDocuments checks the NOTES.md parent table against the
-// documents' PARENT_ID text: a top-level table's PARENT_ID is "not used", a
-// child's PARENT_ID description names its parent (except the slips NOTES.md
-// rules on).
+// TestSpecParentsMatchDocuments checks docs/layout.md's parent table
+// against the documents' PARENT_ID text: a top-level table's PARENT_ID is
+// "not used", a child's PARENT_ID description names its parent (except the
+// slips docs/layout.md explains).
 func TestSpecParentsMatchDocuments(t *testing.T) {
 	s := loadSpec(t)
 	for _, d := range s.docs {
-		if _, ok := s.notes.parents[d.display]; !ok {
-			t.Errorf("NOTES.md parent table has no row for %s", d.display)
+		if _, ok := s.layout.parents[d.display]; !ok {
+			t.Errorf("docs/layout.md: the parent table has no row for %s", d.display)
 		}
 		for _, tb := range d.tables {
 			if slices.Contains(sharedTables, tb.name) {
@@ -747,12 +753,12 @@ func TestSpecParentsMatchDocuments(t *testing.T) {
 			f := tb.fields[i]
 			unused := strings.Contains(strings.ToLower(f.desc), "not used")
 			short := strings.TrimPrefix(tb.name, d.prefix)
-			parent, child := s.notes.parents[d.display][short]
+			parent, child := s.layout.parents[d.display][short]
 			switch {
 			case child && unused:
-				t.Errorf("%s: %s: table %s: NOTES.md gives parent %s but PARENT_ID is %q", d.where(f.line), d.profiler, tb.name, parent, f.desc)
+				t.Errorf("%s: %s: table %s: docs/layout.md gives parent %s but PARENT_ID is %q", d.where(f.line), d.profiler, tb.name, parent, f.desc)
 			case !child && !unused:
-				t.Errorf("%s: %s: table %s: PARENT_ID is used (%q) but NOTES.md makes the table top-level", d.where(f.line), d.profiler, tb.name, f.desc)
+				t.Errorf("%s: %s: table %s: PARENT_ID is used (%q) but docs/layout.md makes the table top-level", d.where(f.line), d.profiler, tb.name, f.desc)
 			case child && !slices.Contains(parentTextSlips, d.ref(tb.name, ddl.ParentID)) && !strings.Contains(f.desc, d.prefix+parent):
 				t.Errorf("%s: %s: table %s: PARENT_ID text %q does not name %s%s", d.where(f.line), d.profiler, tb.name, f.desc, d.prefix, parent)
 			}
@@ -792,11 +798,11 @@ func TestSpecSharedTables(t *testing.T) {
 		got ddl.Table
 		key string
 	}{
-		// NOTES.md, "Keys and identifiers": "`INST_ID` identifies a result set
-		// and is unique in INSTANCES."
+		// docs/layout.md, "Keys and identifiers": INST_ID is unique in
+		// INSTANCES.
 		{profilers.Instances(), ddl.InstID},
-		// "RELATIONS `ID` [...] unique across the whole table, not only within
-		// one result set."
+		// RELATIONS' ID is unique in the whole table, not only within one
+		// result set.
 		{profilers.Relations(), ddl.ID},
 	} {
 		t.Run(sh.got.Name, func(t *testing.T) {
@@ -992,12 +998,11 @@ COL_C | Reserved. |
 	}
 }
 
-func TestParseNotesTables(t *testing.T) {
-	n, err := parseNotes(`
+func TestParseLayoutTables(t *testing.T) {
+	l, err := parseLayout(`
 | file | what it specifies |
 | --- | --- |
 | a-db.txt | tables of the Foo Bar profiler |
-| other.txt | an input format |
 
 text
 
@@ -1008,11 +1013,14 @@ text
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(n.docs) != 1 || n.docs[0] != [2]string{"a-db.txt", "Foo Bar"} {
-		t.Errorf("docs = %q", n.docs)
+	if l.parents["Foo Bar"]["LINES"] != "ROUTINES" || len(l.parents) != 1 {
+		t.Errorf("parents = %v", l.parents)
 	}
-	if n.parents["Foo Bar"]["LINES"] != "ROUTINES" || len(n.parents) != 1 {
-		t.Errorf("parents = %v", n.parents)
+	if _, err := parseLayout("| profiler | child table | parent table |\n| --- | --- | --- |\n| Foo | A | B |\n| Foo | A | C |\n"); err == nil || !strings.Contains(err.Error(), "listed twice") {
+		t.Errorf("a child listed twice: err = %v", err)
+	}
+	if _, err := parseLayout("| file | what it specifies |\n"); err == nil {
+		t.Error("no parent table: no error")
 	}
 }
 
@@ -1077,8 +1085,17 @@ func TestSpecDirMissing(t *testing.T) {
 	if err := os.MkdirAll(spec, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(spec, "NOTES.md"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	for i, d := range specDocuments {
+		if err := os.WriteFile(filepath.Join(spec, d[0]), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Until the last document is there, the spec counts as missing.
+		if i < len(specDocuments)-1 {
+			t.Setenv("CI", "")
+			if r := run(); r.skipped == "" {
+				t.Errorf("with %d of %d documents: not skipped", i+1, len(specDocuments))
+			}
+		}
 	}
 	r := &recordTB{TB: t}
 	if got := specDir(r); filepath.Clean(got) != spec {

@@ -16,7 +16,7 @@ import (
 	"github.com/profdb/profdb/profilers"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files (ddl/sql/*.sql, the README's profiler table) from the generator")
+var update = flag.Bool("update", false, "rewrite the generated files (ddl/sql/*.sql, docs/layout.md's tables and columns, docs/cli) from their generators")
 
 // goldenDialects are the dialects whose scripts are checked in as
 // ddl/sql/DIALECT.sql.
@@ -236,12 +236,12 @@ func TestDDLSchema(t *testing.T) {
 
 // The scripts run in the dialects' own clients: twice (they are
 // idempotent), then a query written as the consumers in the wild write it
-// (NOTES.md, "A real consumer") runs on what they created. Clients and
-// servers that are absent skip the test, except under CI=true for the ones CI
-// provides.
+// (docs/layout.md, "Upper-case names without quotes") runs on what they
+// created. Clients and servers that are absent skip the test, except under
+// CI=true for the ones CI provides.
 
-// sonarQuery is NOTES.md's consumer query: documented upper-case names, no
-// quotes.
+// sonarQuery is the consumer query of docs/layout.md: documented
+// upper-case names, no quotes.
 const sonarQuery = `SELECT l.ID, COL_FILE_NAME, l.COL_MARK, l.COL_SOURCE_LINE, f.COL____COVERED
 FROM LIGHT_COVERAGE_PROFILER_LINES l
 INNER JOIN LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA f ON l.PARENT_ID = f.ID

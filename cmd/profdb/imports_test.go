@@ -8,8 +8,8 @@ import (
 
 // importLayers puts every package of the module on a layer: a package may
 // import profdb packages of lower layers only, so the import graph reads
-// bottom-up as the README's layout section draws it. A pattern ending in
-// "/*" stands for the packages below it.
+// bottom-up as docs/architecture.md draws it. A pattern ending in "/*"
+// stands for the packages below it.
 var importLayers = []struct {
 	layer    int
 	patterns []string

@@ -8,11 +8,11 @@ import (
 // gcPercent is the garbage collector's target of profdb, unless GOGC says
 // otherwise: the heap may grow to three times what is live before a
 // collection, not twice. An export streams its rows and keeps little
-// alive, so this costs about 5 MiB of peak RSS, flat with the row count,
-// and saves half the collections and their write barriers: in the export
-// benchmark (1M rows, best of 3) profdb export went about 5% faster on
-// PostgreSQL and MariaDB. 400 was up to 10% faster, but its peak RSS at
-// 10M rows was 9-11% above that at 1M, against 4-6% at 200.
+// alive, so the larger heap is a small, fixed amount of memory, while the
+// collector runs half as often: exports get faster. A higher target was
+// faster still, but its peak memory grew with the number of rows, and an
+// export's memory must stay flat. The measurements are in
+// docs/performance.md ("Garbage collection").
 const gcPercent = 200
 
 func main() {

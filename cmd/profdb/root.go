@@ -141,6 +141,10 @@ Light Coverage, Resource, Function Trace and Reference Count profilers.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help() // "profdb" alone prints the help
 		},
+		// The command reference generated into docs/cli carries no
+		// "Auto generated ... on DATE" footer, so that it changes only when
+		// the commands do.
+		DisableAutoGenTag: true,
 	}
 	// "profdb --version" prints what "profdb version" prints.
 	root.Version = versionLine()

@@ -142,7 +142,8 @@ func TestSQLOutNULGuard(t *testing.T) {
 
 // TestDDLScriptInSQLServer runs "profdb ddl --dialect sqlserver" twice on a
 // SQL Server database, batch by batch as sqlcmd sends it: the second run
-// does nothing, every table is there, and NOTES.md's consumer query runs.
+// does nothing, every table is there, and docs/layout.md's consumer query
+// runs.
 func TestDDLScriptInSQLServer(t *testing.T) {
 	dsn := testdb.Fresh(t, "sqlserver")
 	script := mustRun(t, "ddl", "--dialect", "sqlserver")

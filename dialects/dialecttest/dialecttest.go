@@ -244,7 +244,8 @@ func CheckRoundTrip(ctx context.Context, t *testing.T, d dialects.Dialect, q dia
 	}
 }
 
-// consumerQuery is the query of NOTES.md, "A real consumer", unchanged.
+// consumerQuery is the query of docs/layout.md, "Upper-case names without
+// quotes", unchanged.
 const consumerQuery = `SELECT l.ID, COL_FILE_NAME, l.COL_MARK, l.COL_SOURCE_LINE, f.COL____COVERED
 FROM LIGHT_COVERAGE_PROFILER_LINES l
 INNER JOIN LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA f ON l.PARENT_ID = f.ID

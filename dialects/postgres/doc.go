@@ -10,8 +10,8 @@
 //
 //	SELECT COL_FILE_NAME FROM LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA
 //
-// finds them (NOTES.md, "A real consumer"). Generated SQL quotes every
-// name.
+// finds them (docs/layout.md, "Upper-case names without quotes").
+// Generated SQL quotes every name.
 //
 // A schema "" means the connection's current schema (the first existing
 // schema of search_path, which the DSN may set).

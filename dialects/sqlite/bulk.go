@@ -14,13 +14,11 @@ var _ dialects.BulkLoader = Dialect{}
 
 // BulkRows is how many rows one statement of BulkLoad carries, at most (and
 // at most MaxParams values). SQLite has no bulk protocol: the fastest path
-// is a prepared multi-row INSERT, reused. Measured on 2 cores, 1,000,000
-// rows of 12 INTEGER columns in one transaction, without and with two
-// two-column indexes: a prepared single-row INSERT took about 315k and 325k
-// rows/s; multi-row statements of 4 rows 790k and 450k, 16 rows 930k and
-// 600k, 64-512 rows 950k-1M and 550k-650k (the spread between runs is about
-// as large as the differences), 1024 rows 800k and 480k, and the 2730 rows
-// that fill MaxParams 920k and 480k.
+// is a prepared multi-row INSERT, reused. Statements of a few hundred rows
+// were the fastest, with and without indexes; a single row per statement
+// was about three times slower, and larger statements, up to all of
+// MaxParams, no faster (docs/performance.md, "SQLite: indexes, page cache
+// and statement size").
 const BulkRows = 256
 
 // BulkBytes bounds the text bound to one multi-row statement: SQLite copies

@@ -75,7 +75,7 @@ func contains(names []string, name string) bool {
 
 // The SQLite dialect deliberately does not implement dialects.IndexSplitter:
 // building the indexes after the load needs SQLite's sorter, whose memory
-// grows with the table (the profdb process held 210 MiB at 1M rows, 275 MiB
-// at 4M), while maintaining them in place as the rows arrive costs little,
-// since profdb's IDs arrive in order: measured with the export benchmark,
-// 1.01 of the raw driver speed at a flat 54 MiB.
+// grows with the table, while maintaining them in place as the rows arrive
+// costs little, since profdb's IDs arrive in order: as fast as the raw
+// driver, in flat memory (docs/performance.md, "SQLite: indexes, page cache
+// and statement size").

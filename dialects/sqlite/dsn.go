@@ -85,10 +85,11 @@ func dsnError(dsn string, err error) error {
 //   - _txlock=immediate: BEGIN IMMEDIATE, so a transaction takes the write
 //     lock at its start and two exporters cannot both read, then deadlock on
 //     upgrading to write;
-//   - cache_size: a 16 MiB page cache (default 2 MB): the export benchmark
-//     loads 1M rows into a table with two indexes as fast as with 64 MiB,
-//     and the whole profdb process stays at 54 MiB, the same at 4M rows;
-//     memory is taken only as pages are cached;
+//   - cache_size: a 16 MiB page cache (default 2 MB), large enough that a
+//     load into a table with two indexes goes as fast as with a larger one,
+//     and small enough that the process's memory stays flat with the row
+//     count (docs/performance.md, "SQLite: indexes, page cache and
+//     statement size"); memory is taken only as pages are cached;
 //   - _dqs=0: a double-quoted name that matches no column is an error, not
 //     a string literal (SQLite's "double-quoted string" misfeature).
 //

@@ -362,8 +362,8 @@ func TestCreateTableInSchema(t *testing.T) {
 	}
 }
 
-// TestConsumerQuery: the Light Coverage query of NOTES.md ("A real
-// consumer"), unquoted and upper case, parses in both parsers, and every
+// TestConsumerQuery: the Light Coverage query of docs/layout.md
+// ("Upper-case names without quotes"), unquoted and upper case, parses in both parsers, and every
 // table and column it names exists, under that exact name, in the tables
 // profdb creates; the unqualified columns are unambiguous.
 func TestConsumerQuery(t *testing.T) {

@@ -52,8 +52,8 @@ func (Dialect) DriverName() string { return Name }
 func (Dialect) Quote(ident string) string { return dialects.QuoteWith('[', ']', ident) }
 
 // StoredName returns documented unchanged: SQL Server keeps names as
-// created, and profdb creates them upper-case as documented (NOTES.md, "A
-// real consumer").
+// created, and profdb creates them upper-case as documented
+// (docs/layout.md, "Upper-case names without quotes").
 func (Dialect) StoredName(documented string) string { return documented }
 
 // Qualify returns the quoted name of table in schema, or the bare quoted

@@ -8,7 +8,8 @@
 // which is handed to go-mssqldb as it is (see DriverDSN).
 //
 // Tables and columns are created under their documented upper-case names
-// (NOTES.md, "A real consumer": unquoted upper-case queries must find them),
+// (docs/layout.md, "Upper-case names without quotes": unquoted upper-case
+// queries must find them),
 // quoted with [brackets]. The logical types map to NVARCHAR(MAX), BIGINT,
 // DECIMAL(28,8) and FLOAT (a 53-bit double); see ColumnType. Every CREATE
 // statement is guarded by an OBJECT_ID or sys.indexes test, so a script can

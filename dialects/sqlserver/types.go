@@ -8,7 +8,7 @@ import (
 	"github.com/profdb/profdb/ddl"
 )
 
-// Column types of the four logical types (NOTES.md, "Types"). Each holds
+// Column types of the four logical types (docs/layout.md, "Types"). Each holds
 // every value of its logical type without loss: NVARCHAR(MAX) any Unicode
 // text of any length, BIGINT a signed 64-bit integer, DECIMAL(28,8) the
 // whole uint64 range with 8 fractional digits, FLOAT (that is, FLOAT(53))

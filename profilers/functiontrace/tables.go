@@ -16,7 +16,7 @@ const (
 	CallTrace         = "FUNCTION_TRACE_PROFILER_CALL_TRACE"
 	MetaLines         = "FUNCTION_TRACE_PROFILER_META_LINES"
 	MetaRoutines      = "FUNCTION_TRACE_PROFILER_META_ROUTINES"
-	MetaParameters    = "FUNCTION_TRACE_PROFILER_METAPARAMETERS" // no underscore before PARAMETERS (NOTES.md, "Names")
+	MetaParameters    = "FUNCTION_TRACE_PROFILER_METAPARAMETERS" // no underscore before PARAMETERS (docs/layout.md, "Names")
 	ParametersOnEnter = "FUNCTION_TRACE_PROFILER_PARAMETERS_ON_ENTER"
 	ParametersOnExit  = "FUNCTION_TRACE_PROFILER_PARAMETERS_ON_EXIT"
 	Routines          = "FUNCTION_TRACE_PROFILER_ROUTINES"
@@ -43,7 +43,7 @@ func (profiler) Tables() []ddl.Table {
 		profilers.NewTable(CallRoutes, Routines,
 			c("COL_RECID", i), c("COL_HIT_COUNT", i), c("COL_ROUTE_NO", i),
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
-		// COL_ROUTINE_NAME stores an identifier: it stays Integer (NOTES.md, "Types").
+		// COL_ROUTINE_NAME stores an identifier: it stays Integer (docs/layout.md, "Types").
 		profilers.NewTable(CallStack, CallRoutes,
 			c("COL_CALL_NO", i), c("COL_MODULE_NAME", s), c("COL_RECID", i), c("COL_ROUTINE_NAME", i),
 			c("COL_SOURCE_FILE", s), c("COL_SOURCE_LINE", d),
@@ -56,7 +56,7 @@ func (profiler) Tables() []ddl.Table {
 			c("COL_SOURCE_LINE", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		// COL_CALLINGCONVETION keeps the document's spelling; COL_UNIT_NAME is
 		// listed twice and is one String column at its first place; the
-		// reserved / not used columns are Integer (NOTES.md, "Names", "Types").
+		// reserved / not used columns are Integer (docs/layout.md, "Names", "Types").
 		profilers.NewTable(MetaRoutines, "",
 			c("COL_ACTIONACTIVE", i), c("COL_ACTIONDISABLEROUTINE", i), c("COL_ACTIONPLACEMENT", i),
 			c("COL_ACTIONTYPE", i), c("COL_ADDRESS", d), c("COL_ANALYSIS_RESULT", s),
@@ -69,11 +69,11 @@ func (profiler) Tables() []ddl.Table {
 			c("COL_TRIGGERGLOBAL", i), c("COL_TRIGGERGLOBALHITCOUNT", i), c("COL_TRIGGERPASSCOUNT", i),
 			c("COL_TRIGGERWORKCOUNT", i),
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
-		// COL_TYPENAME holds a name: String (NOTES.md, "Types").
+		// COL_TYPENAME holds a name: String (docs/layout.md, "Types").
 		profilers.NewTable(MetaParameters, MetaRoutines,
 			c("COL_TYPEID", i), c("COL_TYPEMEMSIZE", i), c("COL_TYPENAME", s),
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
-		// Parent is CALL_TRACE, not CALL_ROUTES (NOTES.md, "The parent-child graph").
+		// Parent is CALL_TRACE, not CALL_ROUTES (docs/layout.md, "The parent-child graph").
 		profilers.NewTable(ParametersOnEnter, CallTrace,
 			c("COL_PARAM_NO", i), c("COL_PARAM_TYPE", s), c("COL_PARAM_VALUE", s),
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
@@ -85,7 +85,7 @@ func (profiler) Tables() []ddl.Table {
 			c("COL_HIT_COUNT", i), c("COL_MODULE_NAME", s), c("COL_NAMESPACE", s), c("COL_SOURCE_FILE", s),
 			c("COL_SOURCE_LINE", i), c("COL_TOKEN", i), c("COL_UNIT_NAME", s),
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
-		// COL_LINE_NUMBER is "Reserved": Integer (NOTES.md, "Types").
+		// COL_LINE_NUMBER is "Reserved": Integer (docs/layout.md, "Types").
 		profilers.NewTable(Threads, "",
 			c("COL_LINE_NUMBER", i), c("COL_WIN32THREADID", i),
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),

@@ -24,7 +24,7 @@ import (
 //     lines list"); REC_ID of the other tables, "a helper field", repeats ID.
 //   - PARENT_ID of LINES is the routine's ROUTINES_DATA ID and of META_LINES
 //     its META_ROUTINES ID (the same number); every other PARENT_ID is "Not
-//     used" and holds -1 (NOTES.md, "Keys and identifiers").
+//     used" and holds -1 (docs/layout.md, "Keys and identifiers").
 //   - COL_CALCULATED is -1 and COL_SKIP_COUNT 0, as documented.
 //
 // Derived figures, computed when the result set is produced:

@@ -37,10 +37,10 @@ const (
 var c = profilers.Col
 
 // Tables implements profilers.Profiler. Columns are in document order;
-// "Not used" / "helper" columns without a type are Integer (NOTES.md, "Types").
+// "Not used" / "helper" columns without a type are Integer (docs/layout.md, "Types").
 func (profiler) Tables() []ddl.Table {
 	return []ddl.Table{
-		// NOTES.md, "The parent-child graph": LINES -> ROUTINES_DATA.
+		// docs/layout.md, "The parent-child graph": LINES -> ROUTINES_DATA.
 		profilers.NewTable(Lines, RoutinesData,
 			c("COL_MARK", d), c("COL_SOURCE_LINE", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		// META_LINES -> META_ROUTINES.
@@ -55,7 +55,7 @@ func (profiler) Tables() []ddl.Table {
 			c("COL_UNIT_NAME", s), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		profilers.NewTable(MetaSourceFiles, "",
 			c("COL_FILE_NAME", s), c("COL_SYMBOL_MONIKER", s), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
-		// COL____COVERED: four underscores (NOTES.md, "Names").
+		// COL____COVERED: four underscores (docs/layout.md, "Names").
 		profilers.NewTable(ModulesData, "",
 			c("COL____COVERED", f), c("COL_CALCULATED", i), c("COL_MARK", d), c("COL_MODULE_NAME", s),
 			c("COL_SKIP_COUNT", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),

@@ -41,11 +41,11 @@ var c = profilers.Col
 func (profiler) Tables() []ddl.Table {
 	return []ddl.Table{
 		// COL_ROUTINE_NAME stores an identifier: Integer; COL_SOURCE_LINE is
-		// documented String and stays String (NOTES.md, "Types").
+		// documented String and stays String (docs/layout.md, "Types").
 		profilers.NewTable(AddrefReleaseCallStack, References,
 			c("COL_CALL_NO", i), c("COL_ROUTINE_NAME", i), c("COL_SOURCE_LINE", s),
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
-		// COL_CLASS_NAME and COL_MODULE_NAME hold names: String (NOTES.md, "Types").
+		// COL_CLASS_NAME and COL_MODULE_NAME hold names: String (docs/layout.md, "Types").
 		profilers.NewTable(ClassesData, "",
 			c("COL_CLASS_NAME", s), c("COL_LIVE_COUNT", i), c("COL_LIVE_SIZE", i), c("COL_MODULE_NAME", s),
 			c("COL_PEAK_CREATED", i), c("COL_PEAK_SIZE", i), c("COL_TOTAL_CREATED", i), c("COL_TOTAL_SIZE", i),
@@ -58,14 +58,14 @@ func (profiler) Tables() []ddl.Table {
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		profilers.NewTable(MetaLines, MetaRoutines,
 			c("COL_SOURCE_LINE", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
-		// COL_ROUTINENAME without underscore (NOTES.md, "Names").
+		// COL_ROUTINENAME without underscore (docs/layout.md, "Names").
 		profilers.NewTable(MetaRoutines, "",
 			c("COL_ADDRESS", d), c("COL_ANALYSIS_RESULT", s), c("COL_CLASS_NAME", s), c("COL_CODE_TYPE", s),
 			c("COL_HIT_COUNT", i), c("COL_MODULE_NAME", s), c("COL_NAMESPACE", s), c("COL_PROFILELINES", i),
 			c("COL_ROUTINENAME", s), c("COL_SOURCE_FILE", s), c("COL_SOURCE_LINE", i), c("COL_SYMBOL_MONIKER", s),
 			c("COL_TOKEN", i), c("COL_UNIT_NAME", s),
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
-		// COL_ADDRESS is documented Integer and stays Integer (NOTES.md, "Types").
+		// COL_ADDRESS is documented Integer and stays Integer (docs/layout.md, "Types").
 		profilers.NewTable(Objects, "",
 			c("COL__", i), c("COL_ADDRESS", i), c("COL_CLASSRID", i), c("COL_GET_", i),
 			c("COL_LIVE_REFERENCES", i), c("COL_PEAK_REFERENCES", i), c("COL_SIZE", i), c("COL_THREADRID", i),
@@ -77,7 +77,7 @@ func (profiler) Tables() []ddl.Table {
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		profilers.NewTable(References, Objects,
 			c("COL__", i), c("COL_ADDREF_RELEASE", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
-		// COL_WIN32THREADID is documented String and stays String (NOTES.md, "Types").
+		// COL_WIN32THREADID is documented String and stays String (docs/layout.md, "Types").
 		profilers.NewTable(Threads, "",
 			c("COL_NAME", s), c("COL_SIZE", i), c("COL_WIN32THREADID", s),
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),

@@ -9,7 +9,8 @@ import (
 const Name = "resource"
 
 // Table names, as documented in the per-table sections of "Resource Profiler
-// Results - Database Structure" (its opening list names only three; NOTES.md).
+// Results - Database Structure" (its opening list names only three; docs/layout.md,
+// "Where the layout comes from").
 const (
 	CallStack         = "RESOURCE_PROFILER_CALL_STACK"
 	ClassesData       = "RESOURCE_PROFILER_CLASSES_DATA"
@@ -42,7 +43,7 @@ func (profiler) Tables() []ddl.Table {
 		profilers.NewTable(CallStack, Errors,
 			c("COL_ROUTINERID", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		// COL_CLASS_NAME and COL_MODULE_NAME carry no type word and hold names:
-		// String (NOTES.md, "Types").
+		// String (docs/layout.md, "Types").
 		profilers.NewTable(ClassesData, "",
 			c("COL_CLASS_NAME", s), c("COL_LIVE_COUNT", d), c("COL_LIVE_SIZE", d), c("COL_MODULE_NAME", s),
 			c("COL_PEAK_CREATED", d), c("COL_PEAK_SIZE", d), c("COL_TOTAL_CREATED", d), c("COL_TOTAL_SIZE", d),
@@ -57,11 +58,11 @@ func (profiler) Tables() []ddl.Table {
 			c("COL_CLASS_NAME", s), c("COL_MODULE_NAME", s), c("COL_SYMBOL_MONIKER", s),
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		// Parent is META_ROUTINES; the field text naming META_LINES is a slip
-		// (NOTES.md, "The parent-child graph").
+		// (docs/layout.md, "The parent-child graph").
 		profilers.NewTable(MetaLines, MetaRoutines,
 			c("COL_SOURCE_LINE", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		// COL_COMPILER has no type word and holds text: String; COL_ANALISYS_RESULT
-		// keeps the document's spelling (NOTES.md, "Names", "Types").
+		// keeps the document's spelling (docs/layout.md, "Names", "Types").
 		profilers.NewTable(MetaRoutines, "",
 			c("COL_HIT_COUNT", i), c("COL_COMPILER", s), c("COL_ADDRESS", d), c("COL_ANALISYS_RESULT", s),
 			c("COL_CLASS_NAME", s), c("COL_CODE_TYPE", s), c("COL_MODULE_NAME", s), c("COL_NAMESPACE", s),
