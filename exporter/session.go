@@ -125,7 +125,7 @@ func (s *session) begin() error {
 }
 
 // allocate picks the INST_ID and writes the RELATIONS rows: one per table of
-// the profiler, with its parent or NULL (NOTES.md, "The parent-child
+// the profiler, with its parent or NULL (docs/layout.md, "The parent-child
 // graph").
 func (s *session) allocate() error {
 	ctx, d := s.ctx, s.e.d
