@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/termtext"
 )
 
 // forceExitAfter is how long profdb waits, after SIGINT or SIGTERM, for the
@@ -62,7 +63,7 @@ func watchSignals(stderr io.Writer, r *ledger) (ctx context.Context, stop func()
 			select {
 			case <-done:
 			case <-time.After(forceExitAfter):
-				fmt.Fprintf(stderr, "profdb: %s\n", r.message(in))
+				fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(r.message(in)))
 				os.Exit(in.status())
 			}
 		case <-done:
