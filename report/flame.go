@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 )
 
@@ -36,9 +37,10 @@ func flame(root *readback.Node, t *readback.Trace) template.HTML {
 		}
 		y := h - float64(level+1)*flameRow
 		esc := template.HTMLEscapeString
+		name := termtext.Name(n.Routine)
 		fmt.Fprintf(&b, `<g><title>%s: %s with children, %s own, %d calls</title><rect x="%.1f" y="%.1f" width="%.1f" height="%.0f" fill="%s"/>`,
-			esc(n.Routine), esc(t.Format(n.WithChild)), esc(t.Format(n.Own)), n.Calls, x, y, w, flameRow-1, color(n.Routine))
-		if label := fit(n.Routine, w); label != "" {
+			esc(name), esc(t.Format(n.WithChild)), esc(t.Format(n.Own)), n.Calls, x, y, w, flameRow-1, color(n.Routine))
+		if label := fit(name, w); label != "" {
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f">%s</text>`, x+3, y+flameRow-5, esc(label))
 		}
 		b.WriteString("</g>")

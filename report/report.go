@@ -3,7 +3,9 @@ package report
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 )
 
@@ -46,10 +49,27 @@ func (o *Options) defaults() {
 
 type page struct {
 	Title string
+	CSP   string // the Content-Security-Policy: see policy
 	CSS   template.CSS
 	JS    template.JS
 	Top   int
 	Sets  []*set
+}
+
+// policy is the page's Content-Security-Policy: nothing may load, and the
+// only style and script that may run are the page's own <style> and
+// <script>, named by the SHA-256 of their text. No other inline script
+// (an event handler attribute, a <script> that a name smuggled in past an
+// escaping mistake) and no style attribute is obeyed.
+func policy(css, js []byte) string {
+	return "default-src 'none'; style-src " + sourceHash(css) + "; script-src " + sourceHash(js) +
+		"; base-uri 'none'; form-action 'none'"
+}
+
+// sourceHash is the CSP hash source of an inline element's text.
+func sourceHash(text []byte) string {
+	sum := sha256.Sum256(text)
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
 
 type set struct {
@@ -94,7 +114,7 @@ func Write(ctx context.Context, r *readback.Reader, w io.Writer, o Options) erro
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	p := &page{Title: o.Title, CSS: template.CSS(css), JS: template.JS(js), Top: o.Top}
+	p := &page{Title: o.Title, CSP: policy(css, js), CSS: template.CSS(css), JS: template.JS(js), Top: o.Top}
 	list, err := r.Instances(ctx, o.Inst...)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -120,6 +140,7 @@ func parse() (*template.Template, error) {
 	funcs := template.FuncMap{
 		"pct":       readback.Percent,
 		"qualified": qualified,
+		"name":      termtext.Name, // names are shown as the CLI prints them
 		"args":      func(v ...any) []any { return v },
 		"inc":       func(i int) int { return i + 1 },
 	}

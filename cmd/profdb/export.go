@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/dustin/go-humanize/english"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -194,25 +195,33 @@ func (o *exportOptions) empty(stderr io.Writer, file string) error {
 	if !o.allowEmpty {
 		return fmt.Errorf("%s: holds no result set, nothing written (--allow-empty accepts that)", file)
 	}
-	fmt.Fprintf(stderr, "profdb: %s: holds no result set\n", file)
+	fmt.Fprintf(stderr, "profdb: %s: holds no result set\n", termtext.Line(file))
 	return nil
 }
 
 // resultLine is the line export prints for a result set.
 func resultLine(r resultset.Result) string {
-	return fmt.Sprintf("INST_ID %d  %s  %s  %s", r.InstID, r.Profiler, rows(r.Rows), strconv.Quote(r.Caption))
+	return fmt.Sprintf("INST_ID %d  %s  %s  %s", r.InstID, termtext.Name(r.Profiler), rows(r.Rows), termtext.Quote(r.Caption))
 }
 
 // rows is "1 row" or "N rows".
 func rows(n int64) string { return english.Plural(int(n), "row", "") }
 
+// writeJSON writes v as indented JSON. Names keep their exact value; the
+// characters of theirs that a terminal would obey are \u escapes
+// (termtext.JSON).
 func writeJSON(w io.Writer, v any) error {
 	if s, ok := v.([]resultset.Result); ok && s == nil {
 		v = []resultset.Result{}
 	}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.JSON(b.Bytes()))
+	return err
 }
 
 // readFile reads one input file ("-" for standard input) into the target.
@@ -326,26 +335,28 @@ host, by which profdb version and from what input ("-" where not recorded).`,
 			// What PROFDB_RESULT_SETS records is shown when the database
 			// has it for any result set.
 			recorded := slices.ContainsFunc(list, func(l store.Listing) bool { return l.ExportedAt != "" })
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			var lines [][]string
 			if recorded {
-				fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tEXPORTED (UTC)\tHOST\tVERSION\tINPUT\tCAPTION")
+				lines = append(lines, []string{"INST_ID", "PROFILER", "ROWS", "EXPORTED (UTC)", "HOST", "VERSION", "INPUT", "CAPTION"})
 			} else {
-				fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tCAPTION")
+				lines = append(lines, []string{"INST_ID", "PROFILER", "ROWS", "CAPTION"})
 			}
+			name := termtext.Name
 			for _, l := range list {
 				p := l.Profiler
 				if p == "" {
 					p = "?"
 				}
+				id, n, caption := itoa(l.InstID), itoa(l.Rows), termtext.Quote(l.Caption)
 				if recorded {
 					version, _, _ := strings.Cut(l.Version, " ")
-					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", l.InstID, p, l.Rows, orDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z")),
-						orDash(l.Host), orDash(version), orDash(l.Input), strconv.Quote(l.Caption))
+					lines = append(lines, []string{id, name(p), n, name(orDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z"))),
+						name(orDash(l.Host)), name(orDash(version)), name(orDash(l.Input)), caption})
 					continue
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", l.InstID, p, l.Rows, strconv.Quote(l.Caption))
+				lines = append(lines, []string{id, name(p), n, caption})
 			}
-			return tw.Flush()
+			return writeColumns(cmd.OutOrStdout(), lines)
 		},
 	}
 	dbFlag(cmd, &dsn)
@@ -398,7 +409,7 @@ meanwhile are seen whole or not at all.`,
 				return nil
 			}
 			for _, f := range findings {
-				fmt.Fprintln(cmd.OutOrStdout(), f)
+				fmt.Fprintln(cmd.OutOrStdout(), termtext.Line(f.String()))
 			}
 			if len(findings) > 0 {
 				return fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -63,7 +64,7 @@ func watchSignals(stderr io.Writer, r *ledger) (ctx context.Context, stop func()
 			select {
 			case <-done:
 			case <-time.After(forceExitAfter):
-				fmt.Fprintf(stderr, "profdb: %s\n", r.message(in))
+				fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(r.message(in)))
 				os.Exit(in.status())
 			}
 		case <-done:

@@ -11,6 +11,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/profdb/profdb/internal/termtext"
 )
 
 // progressFlags adds --quiet and --progress to a long-running command.
@@ -187,10 +189,12 @@ func (p *progress) clear() {
 	}
 }
 
-// log prints a message to w, clearing the bar first.
+// log prints a message to w, clearing the bar first. The message is one
+// line, its control characters escaped (termtext.Line): the formats are
+// profdb's own, the arguments may be names from data.
 func (p *progress) log(w io.Writer, format string, args ...any) {
 	p.clear()
-	fmt.Fprintf(w, "profdb: "+format+"\n", args...)
+	fmt.Fprintf(w, "profdb: %s\n", termtext.Line(fmt.Sprintf(format, args...)))
 }
 
 // finish ends the bar.

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/internal/termtext"
 )
 
 // commands are the constructors of profdb's subcommands, in the order help
@@ -44,7 +45,9 @@ var version = ""
 // name), writing output to stdout and messages to stderr, and returns the
 // exit status: 0 on success, 1 on any error, 130 when SIGINT and 143 when
 // SIGTERM interrupted the command. Errors are printed to stderr prefixed
-// "profdb: "; an interruption is reported as what it left behind.
+// "profdb: ", on one line, with any control character in them (names from
+// the input or the database) escaped by termtext.Line; an interruption is
+// reported as what it left behind.
 func run(args []string, stdout, stderr io.Writer) int {
 	rep := &ledger{}
 	ctx, stop := watchSignals(stderr, rep)
@@ -61,10 +64,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if in, ok := interruption(ctx); ok {
-		fmt.Fprintf(stderr, "profdb: %s\n", rep.message(in))
+		fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(rep.message(in)))
 		return in.status()
 	}
-	fmt.Fprintf(stderr, "profdb: %v\n", commandError(cmd, rep.explain(err)))
+	fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(commandError(cmd, rep.explain(err)).Error()))
 	var ue usageError
 	if errors.As(err, &ue) || isFlagError(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())

@@ -6,11 +6,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/store"
 )
@@ -87,11 +87,11 @@ func termWidth(w io.Writer) int {
 }
 
 // printSummary writes a result set's summary as aligned tables no wider
-// than width.
+// than width. Names are printed as termtext.Name prints them.
 func printSummary(w io.Writer, s *readback.Summary, width int) error {
 	p := &printer{w: w, width: width}
 	in := s.Instance
-	p.line("INST_ID %d  %s  %q  (%d rows)", in.InstID, in.Profiler, in.Caption, in.Rows)
+	p.line("INST_ID %d  %s  %s  (%d rows)", in.InstID, termtext.Name(in.Profiler), termtext.Quote(in.Caption), in.Rows)
 	p.line("%s", s.Headline())
 	switch {
 	case s.Coverage != nil:
@@ -116,7 +116,7 @@ func printSummary(w io.Writer, s *readback.Summary, width int) error {
 		t.flush()
 	case s.Trace != nil:
 		tr := s.Trace
-		p.line("Counter: %s; times in %s", orDash(in.CounterName), tr.Unit())
+		p.line("Counter: %s; times in %s", termtext.Name(orDash(in.CounterName)), termtext.Name(tr.Unit()))
 		p.line("Calls: %d  Total time: %s", tr.Calls, tr.Format(tr.TotalTime))
 		for _, g := range []struct {
 			title string
@@ -200,9 +200,11 @@ type printer struct {
 	err   error
 }
 
+// line prints a line; a control character that came from data in it
+// (one not printed as a termtext.Name) is escaped all the same.
 func (p *printer) line(format string, args ...any) {
 	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+		_, p.err = fmt.Fprintln(p.w, termtext.Line(fmt.Sprintf(format, args...)))
 	}
 }
 
@@ -214,6 +216,7 @@ func (p *printer) table(title string, omitted int64, header ...string) *table {
 
 // table is a text table whose first column (names) and any other text
 // column are cut to fit the printer's width; numbers are right-aligned.
+// Widths are terminal columns (termtext.Width).
 type table struct {
 	p       *printer
 	title   string
@@ -221,7 +224,13 @@ type table struct {
 	rows    [][]string
 }
 
-func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
+// row adds a row; each cell is printed as termtext.Name prints it.
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = termtext.Name(c)
+	}
+	t.rows = append(t.rows, cells)
+}
 
 func (t *table) flush() {
 	p := t.p
@@ -239,7 +248,7 @@ func (t *table) flush() {
 	}
 	for r, row := range t.rows {
 		for i, c := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			widths[i] = max(widths[i], termtext.Width(c))
 			if r > 0 && c != "" && c != "-" && !isNumber(c) {
 				numeric[i] = false
 			}
@@ -250,8 +259,8 @@ func (t *table) flush() {
 		var b strings.Builder
 		b.WriteString("  ")
 		for i, c := range row {
-			c = cut(c, widths[i])
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			c = termtext.CutLeft(c, widths[i])
+			pad := strings.Repeat(" ", widths[i]-termtext.Width(c))
 			if i > 0 {
 				b.WriteString("  ")
 			}
@@ -294,19 +303,33 @@ func fitWidths(widths []int, numeric []bool, width int) {
 	}
 }
 
-// cut shortens s to width runes, keeping its end (the telling part of a
-// path or qualified name) behind an ellipsis.
-func cut(s string, width int) string {
-	n := utf8.RuneCountInString(s)
-	if n <= width {
-		return s
-	}
-	r := []rune(s)
-	return "…" + string(r[n-width+1:])
-}
-
 func isNumber(s string) bool {
 	s = strings.TrimSuffix(strings.TrimSuffix(s, "%"), " ms")
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
+}
+
+// writeColumns writes lines of cells as left-aligned columns two spaces
+// apart, measured in terminal columns (termtext.Width); the last cell of a
+// line is not padded. The cells must be printable (termtext.Name).
+func writeColumns(w io.Writer, lines [][]string) error {
+	var widths []int
+	for _, l := range lines {
+		for i, c := range l[:len(l)-1] {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], termtext.Width(c))
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		for i, c := range l[:len(l)-1] {
+			b.WriteString(termtext.Pad(c, widths[i]+2))
+		}
+		b.WriteString(l[len(l)-1])
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

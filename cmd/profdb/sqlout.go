@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
@@ -16,6 +15,7 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter/sqlscript"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/resultset"
 )
 
@@ -73,14 +73,16 @@ func (o *exportOptions) runSQLOut(ctx context.Context, stdout, stderr io.Writer,
 		report = stderr
 	}
 	in := input.Options{SourceRoot: o.sourceRoot, SkipMissing: o.skipMissing,
-		Warnf: func(format string, args ...any) { fmt.Fprintf(stderr, "profdb: warning: "+format+"\n", args...) }}
+		Warnf: func(format string, args ...any) {
+			fmt.Fprintf(stderr, "profdb: warning: %s\n", termtext.Line(fmt.Sprintf(format, args...)))
+		}}
 	var all []resultset.Result
 	for _, file := range files {
 		results, err := readFile(ctx, file, o.format, stdin, inputTarget{target, inputName(file)}, in, nil)
 		for _, r := range results {
 			all = append(all, r)
 			if !o.asJSON && !o.quiet {
-				fmt.Fprintf(report, "result set %d  %s  %s  %s\n", len(all), r.Profiler, rows(r.Rows), strconv.Quote(r.Caption))
+				fmt.Fprintf(report, "result set %d  %s  %s  %s\n", len(all), termtext.Name(r.Profiler), rows(r.Rows), termtext.Quote(r.Caption))
 			}
 		}
 		if err != nil {
