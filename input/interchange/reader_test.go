@@ -86,6 +86,16 @@ func read(t *testing.T, in string) (*recorder, []resultset.Result, error) {
 	return r, res, err
 }
 
+// readDir lists dir; an error fails the test.
+func readDir(t *testing.T, dir string) []os.DirEntry {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ents
+}
+
 func mustRead(t *testing.T, in string) *recorder {
 	t.Helper()
 	r, _, err := read(t, in)
@@ -336,7 +346,7 @@ func TestReadSpoolsChildren(t *testing.T) {
 	if n := len(set.Tables[functiontrace.ParametersOnEnter].Rows); n != 0 {
 		t.Errorf("PARAMETERS_ON_ENTER has %d rows", n)
 	}
-	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+	if left := readDir(t, tmp); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 
@@ -351,7 +361,7 @@ func TestReadSpoolsChildren(t *testing.T) {
 	if len(r.mem.Sets) != 0 || r.log[len(r.log)-1] != "rollback" {
 		t.Errorf("calls %q", r.log)
 	}
-	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+	if left := readDir(t, tmp); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
