@@ -589,7 +589,7 @@ func TestReadOneByteAtATime(t *testing.T) {
 	inputs := []string{
 		`{"profiler":"resource","caption":"\u00e9\ud83d\ude00é😀\n","tables":{"RESOURCE_PROFILER_THREADS":[{"ID":-1234567890123,"COL_SIZE":1.5e3,"REC_ID":null}]}}`,
 	}
-	files, _ := examplesFiles(t)
+	files := examplesFiles(t)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
