@@ -302,7 +302,10 @@ func CompareStored(t testing.TB, db *store.DB, inst int64, want *Fixture) {
 		t.Errorf("INST_ID %d: header %s %q, want %s %q", inst, got.Profiler, got.Caption, want.Header.Profiler, want.Header.Caption)
 	}
 	if wc := want.Header.Counter; wc != nil {
-		wf, _ := resultset.Convert(ddl.Decimal, wc.Frequency)
+		wf, err := resultset.Convert(ddl.Decimal, wc.Frequency)
+		if err != nil {
+			t.Fatalf("INST_ID %d: the fixture's counter frequency: %v", inst, err)
+		}
 		if got.Counter == nil || got.Counter.Name != wc.Name || got.Counter.Description != wc.Description || got.Counter.Frequency != wf {
 			t.Errorf("INST_ID %d: counter %+v, want %+v", inst, got.Counter, wc)
 		}

@@ -17,9 +17,15 @@ func TestCallTree(t *testing.T) {
 	var top float64
 	for _, c := range calls {
 		if string(c["COL_PARENT_NO"]) == "-1" {
-			f, _ := c["COL__S_WITH_CHILDREN"].Float64()
+			f, err := c["COL__S_WITH_CHILDREN"].Float64()
+			if err != nil {
+				t.Fatalf("example CALL_TRACE COL__S_WITH_CHILDREN: %v", err)
+			}
 			top += f
 		}
+	}
+	if top == 0 {
+		t.Fatalf("the example's %d CALL_TRACE rows have no top-level time to compare with", len(calls))
 	}
 	ctx := context.Background()
 	r, err := readback.Open(ctx, dsn, store.Options{})

@@ -104,6 +104,9 @@ func checkSummaries(t *testing.T, dsn string, ids map[string]int64) {
 
 	ft := loadExample(t, "function-trace")
 	own := ft.OwnTimes()
+	if len(own) == 0 {
+		t.Fatal("the function-trace example has no routine own times to compare with")
+	}
 	tr := sum("function-trace").Trace
 	if int(tr.ByOwn.Total) != len(own) {
 		t.Fatalf("routines %d, want %d", tr.ByOwn.Total, len(own))

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"image"
 	"image/png"
 	"os"
 	"os/exec"
@@ -190,7 +189,9 @@ func TestReportsInChromium(t *testing.T) {
 				}
 				checkNotBlank(t, view, shot)
 				if shots != "" {
-					os.WriteFile(filepath.Join(shots, f.profiler+"-"+view+".png"), shot, 0o644)
+					if err := os.WriteFile(filepath.Join(shots, f.profiler+"-"+view+".png"), shot, 0o644); err != nil {
+						t.Errorf("PROFDB_SCREENSHOTS: %v", err)
+					}
 				}
 			}
 			pl.mu.Lock()
@@ -301,7 +302,6 @@ func checkNotBlank(t *testing.T, view string, shot []byte) {
 	if other := float64(total-most) / float64(total); len(counts) < 8 || other < 0.03 {
 		t.Errorf("view %s: the screenshot looks blank (%d colours, %.1f%% not background)", view, len(counts), other*100)
 	}
-	_ = image.Point{}
 }
 
 // eval evaluates a JavaScript expression in the page and returns its value.

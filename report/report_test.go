@@ -87,6 +87,9 @@ func TestReportHoldsTheExamplesFigures(t *testing.T) {
 			lc := example(t, "light-coverage")
 			cov := lc.FileCoverage()
 			withSrc := `C:\src\sample\config.cpp`
+			if len(ids) != len(examplefig.Names) || len(cov) < 2 || cov[withSrc][1] == 0 {
+				t.Fatalf("examples exported as %v, coverage of %d files (%s: %v): too little to check the report by", ids, len(cov), withSrc, cov[withSrc])
+			}
 			page := render(t, dsn, report.Options{SourceRoot: sourceRoot(t, lc, map[string]bool{withSrc: true})})
 			checkPage(t, page)
 			// Index: one row per result set.
@@ -121,7 +124,11 @@ func TestReportHoldsTheExamplesFigures(t *testing.T) {
 				t.Errorf("line table has %d lines, want %d", n, others)
 			}
 			// Own time of every routine, in ticks.
-			for name, own := range example(t, "function-trace").OwnTimes() {
+			owns := example(t, "function-trace").OwnTimes()
+			if len(owns) == 0 {
+				t.Fatal("the function-trace example has no routine own times")
+			}
+			for name, own := range owns {
 				if !strings.Contains(page, fmt.Sprintf(`data-routine="%s" data-own="%d"`, name, own)) {
 					t.Errorf("routine %s: own time %d not in the page", name, own)
 				}
@@ -133,7 +140,11 @@ func TestReportHoldsTheExamplesFigures(t *testing.T) {
 			if !strings.Contains(page, fmt.Sprintf(`<b class="live-count">%v</b>`, live)) {
 				t.Errorf("live count %v not in the page", live)
 			}
-			for _, o := range example(t, "reference-count").AliveObjects() {
+			objects := example(t, "reference-count").AliveObjects()
+			if len(objects) == 0 {
+				t.Fatal("the reference-count example has no objects alive")
+			}
+			for _, o := range objects {
 				alive := between(page, `id="t-`+fmt.Sprint(ids["reference-count"])+`-alive"`, "</table>")
 				if !strings.Contains(alive, `data-object="`+o+`"`) {
 					t.Errorf("object %s not listed alive", o)

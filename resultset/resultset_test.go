@@ -35,11 +35,61 @@ func TestConvert(t *testing.T) {
 		{ddl.String, "été", "été", ""},
 		{ddl.String, "\xff", nil, "UTF-8"},
 		{ddl.String, int64(1), nil, "want text"},
+
+		// Regressions the fuzz targets (fuzz_test.go) found.
+		// An invalid type is an error for NULL too.
+		{0, nil, nil, "invalid column type"},
+		{ddl.Float + 1, nil, nil, "invalid column type"},
+		// Every Go integer type is a number for Float, as for Integer
+		// and Decimal.
+		{ddl.Float, int16(-3), float64(-3), ""},
+		{ddl.Float, int8(-3), float64(-3), ""},
+		{ddl.Float, uint8(3), float64(3), ""},
+		{ddl.Float, uint16(3), float64(3), ""},
+		{ddl.Float, uint32(math.MaxUint32), float64(math.MaxUint32), ""},
+		{ddl.Float, uint(3), float64(3), ""},
+		// Number text is the same syntax for Float as for Integer and
+		// Decimal: not strconv's NaN, Inf, hexadecimal or underscores.
+		{ddl.Float, json.Number("NaN"), nil, `want a number, got "NaN"`},
+		{ddl.Float, json.Number("-Inf"), nil, `want a number, got "-Inf"`},
+		{ddl.Float, json.Number("1_000"), nil, `want a number, got "1_000"`},
+		{ddl.Float, ddl.Dec("0x1p4"), nil, `want a number, got "0x1p4"`},
+		{ddl.Float, json.Number(".5e1"), float64(5), ""},
+		{ddl.Float, json.Number("1e-400"), float64(0), ""},
+		{ddl.Float, json.Number("1e400"), nil, `"1e400" is out of range for a 64-bit float`},
+		// A float32 is its own shortest decimal, as a float64 is.
+		{ddl.Decimal, float32(0.1), ddl.Dec("0.1"), ""},
+		{ddl.Decimal, float32(123456.79), ddl.Dec("123456.79"), ""},
+		{ddl.Decimal, float32(1e-9), nil, "decimal places"},
+		// Decimal limits hold on the value, whatever the exponent.
+		{ddl.Decimal, json.Number("0e101"), ddl.Dec("0"), ""},
+		{ddl.Decimal, json.Number("-0.000e-99999999999999999999"), ddl.Dec("0"), ""},
+		{ddl.Decimal, json.Number("1000e-3"), ddl.Dec("1"), ""},
+		{ddl.Decimal, json.Number("123456789012345678901e-1"), ddl.Dec("12345678901234567890.1"), ""},
+		{ddl.Decimal, json.Number("0." + strings.Repeat("0", 120) + "1e121"), ddl.Dec("1"), ""},
+		{ddl.Decimal, json.Number("1e-101"), nil, "has more than 8 decimal places"},
+		{ddl.Decimal, json.Number("4.9e-324"), nil, "has more than 8 decimal places"},
+		{ddl.Decimal, json.Number("1e99999999999999999999"), nil, "out of range for a decimal"},
+		{ddl.Decimal, json.Number("1e+"), nil, `want a decimal, got "1e+"`},
+		// A whole number too large for an Integer is out of range, not
+		// "not an integer"; zero is zero however written.
+		{ddl.Integer, json.Number("1e20"), nil, `"1e20" is out of range for a 64-bit integer`},
+		{ddl.Integer, json.Number("100000000000000000000"), nil, "out of range"},
+		{ddl.Integer, json.Number("-1e309"), nil, "out of range"},
+		{ddl.Integer, json.Number("-9223372036854775808.000"), int64(math.MinInt64), ""},
+		{ddl.Integer, json.Number("0."), int64(0), ""},
+		{ddl.Integer, ddl.Dec("-0e5"), int64(0), ""},
+		{ddl.Integer, json.Number("1e-400"), nil, "want an integer"},
+		// Messages quote the value, cut to 40 characters, escaped.
+		{ddl.Integer, json.Number("1.5" + strings.Repeat("0", 100)), nil, `want an integer, got "1.50000000000000000000000000000000000000"…`},
+		{ddl.String, json.Number("\x1b[2J"), nil, `want text, got number "\x1b[2J"`},
+		{ddl.String, json.Number(strings.Repeat("0", 40) + "\xa5"), nil, `got number "` + strings.Repeat("0", 40) + `"…`},
+		{ddl.String, json.Number(strings.Repeat("0", 39) + "\xa5\xa5"), nil, `got number "` + strings.Repeat("0", 39) + `\xa5"…`},
 	} {
 		got, err := resultset.Convert(c.typ, c.in)
 		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("Convert(%v, %#v) = %#v, %v; want an error saying %q", c.typ, c.in, got, err, c.err)
+			if err == nil || !strings.Contains(err.Error(), c.err) || got != nil {
+				t.Errorf("Convert(%v, %#v) = %#v, %v; want nil and an error saying %q", c.typ, c.in, got, err, c.err)
 			}
 			continue
 		}

@@ -22,7 +22,10 @@ func TestListShowsWhereResultSetsCameFrom(t *testing.T) {
 	if out := mustRun(t, "export", "--db", dsn, "../../examples/resource.json"); !strings.HasPrefix(out, "INST_ID 3 ") {
 		t.Fatalf("export after deleting INST_ID 2 says %q; want INST_ID 3", out)
 	}
-	abs, _ := filepath.Abs("../../examples/resource.json")
+	abs, err := filepath.Abs("../../examples/resource.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := mustRun(t, "list", "--db", dsn)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 3 || !strings.Contains(lines[0], "EXPORTED (UTC)") || !strings.Contains(lines[0], "INPUT") ||
@@ -32,6 +35,9 @@ func TestListShowsWhereResultSetsCameFrom(t *testing.T) {
 	var list []store.Listing
 	if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &list); err != nil {
 		t.Fatal(err)
+	}
+	if len(list) != 2 {
+		t.Fatalf("list --json: %d result sets, want 2: %+v", len(list), list)
 	}
 	for _, l := range list {
 		when, err := time.Parse(store.TimeFormat, l.ExportedAt)

@@ -198,7 +198,10 @@ func compareStored(t testing.TB, db *store.DB, inst int64, want *fixture) {
 		t.Errorf("INST_ID %d: header %s %q, want %s %q", inst, got.Profiler, got.Caption, want.header.Profiler, want.header.Caption)
 	}
 	if wc := want.header.Counter; wc != nil {
-		wf, _ := resultset.Convert(ddl.Decimal, wc.Frequency)
+		wf, err := resultset.Convert(ddl.Decimal, wc.Frequency)
+		if err != nil {
+			t.Fatalf("INST_ID %d: the input's counter frequency: %v", inst, err)
+		}
 		if got.Counter == nil || got.Counter.Name != wc.Name || got.Counter.Description != wc.Description || got.Counter.Frequency != wf {
 			t.Errorf("INST_ID %d: counter %+v, want %+v", inst, got.Counter, wc)
 		}

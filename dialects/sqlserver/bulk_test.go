@@ -241,10 +241,18 @@ func TestBulkLoadConverts(t *testing.T) {
 	if !reflect.DeepEqual(tb.Rows, want) {
 		t.Errorf("stored %v, want %v", tb.Rows, want)
 	}
+	loads := 0
 	for _, ev := range srv.Events() {
-		if ev.Kind == tdstest.BulkLoad && ev.Bulk.Columns[6].Type.ID != tdstest.TypeInt4 {
+		if ev.Kind != tdstest.BulkLoad {
+			continue
+		}
+		loads++
+		if ev.Bulk.Columns[6].Type.ID != tdstest.TypeInt4 {
 			t.Errorf("NOT NULL INT column sent as %v", ev.Bulk.Columns[6].Type)
 		}
+	}
+	if loads != 1 {
+		t.Errorf("%d bulk loads sent, want 1", loads)
 	}
 }
 

@@ -15,7 +15,10 @@ import (
 // must not panic or hang, and it commits exactly one result set on success
 // (none for a profile without a block) and none on error.
 func FuzzRead(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("testdata", "*.out"))
+	seeds, err := filepath.Glob(filepath.Join("testdata", "*.out"))
+	if err != nil || len(seeds) == 0 {
+		f.Fatalf("no seed profiles in testdata: %v", err)
+	}
 	for _, s := range seeds {
 		data, err := os.ReadFile(s)
 		if err != nil {

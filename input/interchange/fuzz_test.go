@@ -17,7 +17,7 @@ import (
 
 // fuzzSeeds are inputs for the fuzz targets: the examples and bad inputs.
 func fuzzSeeds(f *testing.F) [][]byte {
-	files, _ := examplesFiles(f)
+	files := examplesFiles(f)
 	var seeds [][]byte
 	for _, file := range files {
 		b, err := os.ReadFile(file)

@@ -2,6 +2,7 @@ package interchange
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,12 +95,16 @@ func TestReadLargeSpool(t *testing.T) {
 	const n = 60_000
 	r, _ := streamCallTrace(n, true)
 	var tables []string
+	var spooled []os.DirEntry // what tmp holds when the CALL_TRACE rows come back
 	next := 0
 	tg := &funcTarget{
 		table: func(name string, cols []string) error { tables = append(tables, name); return nil },
 		write: func(row []any) error {
 			if tables[len(tables)-1] != functiontrace.CallTrace {
 				return nil
+			}
+			if next == 0 {
+				spooled = readDir(t, tmp)
 			}
 			// Columns in documented order, INST_ID left out.
 			want := []any{boxInt(int64(next) * 1_000_003), boxInt(int64(next) * 2_000_003), boxInt(int64(next + 1)), nil, nil,
@@ -124,7 +129,30 @@ func TestReadLargeSpool(t *testing.T) {
 	if next != n || len(tables) != 2 || tables[0] != functiontrace.Threads {
 		t.Errorf("%d rows, tables %v", next, tables)
 	}
-	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+	if len(spooled) == 0 {
+		t.Errorf("no temporary file in %s while the spooled rows came back: the spool stayed in memory", tmp)
+	}
+	if left := readDir(t, tmp); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+
+	// A Target that fails in the middle of the spooled rows: the spool
+	// file is removed all the same.
+	r, _ = streamCallTrace(n, true)
+	boom := errors.New("boom")
+	rows := 0
+	tg = &funcTarget{write: func([]any) error {
+		if rows++; rows == n/2 {
+			return boom
+		}
+		return nil
+	}}
+	_, err := Read(context.Background(), r, "spool.json", tg)
+	r.(*io.PipeReader).Close() // ends the writer, which the failed Read left mid-document
+	if !errors.Is(err, boom) {
+		t.Fatalf("a Target failing at row %d: error %v, want boom", n/2, err)
+	}
+	if left := readDir(t, tmp); len(left) != 0 {
+		t.Errorf("temporary files left after the failed read: %v", left)
 	}
 }

@@ -86,6 +86,16 @@ func read(t *testing.T, in string) (*recorder, []resultset.Result, error) {
 	return r, res, err
 }
 
+// readDir lists dir; an error fails the test.
+func readDir(t *testing.T, dir string) []os.DirEntry {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ents
+}
+
 func mustRead(t *testing.T, in string) *recorder {
 	t.Helper()
 	r, _, err := read(t, in)
@@ -336,7 +346,7 @@ func TestReadSpoolsChildren(t *testing.T) {
 	if n := len(set.Tables[functiontrace.ParametersOnEnter].Rows); n != 0 {
 		t.Errorf("PARAMETERS_ON_ENTER has %d rows", n)
 	}
-	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+	if left := readDir(t, tmp); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 
@@ -351,7 +361,7 @@ func TestReadSpoolsChildren(t *testing.T) {
 	if len(r.mem.Sets) != 0 || r.log[len(r.log)-1] != "rollback" {
 		t.Errorf("calls %q", r.log)
 	}
-	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+	if left := readDir(t, tmp); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
@@ -436,10 +446,10 @@ func TestReadErrors(t *testing.T) {
 		{"nested object", ft + `{"ID":{}}]}}`, `x.json:1:81: column ID: want a number, string or null, got an object`, 0},
 		{"text in Integer", good + ft + "\n" + `{"ID":0},` + "\n" + `  {"ID":"7"}]}}`, `x.json:4: write: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 2: want an integer, got text "7"`, 1},
 		{"boolean in Integer", ft + `{"ID":true}]}}`, `x.json:1: write: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: want an integer, got boolean true`, 0},
-		{"out of range", ft + `{"ID":9223372036854775808}]}}`, `x.json:1: write: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: 9223372036854775808 is out of range for a 64-bit integer`, 0},
-		{"fraction in Integer", ft + `{"ID":1.5}]}}`, `x.json:1: write: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: want an integer, got 1.5`, 0},
+		{"out of range", ft + `{"ID":9223372036854775808}]}}`, `x.json:1: write: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: "9223372036854775808" is out of range for a 64-bit integer`, 0},
+		{"fraction in Integer", ft + `{"ID":1.5}]}}`, `x.json:1: write: table FUNCTION_TRACE_PROFILER_THREADS, column ID, row 1: want an integer, got "1.5"`, 0},
 		{"decimal out of range", `{"tables":{"FUNCTION_TRACE_PROFILER_ROUTINES":[{"COL_ADDRESS":123456789012345678901}]}}`, `x.json:1: write: table FUNCTION_TRACE_PROFILER_ROUTINES, column COL_ADDRESS, row 1: "123456789012345678901" is out of range for a decimal (more than 20 integer digits)`, 0},
-		{"float out of range", `{"tables":{"LIGHT_COVERAGE_PROFILER_MODULES_DATA":[{"COL____COVERED":1e309}]}}`, `x.json:1: write: table LIGHT_COVERAGE_PROFILER_MODULES_DATA, column COL____COVERED, row 1: 1e309 is out of range for a 64-bit float`, 0},
+		{"float out of range", `{"tables":{"LIGHT_COVERAGE_PROFILER_MODULES_DATA":[{"COL____COVERED":1e309}]}}`, `x.json:1: write: table LIGHT_COVERAGE_PROFILER_MODULES_DATA, column COL____COVERED, row 1: "1e309" is out of range for a 64-bit float`, 0},
 		{"bad frequency", `{"profiler":"resource","counter":{"frequency":"fast"}}`, `x.json:1:47: counter "frequency": want a decimal, got "fast"`, 0},
 		{"unknown counter key", `{"profiler":"resource","counter":{"hz":1}}`, `x.json:1:35: unknown key "hz" in counter object`, 0},
 		{"truncated in row", good + ft + `{"ID":0`, "x.json:2:82: unexpected end of file in row object", 1},
@@ -579,7 +589,7 @@ func TestReadOneByteAtATime(t *testing.T) {
 	inputs := []string{
 		`{"profiler":"resource","caption":"\u00e9\ud83d\ude00é😀\n","tables":{"RESOURCE_PROFILER_THREADS":[{"ID":-1234567890123,"COL_SIZE":1.5e3,"REC_ID":null}]}}`,
 	}
-	files, _ := examplesFiles(t)
+	files := examplesFiles(t)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

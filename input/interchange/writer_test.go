@@ -79,7 +79,7 @@ func roundTrip(t *testing.T, m *resultset.Memory) (*resultset.Memory, []byte) {
 }
 
 func TestRoundTripExamples(t *testing.T) {
-	files, _ := examplesFiles(t)
+	files := examplesFiles(t)
 	all := &resultset.Memory{}
 	for _, f := range files {
 		m := readExample(t, f)
@@ -271,7 +271,10 @@ func TestTarget(t *testing.T) {
 		t.Errorf("rolled-back output: %s", buf.String())
 	}
 
-	w, _ = tg.Begin(ctx, resultset.Header{Profiler: "resource", Caption: "first"})
+	w, err = tg.Begin(ctx, resultset.Header{Profiler: "resource", Caption: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		cols []string

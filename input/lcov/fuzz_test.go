@@ -15,7 +15,10 @@ import (
 // FuzzRead reads arbitrary tracefiles: it must not panic or hang, and it
 // commits exactly one result set on success and none on error.
 func FuzzRead(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join("testdata", "*.info"))
+	seeds, err := filepath.Glob(filepath.Join("testdata", "*.info"))
+	if err != nil || len(seeds) == 0 {
+		f.Fatalf("no seed tracefiles in testdata: %v", err)
+	}
 	for _, s := range seeds {
 		data, err := os.ReadFile(s)
 		if err != nil {

@@ -16,7 +16,10 @@ import (
 // nothing; one that succeeds writes one result set per section.
 func FuzzRead(f *testing.F) {
 	for _, pattern := range []string{"../../examples/profilerj/*.xml", "testdata/*.xml"} {
-		files, _ := filepath.Glob(pattern)
+		files, err := filepath.Glob(pattern)
+		if err != nil || len(files) == 0 {
+			f.Fatalf("no seed snapshots %s: %v", pattern, err)
+		}
 		for _, file := range files {
 			b, err := os.ReadFile(file)
 			if err != nil {

@@ -65,7 +65,10 @@ func TestRoundTrip(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
-			ents, _ := os.ReadDir(dir)
+			ents, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(ents) != 0 {
 				t.Errorf("temporary file left behind: %v", ents)
 			}

@@ -197,17 +197,27 @@ func TestBuilder(t *testing.T) {
 			px := set.Tables[functiontrace.ParametersOnExit]
 			check(t, px, "PARAMETERS_ON_EXIT", 0, map[string]any{"COL_COMMENT": "result", "COL_PARAM_VALUE": "7", "PARENT_ID": 1})
 
-			if ents, _ := os.ReadDir(dir); (len(ents) > 0) != (limit == 1) {
+			if ents := readDir(t, dir); (len(ents) > 0) != (limit == 1) {
 				t.Errorf("spool files %v with memory limit %d", ents, limit)
 			}
 			if err := b.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			if ents := readDir(t, dir); len(ents) != 0 {
 				t.Errorf("files left: %v", ents)
 			}
 		})
 	}
+}
+
+// readDir lists dir; an error fails the test.
+func readDir(t *testing.T, dir string) []os.DirEntry {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ents
 }
 
 // TestClosed: after Close, exporting fails instead of writing empty call rows.
