@@ -73,8 +73,15 @@ type Dialect interface {
 	// names.
 	Tables(ctx context.Context, q DBTX, schema string) ([]string, error)
 	// Columns describes the columns of an existing table, in table order.
+	// A table that does not exist is an error wrapping ErrNoTable and
+	// naming the table, never an empty list: callers that match documented
+	// columns must not take a missing table for one without them.
 	Columns(ctx context.Context, q DBTX, schema, table string) ([]ColumnInfo, error)
 }
+
+// ErrNoTable is wrapped by the error of Dialect.Columns for a table that
+// does not exist.
+var ErrNoTable = errors.New("no such table")
 
 // ColumnInfo describes a column of an existing table, as inspected.
 type ColumnInfo struct {

@@ -48,8 +48,8 @@ func (Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]st
 // Columns describes the columns of table in schema ("" for the login's
 // default schema), in table order, from INFORMATION_SCHEMA.COLUMNS. The
 // table name is matched by the database's collation (case-insensitively
-// under SQL Server's default collations). A table without columns (one that
-// does not exist) gives an empty list.
+// under SQL Server's default collations). A table that does not exist is an
+// error wrapping dialects.ErrNoTable.
 func (Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table string) ([]dialects.ColumnInfo, error) {
 	cond, args := schemaFilter(schema)
 	args = append(args, table)
@@ -79,6 +79,9 @@ func (Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table strin
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlserver: columns of %s: %w", table, err)
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("sqlserver: columns of %s: %w", table, dialects.ErrNoTable)
 	}
 	return cols, nil
 }

@@ -190,9 +190,10 @@ func TestColumns(t *testing.T) {
 		t.Errorf("args %v", f.args[0])
 	}
 
+	// No rows: the table does not exist.
 	f.rows = nil
-	if _, err := d.Columns(ctx, db, "prof", "INSTANCES"); err != nil {
-		t.Fatal(err)
+	if _, err := d.Columns(ctx, db, "prof", "INSTANCES"); !errors.Is(err, dialects.ErrNoTable) || !strings.Contains(err.Error(), "INSTANCES") {
+		t.Fatalf("Columns of a missing table = %v, want ErrNoTable naming it", err)
 	}
 	if q := f.queries[1]; !strings.Contains(q, "TABLE_SCHEMA = @p1") || !strings.Contains(q, "TABLE_NAME = @p2") ||
 		!reflect.DeepEqual(f.args[1], []any{"prof", "INSTANCES"}) {
