@@ -62,6 +62,10 @@ type Dialect interface {
 	ColumnType(t ddl.Type) string
 	// Placeholder is the n-th (1-based) bound-parameter marker.
 	Placeholder(n int) string
+	// Bind returns v, a value of logical type t in canonical form (see
+	// Dec), in the form the dialect's driver binds it: a Decimal as text,
+	// say. Most values pass unchanged.
+	Bind(t ddl.Type, v any) any
 	// Limits bound the size of one multi-row INSERT.
 	Limits() Limits
 
@@ -72,6 +76,24 @@ type Dialect interface {
 	// Tables lists the tables in schema ("" for the default) by their real
 	// names.
 	Tables(ctx context.Context, q DBTX, schema string) ([]string, error)
+	// ReadSnapshot returns the statements of a read in one consistent
+	// snapshot of schema ("" for the connection's default).
+	ReadSnapshot(schema string) ReadSnapshot
+	// SnapshotStale reports whether err says that a table was created or
+	// changed after the snapshot began (MySQL's error 1412, SQL Server's
+	// 3961), so that reading again in a new snapshot succeeds.
+	SnapshotStale(err error) bool
+
+	// IsReadOnly reports whether err is the server's refusal to write: the
+	// server (a hot standby, say), the database or the transaction accepts
+	// no writes.
+	IsReadOnly(err error) bool
+	// ReadOnlyProbe is a query answering one row with one value, true
+	// (non-zero) when the database accepts no writes; "" for none. The
+	// exporter asks it after a failed write whose error IsReadOnly does not
+	// recognise.
+	ReadOnlyProbe() string
+
 	// Columns describes the columns of an existing table, in table order.
 	// A table that does not exist is an error wrapping ErrNoTable and
 	// naming the table, never an empty list: callers that match documented
@@ -115,12 +137,6 @@ type DDLCommitter interface {
 // Dec is ddl.Dec, the canonical form of a Decimal value, under the name the
 // dialects' value conversion has always used.
 type Dec = ddl.Dec
-
-// Binder is implemented by dialects that bind some values in a form other
-// than the canonical one (a Decimal as text, say).
-type Binder interface {
-	Bind(t ddl.Type, v any) any
-}
 
 // Locker is implemented by dialects that serialize result-set allocation
 // with a lock of their own. Lock returns statements to run at the start of
@@ -269,7 +285,8 @@ type AccessDSN interface {
 // ReadSnapshot says how a dialect reads in one consistent snapshot: a
 // read-only transaction in which every query sees the same committed state
 // of the database, so that a reader never sees half of a concurrent
-// writer's work.
+// writer's work. Every dialect has one (Dialect.ReadSnapshot): a reader
+// must never see a result set half written.
 type ReadSnapshot struct {
 	// Probe, when not empty, is a query answering one row with one integer:
 	// non-zero when Begin can be used in this database, 0 when Fallback
@@ -285,19 +302,6 @@ type ReadSnapshot struct {
 	End []string
 }
 
-// Snapshotter is implemented by dialects that read in one consistent
-// snapshot. Without it, reads run in a database/sql transaction with
-// ReadOnly set and the driver's default isolation.
-type Snapshotter interface {
-	// ReadSnapshot returns the statements of a snapshot that reads schema
-	// ("" for the connection's default).
-	ReadSnapshot(schema string) ReadSnapshot
-	// SnapshotStale reports whether err says that a table was created or
-	// changed after the snapshot began (MySQL's error 1412, SQL Server's
-	// 3961), so that reading again in a new snapshot succeeds.
-	SnapshotStale(err error) bool
-}
-
 // IndexOrdered is implemented by dialects whose planner reads the rows of
 // one INST_ID in ID order through the (INST_ID, ID) index at no cost beyond
 // an unordered read. An unordered read (exporter.DB.ReadUnordered, which
@@ -311,19 +315,6 @@ type IndexOrdered interface {
 	// ReadsIndexOrdered reports whether ORDER BY ID is free for a read of
 	// one INST_ID.
 	ReadsIndexOrdered() bool
-}
-
-// ReadOnlyError is implemented by dialects that recognise the server's
-// refusal to write, for example on a hot standby.
-type ReadOnlyError interface {
-	// IsReadOnly reports whether err says that the server or the
-	// transaction accepts no writes.
-	IsReadOnly(err error) bool
-	// ReadOnlyProbe is a query answering one row with one value, true
-	// (non-zero) when the database accepts no writes; "" for none. The
-	// exporter asks it after a failed write whose error IsReadOnly does
-	// not recognise.
-	ReadOnlyProbe() string
 }
 
 // NextRow is how a BulkLoader takes its rows: the next row of rows, checked

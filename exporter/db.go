@@ -127,12 +127,11 @@ var errReadOnly = errors.New("the database was opened read-only")
 // readOnlyError says plainly that the server accepts no writes when err
 // is its refusal (a hot standby, a read-only database or transaction).
 func (db *DB) readOnlyError(ctx context.Context, err error) error {
-	r, ok := db.d.(dialects.ReadOnlyError)
-	if !ok || errors.Is(err, errReadOnly) {
+	if errors.Is(err, errReadOnly) {
 		return err
 	}
-	readOnly := r.IsReadOnly(err)
-	if probe := r.ReadOnlyProbe(); !readOnly && probe != "" && ctx.Err() == nil {
+	readOnly := db.d.IsReadOnly(err)
+	if probe := db.d.ReadOnlyProbe(); !readOnly && probe != "" && ctx.Err() == nil {
 		var v any
 		if db.db.QueryRowContext(ctx, probe).Scan(&v) == nil {
 			switch x := v.(type) {

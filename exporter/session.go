@@ -257,12 +257,7 @@ func (db *DB) now() time.Time {
 func (s *session) bind(t ddl.Type, v any) any { return s.db.bind(t, v) }
 
 // bind is v as the dialect binds a value of logical type t.
-func (db *DB) bind(t ddl.Type, v any) any {
-	if b, ok := db.d.(dialects.Binder); ok {
-		return b.Bind(t, v)
-	}
-	return v
-}
+func (db *DB) bind(t ddl.Type, v any) any { return db.d.Bind(t, v) }
 
 // InstID returns the INST_ID allocated to the result set.
 func (s *session) InstID() int64 { return s.instID }

@@ -20,7 +20,6 @@ func init() { dialects.Register(Dialect{}) }
 
 var (
 	_ dialects.Dialect = (*Dialect)(nil)
-	_ dialects.Binder  = (*Dialect)(nil)
 	_ dialects.Locker  = (*Dialect)(nil)
 )
 
@@ -126,8 +125,6 @@ func (Dialect) DDLCommits() bool { return true }
 
 var _ dialects.DDLCommitter = Dialect{}
 
-var _ dialects.Snapshotter = Dialect{}
-
 // ReadSnapshot returns a read-only REPEATABLE READ transaction that takes
 // its InnoDB snapshot at once:
 //
@@ -159,8 +156,6 @@ func (Dialect) SnapshotStale(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && me.Number == ErTableDefChanged
 }
-
-var _ dialects.ReadOnlyError = Dialect{}
 
 // IsReadOnly reports whether err is MySQL's refusal to write: error 1290
 // (the server runs with --read-only or --super-read-only) or 1792 (a

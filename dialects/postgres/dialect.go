@@ -20,7 +20,6 @@ func init() { dialects.Register(Dialect{}) }
 
 var (
 	_ dialects.Dialect = (*Dialect)(nil)
-	_ dialects.Binder  = (*Dialect)(nil)
 	_ dialects.Locker  = (*Dialect)(nil)
 	_ ddl.Preamble     = Dialect{}
 )
@@ -90,8 +89,6 @@ func (d Dialect) quoteAll(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-var _ dialects.Snapshotter = Dialect{}
-
 // ReadSnapshot returns a read-only REPEATABLE READ transaction: every
 // statement in it sees the database as it was at its first query, catalog
 // included, and it takes no lock that blocks a writer. The schema does not
@@ -106,8 +103,6 @@ func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
 // SnapshotStale returns false: PostgreSQL's catalog is read in the
 // snapshot too, so a table created after it began is simply not seen.
 func (Dialect) SnapshotStale(error) bool { return false }
-
-var _ dialects.ReadOnlyError = Dialect{}
 
 // IsReadOnly reports whether err is SQLSTATE 25006, read_only_sql_transaction:
 // what a hot standby, or a session with default_transaction_read_only,

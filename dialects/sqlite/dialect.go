@@ -19,7 +19,6 @@ func init() { dialects.Register(Dialect{}) }
 
 var (
 	_ dialects.Dialect   = (*Dialect)(nil)
-	_ dialects.Binder    = (*Dialect)(nil)
 	_ dialects.AccessDSN = (*Dialect)(nil)
 )
 
@@ -72,8 +71,6 @@ func (d Dialect) quoteAll(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-var _ dialects.Snapshotter = Dialect{}
-
 // ReadSnapshot returns a deferred transaction: its first read takes
 // SQLite's shared lock, held to the end, so every read sees the same
 // committed state; it never takes a write lock. (A writer waits, up to the
@@ -97,8 +94,6 @@ var _ dialects.IndexOrdered = Dialect{}
 // planner would as soon take the (INST_ID, PARENT_ID) index, which orders
 // the rows by parent.
 func (Dialect) ReadsIndexOrdered() bool { return true }
-
-var _ dialects.ReadOnlyError = Dialect{}
 
 // IsReadOnly reports whether err is SQLITE_READONLY (any extended code):
 // the file was opened read-only (mode=ro) or cannot be written.

@@ -31,7 +31,6 @@ type Dialect struct{}
 
 var (
 	_ dialects.Dialect   = Dialect{}
-	_ dialects.Binder    = Dialect{}
 	_ dialects.Locker    = Dialect{}
 	_ ddl.BatchSeparator = Dialect{}
 )
@@ -107,8 +106,6 @@ func applock(mode string) string {
 		nString("profdb: could not lock "+AllocLock+" (sp_getapplock returned %d)") + ", 16, 1, @profdb_lock)"
 }
 
-var _ dialects.Snapshotter = Dialect{}
-
 // ReadSnapshot returns a SNAPSHOT isolation transaction where the
 // database allows it (ALLOW_SNAPSHOT_ISOLATION ON, which Probe reads from
 // sys.databases): every read sees the database as it was at the first one,
@@ -143,8 +140,6 @@ func (Dialect) SnapshotStale(err error) bool {
 func nString(s string) string {
 	return "N'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
-
-var _ dialects.ReadOnlyError = Dialect{}
 
 // IsReadOnly reports whether err is SQL Server's error 3906: the database
 // is read-only (a read-only database, or a readable secondary replica).
