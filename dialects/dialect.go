@@ -114,9 +114,13 @@ type ColumnInfo struct {
 	HasDefault bool
 	IntBits    int   // integer columns: 8, 16, 24, 32 or 64; 0 otherwise
 	MaxChars   int64 // string columns: the most characters it holds; 0 means no limit
-	Precision  int   // decimal columns: total digits
-	Scale      int   // decimal columns: fractional digits
-	FloatBits  int   // floating-point columns: 32 or 64; 0 otherwise
+	// MaxCharsUTF16 is set when MaxChars counts UTF-16 code units, of
+	// which a character beyond U+FFFF takes two (SQL Server's NVARCHAR(n)),
+	// rather than characters.
+	MaxCharsUTF16 bool
+	Precision     int // decimal columns: total digits
+	Scale         int // decimal columns: fractional digits
+	FloatBits     int // floating-point columns: 32 or 64; 0 otherwise
 	// ApproxNumbers is set for columns that store a number which does
 	// not fit a 64-bit integer as a 64-bit float, silently rounding it:
 	// SQLite's INTEGER, REAL and NUMERIC affinity outside STRICT tables.

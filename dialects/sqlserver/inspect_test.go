@@ -154,10 +154,10 @@ func TestColumns(t *testing.T) {
 	}
 	want := []dialects.ColumnInfo{
 		{Name: "CAPTION", DBType: "nvarchar(max)", Type: ddl.String, Nullable: true},
-		{Name: "SHORT", DBType: "nvarchar(50)", Type: ddl.String, HasDefault: true, MaxChars: 50},
-		{Name: "A", DBType: "varchar(8000)", Type: ddl.String, Nullable: true, MaxChars: 8000},
-		{Name: "B", DBType: "nchar(10)", Type: ddl.String, Nullable: true, MaxChars: 10},
-		{Name: "C", DBType: "char(1)", Type: ddl.String, Nullable: true, MaxChars: 1},
+		{Name: "SHORT", DBType: "nvarchar(50)", Type: ddl.String, HasDefault: true, MaxChars: 50, MaxCharsUTF16: true},
+		{Name: "A", DBType: "varchar(8000)", Type: ddl.String, Nullable: true, MaxChars: 8000, MaxCharsUTF16: true},
+		{Name: "B", DBType: "nchar(10)", Type: ddl.String, Nullable: true, MaxChars: 10, MaxCharsUTF16: true},
+		{Name: "C", DBType: "char(1)", Type: ddl.String, Nullable: true, MaxChars: 1, MaxCharsUTF16: true},
 		{Name: "D", DBType: "ntext", Type: ddl.String, Nullable: true},
 		{Name: "E", DBType: "text", Type: ddl.String, Nullable: true},
 		{Name: "INST_ID", DBType: "bigint", Type: ddl.Integer, IntBits: 64},
