@@ -306,6 +306,19 @@ type ReadSnapshot struct {
 	End []string
 }
 
+// IndexGrouped is implemented by dialects whose planner groups the rows of
+// one INST_ID by ID, along the (INST_ID, ID) index, faster than it counts
+// their distinct IDs (SQLite, MariaDB). A check for duplicate IDs then
+// groups at once instead of counting first (exporter.TableCheck.Probe,
+// which serves the other dialects: PostgreSQL, whose plans for rows just
+// loaded have no statistics, counts distinct values in half the time it
+// groups them).
+type IndexGrouped interface {
+	// GroupsByIndex reports whether grouping the rows of one INST_ID by ID
+	// is cheaper than counting their distinct IDs.
+	GroupsByIndex() bool
+}
+
 // IndexOrdered is implemented by dialects whose planner reads the rows of
 // one INST_ID in ID order through the (INST_ID, ID) index at no cost beyond
 // an unordered read. An unordered read (exporter.DB.ReadUnordered, which
