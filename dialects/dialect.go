@@ -47,6 +47,10 @@ type Dialect interface {
 	// password.
 	DriverDSN(dsn string) (string, error)
 
+	// RunHint says how the dialect's own client runs a script of kind k,
+	// FILE, against DATABASE: the "run:" line of the script's header.
+	RunHint(k ScriptKind) string
+
 	// Quote quotes an identifier, doubling the quote character inside.
 	Quote(ident string) string
 	// StoredName is the name under which the dialect stores a documented

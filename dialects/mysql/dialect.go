@@ -84,8 +84,19 @@ const AllocLockTimeout = 600
 // acquire with Exec learns nothing of that, so it should read the result
 // and fail unless it is 1.
 func (Dialect) Lock(schema string) (acquire, release []string) {
-	return []string{fmt.Sprintf("SELECT GET_LOCK(%s, %d)", AllocLockNameSQL(schema), AllocLockTimeout)},
-		[]string{fmt.Sprintf("SELECT RELEASE_LOCK(%s)", AllocLockNameSQL(schema))}
+	return []string{"SELECT " + getLock(schema)}, []string{"SELECT " + releaseLock(schema)}
+}
+
+// getLock is the call that takes the allocation lock of the database
+// schema, in an export (Lock) and in a script (ScriptForm) alike: 1 when it
+// got the lock.
+func getLock(schema string) string {
+	return fmt.Sprintf("GET_LOCK(%s, %d)", AllocLockNameSQL(schema), AllocLockTimeout)
+}
+
+// releaseLock is the call that releases what getLock took.
+func releaseLock(schema string) string {
+	return fmt.Sprintf("RELEASE_LOCK(%s)", AllocLockNameSQL(schema))
 }
 
 // AllocLockNameSQL is the SQL expression of the allocation lock's name for

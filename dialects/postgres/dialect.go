@@ -77,7 +77,13 @@ const AllocLockKey int64 = 0x70726F6664620001
 // transaction and ends with it, so there is nothing to release. Advisory
 // locks are per database already; the schema does not change the lock.
 func (Dialect) Lock(string) (acquire, release []string) {
-	return []string{"SELECT pg_advisory_xact_lock(" + strconv.FormatInt(AllocLockKey, 10) + ")"}, nil
+	return []string{"SELECT " + allocLock()}, nil
+}
+
+// allocLock is the call that takes the allocation lock for the
+// transaction, in an export (Lock) and in a script (ScriptForm) alike.
+func allocLock() string {
+	return "pg_advisory_xact_lock(" + strconv.FormatInt(AllocLockKey, 10) + ")"
 }
 
 // quoteAll quotes the stored form of each name and joins them with ", ".
