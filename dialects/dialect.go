@@ -47,6 +47,10 @@ type Dialect interface {
 	// password.
 	DriverDSN(dsn string) (string, error)
 
+	// RunHint says how the dialect's own client runs a script of kind k,
+	// FILE, against DATABASE: the "run:" line of the script's header.
+	RunHint(k ScriptKind) string
+
 	// Quote quotes an identifier, doubling the quote character inside.
 	Quote(ident string) string
 	// StoredName is the name under which the dialect stores a documented
@@ -62,6 +66,10 @@ type Dialect interface {
 	ColumnType(t ddl.Type) string
 	// Placeholder is the n-th (1-based) bound-parameter marker.
 	Placeholder(n int) string
+	// Bind returns v, a value of logical type t in canonical form (see
+	// Dec), in the form the dialect's driver binds it: a Decimal as text,
+	// say. Most values pass unchanged.
+	Bind(t ddl.Type, v any) any
 	// Limits bound the size of one multi-row INSERT.
 	Limits() Limits
 
@@ -72,9 +80,34 @@ type Dialect interface {
 	// Tables lists the tables in schema ("" for the default) by their real
 	// names.
 	Tables(ctx context.Context, q DBTX, schema string) ([]string, error)
+	// ReadSnapshot returns the statements of a read in one consistent
+	// snapshot of schema ("" for the connection's default).
+	ReadSnapshot(schema string) ReadSnapshot
+	// SnapshotStale reports whether err says that a table was created or
+	// changed after the snapshot began (MySQL's error 1412, SQL Server's
+	// 3961), so that reading again in a new snapshot succeeds.
+	SnapshotStale(err error) bool
+
+	// IsReadOnly reports whether err is the server's refusal to write: the
+	// server (a hot standby, say), the database or the transaction accepts
+	// no writes.
+	IsReadOnly(err error) bool
+	// ReadOnlyProbe is a query answering one row with one value, true
+	// (non-zero) when the database accepts no writes; "" for none. The
+	// exporter asks it after a failed write whose error IsReadOnly does not
+	// recognise.
+	ReadOnlyProbe() string
+
 	// Columns describes the columns of an existing table, in table order.
+	// A table that does not exist is an error wrapping ErrNoTable and
+	// naming the table, never an empty list: callers that match documented
+	// columns must not take a missing table for one without them.
 	Columns(ctx context.Context, q DBTX, schema, table string) ([]ColumnInfo, error)
 }
+
+// ErrNoTable is wrapped by the error of Dialect.Columns for a table that
+// does not exist.
+var ErrNoTable = errors.New("no such table")
 
 // ColumnInfo describes a column of an existing table, as inspected.
 type ColumnInfo struct {
@@ -85,9 +118,13 @@ type ColumnInfo struct {
 	HasDefault bool
 	IntBits    int   // integer columns: 8, 16, 24, 32 or 64; 0 otherwise
 	MaxChars   int64 // string columns: the most characters it holds; 0 means no limit
-	Precision  int   // decimal columns: total digits
-	Scale      int   // decimal columns: fractional digits
-	FloatBits  int   // floating-point columns: 32 or 64; 0 otherwise
+	// MaxCharsUTF16 is set when MaxChars counts UTF-16 code units, of
+	// which a character beyond U+FFFF takes two (SQL Server's NVARCHAR(n)),
+	// rather than characters.
+	MaxCharsUTF16 bool
+	Precision     int // decimal columns: total digits
+	Scale         int // decimal columns: fractional digits
+	FloatBits     int // floating-point columns: 32 or 64; 0 otherwise
 	// ApproxNumbers is set for columns that store a number which does
 	// not fit a 64-bit integer as a 64-bit float, silently rounding it:
 	// SQLite's INTEGER, REAL and NUMERIC affinity outside STRICT tables.
@@ -104,12 +141,6 @@ type DDLCommitter interface {
 // Value conversion: the exporter hands dialects values in canonical form:
 // Integer as int64, Decimal as ddl.Dec, Float as float64, String as string, and
 // nil for NULL.
-
-// Binder is implemented by dialects that bind some values in a form other
-// than the canonical one (a Decimal as text, say).
-type Binder interface {
-	Bind(t ddl.Type, v any) any
-}
 
 // Locker is implemented by dialects that serialize result-set allocation
 // with a lock of their own. Lock returns statements to run at the start of
@@ -258,7 +289,8 @@ type AccessDSN interface {
 // ReadSnapshot says how a dialect reads in one consistent snapshot: a
 // read-only transaction in which every query sees the same committed state
 // of the database, so that a reader never sees half of a concurrent
-// writer's work.
+// writer's work. Every dialect has one (Dialect.ReadSnapshot): a reader
+// must never see a result set half written.
 type ReadSnapshot struct {
 	// Probe, when not empty, is a query answering one row with one integer:
 	// non-zero when Begin can be used in this database, 0 when Fallback
@@ -274,17 +306,17 @@ type ReadSnapshot struct {
 	End []string
 }
 
-// Snapshotter is implemented by dialects that read in one consistent
-// snapshot. Without it, reads run in a database/sql transaction with
-// ReadOnly set and the driver's default isolation.
-type Snapshotter interface {
-	// ReadSnapshot returns the statements of a snapshot that reads schema
-	// ("" for the connection's default).
-	ReadSnapshot(schema string) ReadSnapshot
-	// SnapshotStale reports whether err says that a table was created or
-	// changed after the snapshot began (MySQL's error 1412, SQL Server's
-	// 3961), so that reading again in a new snapshot succeeds.
-	SnapshotStale(err error) bool
+// IndexGrouped is implemented by dialects whose planner groups the rows of
+// one INST_ID by ID, along the (INST_ID, ID) index, faster than it counts
+// their distinct IDs (SQLite, MariaDB). A check for duplicate IDs then
+// groups at once instead of counting first (exporter.TableCheck.Probe,
+// which serves the other dialects: PostgreSQL, whose plans for rows just
+// loaded have no statistics, counts distinct values in half the time it
+// groups them).
+type IndexGrouped interface {
+	// GroupsByIndex reports whether grouping the rows of one INST_ID by ID
+	// is cheaper than counting their distinct IDs.
+	GroupsByIndex() bool
 }
 
 // IndexOrdered is implemented by dialects whose planner reads the rows of
@@ -300,19 +332,6 @@ type IndexOrdered interface {
 	// ReadsIndexOrdered reports whether ORDER BY ID is free for a read of
 	// one INST_ID.
 	ReadsIndexOrdered() bool
-}
-
-// ReadOnlyError is implemented by dialects that recognise the server's
-// refusal to write, for example on a hot standby.
-type ReadOnlyError interface {
-	// IsReadOnly reports whether err says that the server or the
-	// transaction accepts no writes.
-	IsReadOnly(err error) bool
-	// ReadOnlyProbe is a query answering one row with one value, true
-	// (non-zero) when the database accepts no writes; "" for none. The
-	// exporter asks it after a failed write whose error IsReadOnly does
-	// not recognise.
-	ReadOnlyProbe() string
 }
 
 // NextRow is how a BulkLoader takes its rows: the next row of rows, checked

@@ -3,7 +3,8 @@
 // package (sqlite, postgres, mysql, sqlserver) with the same files: dialect.go
 // (the type and its registration), types.go (logical types to column types),
 // ddl.go (CREATE statements), inspect.go (existing tables), bulk.go (the
-// native bulk path) and dsn.go (profdb DSN URLs to driver DSNs).
+// native bulk path), script.go (the SQL scripts of profdb export --sql-out,
+// Scripter) and dsn.go (profdb DSN URLs to driver DSNs).
 //
 // A Dialect returns SQL strings and does no I/O, except in the methods that
 // take a context and a DBTX. Optional capabilities are separate interfaces

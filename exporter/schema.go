@@ -97,7 +97,7 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 		if err != nil {
 			return nil, nil, errorf("inspect table %s: %w", real, err)
 		}
-		if err := lt.bind(d, cols); err != nil {
+		if err := lt.bind(cols); err != nil {
 			return nil, nil, err
 		}
 		out[strings.ToUpper(t.Name)] = lt
@@ -113,7 +113,7 @@ func (e *Exporter) where() string {
 }
 
 // bind matches the inspected columns with the documented ones.
-func (lt *liveTable) bind(d dialects.Dialect, cols []dialects.ColumnInfo) error {
+func (lt *liveTable) bind(cols []dialects.ColumnInfo) error {
 	lt.cols = make(map[string]liveColumn, len(cols))
 	for _, c := range cols {
 		def, documented := lt.def.Column(c.Name)
@@ -124,7 +124,7 @@ func (lt *liveTable) bind(d dialects.Dialect, cols []dialects.ColumnInfo) error 
 			}
 			continue
 		}
-		lt.cols[strings.ToUpper(def.Name)] = liveColumn{info: c, check: checker(d, def, c)}
+		lt.cols[strings.ToUpper(def.Name)] = liveColumn{info: c, check: checker(def, c)}
 	}
 	return nil
 }
@@ -154,8 +154,7 @@ func (lt *liveTable) realNames(columns ...string) ([]string, error) {
 // checker returns a function that tells whether a canonical value of the
 // documented column's type fits the existing column, or nil when every
 // value fits.
-func checker(d dialects.Dialect, def ddl.Column, c dialects.ColumnInfo) func(any) error {
-	utf16Len := d.Name() == "sqlserver" // NVARCHAR(n) counts UTF-16 code units
+func checker(def ddl.Column, c dialects.ColumnInfo) func(any) error {
 	var checks []func(any) error
 	if !c.Nullable && !c.HasDefault && !def.NotNull {
 		checks = append(checks, func(v any) error {
@@ -193,7 +192,7 @@ func checker(d dialects.Dialect, def ddl.Column, c dialects.ColumnInfo) func(any
 	case ddl.String:
 		if c.MaxChars > 0 || def.Type != ddl.String {
 			max := c.MaxChars
-			checks = append(checks, func(v any) error { return fitString(v, max, utf16Len, c.DBType) })
+			checks = append(checks, func(v any) error { return fitString(v, max, c.MaxCharsUTF16, c.DBType) })
 		}
 	default:
 		checks = append(checks, func(v any) error {

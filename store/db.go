@@ -126,12 +126,11 @@ var ErrReadOnly = errors.New("the database was opened read-only")
 // is its refusal of a write (a hot standby, a read-only database or
 // transaction); it returns any other error as it is.
 func (db *DB) ExplainReadOnly(ctx context.Context, err error) error {
-	r, ok := db.d.(dialects.ReadOnlyError)
-	if !ok || errors.Is(err, ErrReadOnly) {
+	if errors.Is(err, ErrReadOnly) {
 		return err
 	}
-	readOnly := r.IsReadOnly(err)
-	if probe := r.ReadOnlyProbe(); !readOnly && probe != "" && ctx.Err() == nil {
+	readOnly := db.d.IsReadOnly(err)
+	if probe := db.d.ReadOnlyProbe(); !readOnly && probe != "" && ctx.Err() == nil {
 		var v any
 		if db.db.QueryRowContext(ctx, probe).Scan(&v) == nil {
 			switch x := v.(type) {
@@ -202,10 +201,5 @@ func (db *DB) Now() time.Time {
 }
 
 // Bind is v as the dialect binds a value of logical type t in a statement's
-// arguments (see dialects.Binder).
-func (db *DB) Bind(t ddl.Type, v any) any {
-	if b, ok := db.d.(dialects.Binder); ok {
-		return b.Bind(t, v)
-	}
-	return v
-}
+// arguments (see dialects.Dialect.Bind).
+func (db *DB) Bind(t ddl.Type, v any) any { return db.d.Bind(t, v) }

@@ -15,7 +15,7 @@
 //     readback) one consistent view and the real names of the documented
 //     tables and columns.
 //
-// Every read runs in one consistent snapshot (dialects.Snapshotter), so a
+// Every read runs in one consistent snapshot (dialects.Dialect.ReadSnapshot), so a
 // result set being exported or deleted meanwhile is either whole or absent.
 // Package exporter writes result sets through a DB.
 package store

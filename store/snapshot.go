@@ -17,7 +17,6 @@ import (
 // being exported or deleted meanwhile.
 type snapshot struct {
 	conn *sql.Conn
-	tx   *sql.Tx // for dialects without dialects.Snapshotter
 	q    dialects.DBTX
 	end  []string
 	once sync.Once
@@ -25,7 +24,8 @@ type snapshot struct {
 }
 
 // snapshotRetries bounds how often a read starts again in a new snapshot
-// after a table changed under the old one (see dialects.Snapshotter).
+// after a table changed under the old one (see
+// dialects.Dialect.SnapshotStale).
 const snapshotRetries = 5
 
 // snapshot begins a read snapshot.
@@ -35,17 +35,7 @@ func (db *DB) snapshot(ctx context.Context) (*snapshot, error) {
 		return nil, fmt.Errorf("connect to %s: %w", db.display, err)
 	}
 	s := &snapshot{conn: conn}
-	sn, ok := db.d.(dialects.Snapshotter)
-	if !ok {
-		tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-		if err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("begin read transaction: %w", err)
-		}
-		s.tx, s.q = tx, tx
-		return s, nil
-	}
-	plan := sn.ReadSnapshot(db.opts.Schema)
+	plan := db.d.ReadSnapshot(db.opts.Schema)
 	s.q, s.end = conn, plan.End
 	begin := plan.Begin
 	if plan.Probe != "" {
@@ -71,11 +61,6 @@ func (db *DB) snapshot(ctx context.Context) (*snapshot, error) {
 func (s *snapshot) close() { s.once.Do(s.end1) }
 
 func (s *snapshot) end1() {
-	if s.tx != nil {
-		s.tx.Rollback()
-		s.conn.Close()
-		return
-	}
 	// End even when the reader's context was canceled, so that the pooled
 	// connection is not left inside a transaction; a connection that does
 	// not answer is discarded, and the server ends its transaction.
@@ -92,7 +77,6 @@ func (s *snapshot) end1() {
 // A read that succeeds may keep the snapshot (setting its keep flag) and
 // close it later itself.
 func (db *DB) inSnapshot(ctx context.Context, read func(s *snapshot) error) error {
-	sn, _ := db.d.(dialects.Snapshotter)
 	for attempt := 1; ; attempt++ {
 		s, err := db.snapshot(ctx)
 		if err != nil {
@@ -102,7 +86,7 @@ func (db *DB) inSnapshot(ctx context.Context, read func(s *snapshot) error) erro
 		if err != nil || !s.keep {
 			s.close()
 		}
-		if err == nil || sn == nil || attempt > snapshotRetries || !sn.SnapshotStale(err) || ctx.Err() != nil {
+		if err == nil || attempt > snapshotRetries || !db.d.SnapshotStale(err) || ctx.Err() != nil {
 			return err
 		}
 	}
@@ -115,7 +99,7 @@ func (db *DB) inSnapshot(ctx context.Context, read func(s *snapshot) error) erro
 type Snapshot struct{ s *snapshot }
 
 // BeginSnapshot begins a read snapshot, as the dialect begins it (see
-// dialects.Snapshotter).
+// dialects.Dialect.ReadSnapshot).
 func (db *DB) BeginSnapshot(ctx context.Context) (*Snapshot, error) {
 	s, err := db.snapshot(ctx)
 	if err != nil {

@@ -161,10 +161,7 @@ func insertRows(ctx context.Context, d dialects.Dialect, q dialects.DBTX, schema
 	var args []any
 	for _, r := range rows {
 		for i, v := range r {
-			if b, ok := d.(dialects.Binder); ok {
-				v = b.Bind(table.Columns[i].Type, v)
-			}
-			args = append(args, v)
+			args = append(args, d.Bind(table.Columns[i].Type, v))
 		}
 	}
 	stmt := dialects.InsertSQL(d, d.Qualify(schema, d.StoredName(table.Name)), cols, len(rows))

@@ -295,3 +295,9 @@ func TestLargeStatement(t *testing.T) {
 		t.Fatal("a value larger than max_allowed_packet was accepted")
 	}
 }
+
+// TestColumnsMissingTable: Columns of a missing table is ErrNoTable.
+func TestColumnsMissingTable(t *testing.T) {
+	db, _ := open(t)
+	dialecttest.CheckColumnsMissingTable(t, Dialect{}, db)
+}

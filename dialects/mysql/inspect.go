@@ -72,7 +72,7 @@ WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'`, db)
 //   - HasDefault is true for a default other than NULL, AUTO_INCREMENT and
 //     generated columns.
 //
-// A table that does not exist is an error.
+// A table that does not exist is an error wrapping dialects.ErrNoTable.
 func (d Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table string) ([]dialects.ColumnInfo, error) {
 	fail := func(err error) error {
 		return fmt.Errorf("mysql: inspect table %s: %w", d.Qualify(schema, table), err)
@@ -145,7 +145,7 @@ ORDER BY c.ORDINAL_POSITION`, db, table)
 		return nil, fail(err)
 	}
 	if len(out) == 0 {
-		return nil, fail(errors.New("no such table"))
+		return nil, fail(dialects.ErrNoTable)
 	}
 	return out, nil
 }

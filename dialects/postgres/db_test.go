@@ -236,3 +236,9 @@ func TestLock(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnsMissingTable: Columns of a missing table is ErrNoTable.
+func TestColumnsMissingTable(t *testing.T) {
+	db, _ := open(t)
+	dialecttest.CheckColumnsMissingTable(t, Dialect{}, db)
+}

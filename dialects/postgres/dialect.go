@@ -20,7 +20,6 @@ func init() { dialects.Register(Dialect{}) }
 
 var (
 	_ dialects.Dialect = (*Dialect)(nil)
-	_ dialects.Binder  = (*Dialect)(nil)
 	_ dialects.Locker  = (*Dialect)(nil)
 	_ ddl.Preamble     = Dialect{}
 )
@@ -78,7 +77,13 @@ const AllocLockKey int64 = 0x70726F6664620001
 // transaction and ends with it, so there is nothing to release. Advisory
 // locks are per database already; the schema does not change the lock.
 func (Dialect) Lock(string) (acquire, release []string) {
-	return []string{"SELECT pg_advisory_xact_lock(" + strconv.FormatInt(AllocLockKey, 10) + ")"}, nil
+	return []string{"SELECT " + allocLock()}, nil
+}
+
+// allocLock is the call that takes the allocation lock for the
+// transaction, in an export (Lock) and in a script (ScriptForm) alike.
+func allocLock() string {
+	return "pg_advisory_xact_lock(" + strconv.FormatInt(AllocLockKey, 10) + ")"
 }
 
 // quoteAll quotes the stored form of each name and joins them with ", ".
@@ -89,8 +94,6 @@ func (d Dialect) quoteAll(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
-
-var _ dialects.Snapshotter = Dialect{}
 
 // ReadSnapshot returns a read-only REPEATABLE READ transaction: every
 // statement in it sees the database as it was at its first query, catalog
@@ -106,8 +109,6 @@ func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
 // SnapshotStale returns false: PostgreSQL's catalog is read in the
 // snapshot too, so a table created after it began is simply not seen.
 func (Dialect) SnapshotStale(error) bool { return false }
-
-var _ dialects.ReadOnlyError = Dialect{}
 
 // IsReadOnly reports whether err is SQLSTATE 25006, read_only_sql_transaction:
 // what a hot standby, or a session with default_transaction_read_only,

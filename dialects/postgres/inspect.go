@@ -50,7 +50,7 @@ WHERE table_schema = COALESCE(NULLIF($1, ''), current_schema()) AND table_type =
 //   - HasDefault is true for a default other than NULL, an identity column
 //     and a generated column.
 //
-// A table that does not exist is an error.
+// A table that does not exist is an error wrapping dialects.ErrNoTable.
 func (d Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table string) ([]dialects.ColumnInfo, error) {
 	fail := func(err error) error {
 		return fmt.Errorf("postgres: inspect table %s: %w", d.Qualify(schema, table), err)
@@ -113,7 +113,7 @@ ORDER BY ordinal_position`, schema, table)
 		return nil, fail(err)
 	}
 	if len(out) == 0 {
-		return nil, fail(fmt.Errorf("no such table"))
+		return nil, fail(dialects.ErrNoTable)
 	}
 	return out, nil
 }

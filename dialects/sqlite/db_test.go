@@ -279,3 +279,8 @@ func TestModeParameter(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnsMissingTable: Columns of a missing table is ErrNoTable.
+func TestColumnsMissingTable(t *testing.T) {
+	dialecttest.CheckColumnsMissingTable(t, Dialect{}, open(t))
+}

@@ -19,7 +19,6 @@ func init() { dialects.Register(Dialect{}) }
 
 var (
 	_ dialects.Dialect   = (*Dialect)(nil)
-	_ dialects.Binder    = (*Dialect)(nil)
 	_ dialects.AccessDSN = (*Dialect)(nil)
 )
 
@@ -72,8 +71,6 @@ func (d Dialect) quoteAll(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-var _ dialects.Snapshotter = Dialect{}
-
 // ReadSnapshot returns a deferred transaction: its first read takes
 // SQLite's shared lock, held to the end, so every read sees the same
 // committed state; it never takes a write lock. (A writer waits, up to the
@@ -90,6 +87,13 @@ func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
 // shared lock.
 func (Dialect) SnapshotStale(error) bool { return false }
 
+var _ dialects.IndexGrouped = Dialect{}
+
+// GroupsByIndex returns true: SQLite groups the rows of one INST_ID by ID
+// along the (INST_ID, ID) index faster than it counts distinct IDs (its
+// share of BenchmarkExport: 18% against 31%).
+func (Dialect) GroupsByIndex() bool { return true }
+
 var _ dialects.IndexOrdered = Dialect{}
 
 // ReadsIndexOrdered returns true: a read of one INST_ID ordered by ID
@@ -97,8 +101,6 @@ var _ dialects.IndexOrdered = Dialect{}
 // planner would as soon take the (INST_ID, PARENT_ID) index, which orders
 // the rows by parent.
 func (Dialect) ReadsIndexOrdered() bool { return true }
-
-var _ dialects.ReadOnlyError = Dialect{}
 
 // IsReadOnly reports whether err is SQLITE_READONLY (any extended code):
 // the file was opened read-only (mode=ro) or cannot be written.

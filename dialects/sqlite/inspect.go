@@ -66,7 +66,7 @@ func (d Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]
 //   - HasDefault is true for a default other than NULL and for an INTEGER
 //     PRIMARY KEY (SQLite assigns the rowid).
 //
-// A table that does not exist is an error.
+// A table that does not exist is an error wrapping dialects.ErrNoTable.
 func (d Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table string) ([]dialects.ColumnInfo, error) {
 	fail := func(err error) error {
 		return fmt.Errorf("sqlite: inspect table %s: %w", d.Qualify(schema, table), err)
@@ -81,7 +81,7 @@ WHERE type = 'table' AND (?2 = '' OR schema = ?2)
 ORDER BY CASE schema WHEN 'temp' THEN 0 WHEN 'main' THEN 1 ELSE 2 END LIMIT 1`, table, schema).
 		Scan(&strict, &withoutRowid)
 	if err == sql.ErrNoRows {
-		return nil, fail(fmt.Errorf("no such table"))
+		return nil, fail(dialects.ErrNoTable)
 	}
 	if err != nil {
 		return nil, fail(err)
@@ -135,7 +135,7 @@ ORDER BY CASE schema WHEN 'temp' THEN 0 WHEN 'main' THEN 1 ELSE 2 END LIMIT 1`, 
 		return nil, fail(err)
 	}
 	if len(cols) == 0 {
-		return nil, fail(fmt.Errorf("no such table"))
+		return nil, fail(dialects.ErrNoTable)
 	}
 	out := make([]dialects.ColumnInfo, len(cols))
 	for i, c := range cols {

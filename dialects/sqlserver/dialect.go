@@ -31,7 +31,6 @@ type Dialect struct{}
 
 var (
 	_ dialects.Dialect   = Dialect{}
-	_ dialects.Binder    = Dialect{}
 	_ dialects.Locker    = Dialect{}
 	_ ddl.BatchSeparator = Dialect{}
 )
@@ -74,8 +73,11 @@ func (Dialect) Limits() dialects.Limits {
 	return dialects.Limits{MaxParams: MaxParams, MaxRows: MaxRows}
 }
 
+// batchSeparator is the line sqlcmd and SSMS split scripts on.
+const batchSeparator = "GO"
+
 // BatchSeparator returns "GO", the line sqlcmd and SSMS split scripts on.
-func (Dialect) BatchSeparator() string { return "GO" }
+func (Dialect) BatchSeparator() string { return batchSeparator }
 
 // AllocLock is the sp_getapplock resource that serializes result-set
 // allocation.
@@ -100,14 +102,19 @@ func (d Dialect) Lock(string) (acquire, release []string) {
 // applock returns the statement that takes AllocLock in mode for the
 // transaction, failing unless it got it.
 func applock(mode string) string {
-	return "DECLARE @profdb_lock int;\n" +
-		"EXEC @profdb_lock = sp_getapplock @Resource = " + nString(AllocLock) +
-		", @LockMode = " + nString(mode) + ", @LockOwner = N'Transaction', @LockTimeout = " + strconv.Itoa(LockTimeout) + ";\n" +
+	return "DECLARE @profdb_lock int;\n" + getAppLock(mode) + ";\n" +
 		"IF @profdb_lock < 0 RAISERROR(" +
 		nString("profdb: could not lock "+AllocLock+" (sp_getapplock returned %d)") + ", 16, 1, @profdb_lock)"
 }
 
-var _ dialects.Snapshotter = Dialect{}
+// getAppLock is the call of sp_getapplock that takes AllocLock in mode for
+// the transaction, in an export (Lock), a read (ReadSnapshot) and a script
+// (ScriptForm) alike, leaving its status in @profdb_lock, which must be
+// declared.
+func getAppLock(mode string) string {
+	return "EXEC @profdb_lock = sp_getapplock @Resource = " + nString(AllocLock) +
+		", @LockMode = " + nString(mode) + ", @LockOwner = N'Transaction', @LockTimeout = " + strconv.Itoa(LockTimeout)
+}
 
 // ReadSnapshot returns a SNAPSHOT isolation transaction where the
 // database allows it (ALLOW_SNAPSHOT_ISOLATION ON, which Probe reads from
@@ -143,8 +150,6 @@ func (Dialect) SnapshotStale(err error) bool {
 func nString(s string) string {
 	return "N'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
-
-var _ dialects.ReadOnlyError = Dialect{}
 
 // IsReadOnly reports whether err is SQL Server's error 3906: the database
 // is read-only (a read-only database, or a readable secondary replica).

@@ -48,8 +48,8 @@ func (Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]st
 // Columns describes the columns of table in schema ("" for the login's
 // default schema), in table order, from INFORMATION_SCHEMA.COLUMNS. The
 // table name is matched by the database's collation (case-insensitively
-// under SQL Server's default collations). A table without columns (one that
-// does not exist) gives an empty list.
+// under SQL Server's default collations). A table that does not exist is an
+// error wrapping dialects.ErrNoTable.
 func (Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table string) ([]dialects.ColumnInfo, error) {
 	cond, args := schemaFilter(schema)
 	args = append(args, table)
@@ -80,6 +80,9 @@ func (Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table strin
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlserver: columns of %s: %w", table, err)
 	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("sqlserver: columns of %s: %w", table, dialects.ErrNoTable)
+	}
 	return cols, nil
 }
 
@@ -91,7 +94,9 @@ func (Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table strin
 //     (tinyint is unsigned, 0 to 255);
 //   - nvarchar, varchar, nchar, char, ntext, text: String with MaxChars
 //     the declared length, 0 for MAX (length -1) and for the large-object
-//     types ntext and text;
+//     types ntext and text; a declared length counts UTF-16 code units
+//     (MaxCharsUTF16), as NVARCHAR(n) and NCHAR(n) do (VARCHAR(n) and
+//     CHAR(n) count bytes, of which there are at least as many);
 //   - decimal, numeric, money, smallmoney: Decimal with Precision and Scale;
 //   - float, real: Float with FloatBits 64 for float (FLOAT(53)) and 32 for
 //     real; SQL Server stores FLOAT(n) with n <= 24 as real, and a float
@@ -116,7 +121,7 @@ func describe(dataType string, maxLen, prec, scale sql.NullInt64) dialects.Colum
 		case maxLen.Valid && maxLen.Int64 == -1:
 			c.DBType += "(max)"
 		case maxLen.Valid:
-			c.MaxChars = maxLen.Int64
+			c.MaxChars, c.MaxCharsUTF16 = maxLen.Int64, true
 			c.DBType += "(" + strconv.FormatInt(maxLen.Int64, 10) + ")"
 		}
 	case "ntext", "text":

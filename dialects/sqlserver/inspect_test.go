@@ -154,10 +154,10 @@ func TestColumns(t *testing.T) {
 	}
 	want := []dialects.ColumnInfo{
 		{Name: "CAPTION", DBType: "nvarchar(max)", Type: ddl.String, Nullable: true},
-		{Name: "SHORT", DBType: "nvarchar(50)", Type: ddl.String, HasDefault: true, MaxChars: 50},
-		{Name: "A", DBType: "varchar(8000)", Type: ddl.String, Nullable: true, MaxChars: 8000},
-		{Name: "B", DBType: "nchar(10)", Type: ddl.String, Nullable: true, MaxChars: 10},
-		{Name: "C", DBType: "char(1)", Type: ddl.String, Nullable: true, MaxChars: 1},
+		{Name: "SHORT", DBType: "nvarchar(50)", Type: ddl.String, HasDefault: true, MaxChars: 50, MaxCharsUTF16: true},
+		{Name: "A", DBType: "varchar(8000)", Type: ddl.String, Nullable: true, MaxChars: 8000, MaxCharsUTF16: true},
+		{Name: "B", DBType: "nchar(10)", Type: ddl.String, Nullable: true, MaxChars: 10, MaxCharsUTF16: true},
+		{Name: "C", DBType: "char(1)", Type: ddl.String, Nullable: true, MaxChars: 1, MaxCharsUTF16: true},
 		{Name: "D", DBType: "ntext", Type: ddl.String, Nullable: true},
 		{Name: "E", DBType: "text", Type: ddl.String, Nullable: true},
 		{Name: "INST_ID", DBType: "bigint", Type: ddl.Integer, IntBits: 64},
@@ -190,9 +190,10 @@ func TestColumns(t *testing.T) {
 		t.Errorf("args %v", f.args[0])
 	}
 
+	// No rows: the table does not exist.
 	f.rows = nil
-	if _, err := d.Columns(ctx, db, "prof", "INSTANCES"); err != nil {
-		t.Fatal(err)
+	if _, err := d.Columns(ctx, db, "prof", "INSTANCES"); !errors.Is(err, dialects.ErrNoTable) || !strings.Contains(err.Error(), "INSTANCES") {
+		t.Fatalf("Columns of a missing table = %v, want ErrNoTable naming it", err)
 	}
 	if q := f.queries[1]; !strings.Contains(q, "TABLE_SCHEMA = @p1") || !strings.Contains(q, "TABLE_NAME = @p2") ||
 		!reflect.DeepEqual(f.args[1], []any{"prof", "INSTANCES"}) {

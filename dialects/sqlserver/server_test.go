@@ -10,6 +10,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
@@ -151,4 +152,10 @@ func TestRealServer(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestColumnsMissingTable: Columns of a missing table is ErrNoTable, on the
+// server named by PROFDB_TEST_SQLSERVER.
+func TestColumnsMissingTable(t *testing.T) {
+	dialecttest.CheckColumnsMissingTable(t, sqlserver.Dialect{}, testdb.Open(t, testdb.Fresh(t, "sqlserver")))
 }

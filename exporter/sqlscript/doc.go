@@ -30,11 +30,15 @@
 //
 // # Dialect forms
 //
-// The allocated IDs live where each dialect can keep them between
-// statements: a TEMP table (SQLite, PostgreSQL) read through scalar
-// subqueries, user variables (MySQL), or T-SQL variables (SQL Server, whose
-// whole data part is therefore one batch, with no GO after the DDL; with SET
-// XACT_ABORT ON an error rolls everything back and ends the batch).
+// What differs between the dialects' scripts, their statements and
+// literals, is the dialect's own: each dialect package implements
+// dialects.Scripter, and takes in its script the allocation lock its
+// dialects.Locker takes for an export. The allocated IDs live where each
+// dialect can keep them between statements: a TEMP table (SQLite,
+// PostgreSQL) read through scalar subqueries, user variables (MySQL), or a
+// #temp table (SQL Server) read into T-SQL variables at the start of each
+// batch, every batch checking that the one before it ran to its end (with
+// SET XACT_ABORT ON an error rolls everything back and ends the batch).
 //
 // Values are literals in canonical form (see resultset.Convert), escaped for
 // the dialect: strings in single quotes, each single quote inside doubled,

@@ -56,7 +56,8 @@ const (
 // takes one result set at a time.
 type Script struct {
 	d        dialects.Dialect
-	f        form
+	f        dialects.ScriptForm
+	sep      string // the dialect's batch separator line, or ""
 	opts     Options
 	spool    *os.File
 	w        *bufio.Writer
@@ -64,20 +65,21 @@ type Script struct {
 	sets     int
 	used     map[string]bool // profilers exported
 	open     *resultWriter
-	step     int  // data batches written (SQL Server, see sqlserverForm)
-	nul      bool // some text written holds U+0000 (see nulGuarder)
+	step     int  // data batches written (see dialects.ScriptForm.Batch)
+	nul      bool // some text written holds U+0000 (see dialects.ScriptForm.NULGuard)
 	rowLimit int
 	closed   bool
 }
 
 var _ resultset.Target = (*Script)(nil)
 
-// New returns an empty script for dialect d. Its temporary file lives in
-// os.TempDir(); call Close to remove it.
+// New returns an empty script for dialect d, which must be a
+// dialects.Scripter. Its temporary file lives in os.TempDir(); call Close
+// to remove it.
 func New(d dialects.Dialect, o Options) (*Script, error) {
-	f, err := formFor(d, o.Schema)
-	if err != nil {
-		return nil, err
+	sc, ok := d.(dialects.Scripter)
+	if !ok {
+		return nil, fmt.Errorf("sqlscript: no script form for dialect %s", d.Name())
 	}
 	if strings.ContainsFunc(o.Schema, unicode.IsControl) {
 		return nil, fmt.Errorf("sqlscript: schema %q: control characters are not allowed", o.Schema)
@@ -93,7 +95,11 @@ func New(d dialects.Dialect, o Options) (*Script, error) {
 	if l := d.Limits().MaxRows; l > 0 && l < rows {
 		rows = l
 	}
-	return &Script{d: d, f: f, opts: o, spool: spool, w: bufio.NewWriterSize(spool, 256<<10),
+	sep := ""
+	if bs, ok := d.(ddl.BatchSeparator); ok {
+		sep = bs.BatchSeparator()
+	}
+	return &Script{d: d, f: sc.ScriptForm(o.Schema), sep: sep, opts: o, spool: spool, w: bufio.NewWriterSize(spool, 256<<10),
 		used: map[string]bool{}, rowLimit: rows}, nil
 }
 
@@ -173,7 +179,7 @@ func (s *Script) WriteTo(w io.Writer) (int64, error) {
 		return cw.n, fmt.Errorf("sqlscript: %w", err)
 	}
 	bw.WriteString("\n-- end of the result sets\n")
-	s.writeAll(bw, s.f.batch(s.step+1, s.f.end(), true))
+	s.writeAll(bw, s.f.Batch(s.step+1, s.f.End(), true))
 	err := bw.Flush()
 	return cw.n, err
 }
@@ -193,7 +199,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // writeAll writes statements, each ended by ";" and a line break; the
 // batch separator is written as a line of its own.
 func (s *Script) writeAll(w *bufio.Writer, stmts []string) {
-	sep := s.f.separator()
+	sep := s.sep
 	for _, st := range stmts {
 		if sep != "" && st == sep {
 			w.WriteString(sep + "\n")
@@ -205,18 +211,18 @@ func (s *Script) writeAll(w *bufio.Writer, stmts []string) {
 }
 
 // literal returns the SQL literal of a canonical value of type t, noting
-// text that holds U+0000 (see nulGuarder).
+// text that holds U+0000 (see dialects.ScriptForm.NULGuard).
 func (s *Script) literal(t ddl.Type, v any) (string, error) {
 	if str, ok := v.(string); ok && strings.IndexByte(str, 0) >= 0 {
 		s.nul = true
 	}
-	return literal(s.d.Name(), t, v)
+	return s.f.Literal(t, v)
 }
 
 // emit writes statements of the data part that run together.
 func (s *Script) emit(stmts ...string) {
 	s.step++
-	s.writeAll(s.w, s.f.batch(s.step, stmts, false))
+	s.writeAll(s.w, s.f.Batch(s.step, stmts, false))
 }
 
 // writeHead writes everything before the first result set.
@@ -236,23 +242,23 @@ func (s *Script) writeHead(w *bufio.Writer) {
 		header = append(header, "schema: "+s.opts.Schema)
 	}
 	header = append(header,
-		"run: "+s.f.runHint(),
+		"run: "+s.d.RunHint(dialects.DataScript),
 		"INST_IDs and RELATIONS IDs are assigned when the script runs: it appends to",
 		"a database that already holds result sets. Everything is one transaction.")
 	for _, h := range header {
 		w.WriteString("-- ")
-		w.WriteString(comment(h))
+		w.WriteString(dialects.CommentText(h))
 		w.WriteByte('\n')
 	}
 	w.WriteByte('\n')
-	sep := s.f.separator()
-	s.writeAll(w, s.f.begin())
+	sep := s.sep
+	s.writeAll(w, s.f.Begin())
 	if sep != "" {
 		w.WriteString(sep + "\n")
 	}
-	if g, ok := s.f.(nulGuarder); ok && s.nul {
+	if guard := s.f.NULGuard(); s.nul && len(guard) > 0 {
 		w.WriteString("\n-- the text below holds U+0000 (NUL): stop here if the server cannot store it\n")
-		s.writeAll(w, g.nulGuard())
+		s.writeAll(w, guard)
 		if sep != "" {
 			w.WriteString(sep + "\n")
 		}
@@ -273,7 +279,7 @@ func (s *Script) writeHead(w *bufio.Writer) {
 		}
 	}
 	w.WriteByte('\n')
-	s.writeAll(w, s.f.afterDDL())
+	s.writeAll(w, s.f.AfterDDL())
 }
 
 func orNone(s string) string {
@@ -303,16 +309,6 @@ func (s *Script) tables() []ddl.Table {
 		}
 	}
 	return out
-}
-
-// comment makes text safe for a "-- " comment line.
-func comment(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 // resultWriter writes one result set into the spool.
@@ -349,7 +345,7 @@ func (rw *resultWriter) cols(names []string) []string {
 func (rw *resultWriter) begin() error {
 	s := rw.s
 	w := s.w
-	fmt.Fprintf(w, "\n-- result set %d: %s %s\n", s.sets+1, rw.def.Name, comment(fmt.Sprintf("%q", rw.header.Caption)))
+	fmt.Fprintf(w, "\n-- result set %d: %s %s\n", s.sets+1, rw.def.Name, dialects.CommentText(fmt.Sprintf("%q", rw.header.Caption)))
 	inst := rw.qualified(profilers.InstancesTable)
 	if !s.opts.NoCreate {
 		// No INST_ID is given out twice: not those of deleted result sets,
@@ -357,15 +353,15 @@ func (rw *resultWriter) begin() error {
 		inst = "(SELECT " + rw.col(ddl.InstID) + " FROM " + inst + " UNION ALL SELECT " + rw.col(ddl.InstID) +
 			" FROM " + rw.qualified(profilers.ResultSetsTable) + ") profdb_all"
 	}
-	s.emit(s.f.allocate(inst, rw.col(ddl.InstID), rw.qualified(profilers.RelationsTable), rw.col(ddl.ID))...)
+	s.emit(s.f.Allocate(inst, rw.col(ddl.InstID), rw.qualified(profilers.RelationsTable), rw.col(ddl.ID))...)
 	if !s.opts.NoCreate {
-		vals := []string{s.f.instID(), s.f.utcNow()}
+		vals := []string{s.f.InstID(), s.f.UTCNow()}
 		host, _ := os.Hostname()
 		for _, v := range []string{host, rw.header.Input, s.opts.Version} {
 			lit := "NULL"
 			if v != "" {
 				var err error
-				if lit, err = stringLiteral(s.d.Name(), v); err != nil {
+				if lit, err = s.f.Literal(ddl.String, v); err != nil {
 					return err
 				}
 			}
@@ -380,17 +376,17 @@ func (rw *resultWriter) begin() error {
 	for i, t := range rw.def.Tables {
 		parent := "NULL"
 		if t.Parent != "" {
-			p, err := stringLiteral(s.d.Name(), t.Parent)
+			p, err := s.f.Literal(ddl.String, t.Parent)
 			if err != nil {
 				return err
 			}
 			parent = p
 		}
-		child, err := stringLiteral(s.d.Name(), t.Name)
+		child, err := s.f.Literal(ddl.String, t.Name)
 		if err != nil {
 			return err
 		}
-		ins.add(child + ", " + parent + ", " + s.f.relID(i+1) + ", " + s.f.instID())
+		ins.add(child + ", " + parent + ", " + s.f.RelID(i+1) + ", " + s.f.InstID())
 	}
 	ins.flush()
 	return nil
@@ -507,7 +503,7 @@ func (rw *resultWriter) Commit() (resultset.Result, error) {
 		}
 		lits = append(lits, lit)
 	}
-	lits = append(lits, s.f.instID())
+	lits = append(lits, s.f.InstID())
 	rw.refusals()
 	ins := newInsert(rw, profilers.InstancesTable, rw.cols(instanceCols))
 	ins.add(strings.Join(lits, ", "))
@@ -564,7 +560,7 @@ func (rw *resultWriter) refusals() {
 	s := rw.s
 	col := func(_, name string) string { return rw.col(name) }
 	for _, t := range rw.def.Tables {
-		for _, chk := range store.TableChecks(t, s.f.instID(), rw.qualified, col) {
+		for _, chk := range store.TableChecks(t, s.f.InstID(), rw.qualified, col) {
 			// What matters first: MySQL quotes only the first 128
 			// characters of the message.
 			before, after := "profdb: table "+t.Name+", row ID ", ": "
@@ -577,7 +573,7 @@ func (rw *resultWriter) refusals() {
 				after += "PARENT_ID is not -1 (a top-level table)"
 			}
 			after += fmt.Sprintf("; result set %d refused, nothing written", s.sets+1)
-			s.emit(s.f.refuse(chk.Query, before, after)...)
+			s.emit(s.f.Refuse(chk.Query, before, after)...)
 		}
 	}
 }
@@ -622,7 +618,7 @@ func (tw *tableWriter) Write(row []any) error {
 		b.WriteString(lit)
 		b.WriteString(", ")
 	}
-	b.WriteString(rw.s.f.instID())
+	b.WriteString(rw.s.f.InstID())
 	tw.ins.add(b.String())
 	tw.rows++
 	return nil
@@ -664,3 +660,10 @@ func (in *insert) flush() {
 	in.buf.Reset()
 	in.rows, in.bytes = 0, 0
 }
+
+// The columns of INSTANCES and RELATIONS the script writes, in the
+// exporter's order.
+var (
+	instanceCols = []string{"CAPTION", "COUNTER_DESCRIPTION", "COUNTER_FREQUENCY", "COUNTER_NAME", ddl.InstID}
+	relationCols = []string{"COL_CHILD_TABLE", "COL_PARENT_TABLE", ddl.ID, ddl.InstID}
+)

@@ -494,3 +494,20 @@ func TestRollbackAndErrors(t *testing.T) {
 		t.Error("the DDL is not that of the profilers exported")
 	}
 }
+
+// TestNoScriptForm: a dialect that is no dialects.Scripter has no scripts;
+// New says so.
+func TestNoScriptForm(t *testing.T) {
+	d, err := dialects.Lookup("sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlscript.New(struct{ dialects.Dialect }{d}, sqlscript.Options{})
+	if err == nil {
+		s.Close()
+		t.Fatal("New made a script for a dialect without a script form")
+	}
+	if want := "sqlscript: no script form for dialect sqlite"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+}

@@ -1,0 +1,99 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+)
+
+var _ dialects.Scripter = Dialect{}
+
+// RunHint returns how psql runs a script, stopping at the first error.
+func (Dialect) RunHint(dialects.ScriptKind) string {
+	return "psql -v ON_ERROR_STOP=1 -d DATABASE -f FILE"
+}
+
+// ScriptForm returns the form of a PostgreSQL script: the
+// transaction-scoped advisory lock of an export (allocLock), taken in a DO
+// block so that psql prints nothing; the IDs live in a TEMP table dropped
+// at commit. client_encoding and standard_conforming_strings make the
+// literals mean what they say whatever the client's locale;
+// client_min_messages keeps the notices of CREATE ... IF NOT EXISTS quiet.
+// The schema does not change the form: advisory locks are per database.
+func (Dialect) ScriptForm(string) dialects.ScriptForm { return scriptForm{} }
+
+type scriptForm struct{}
+
+// tempIDs is the TEMP table that holds a script's IDs.
+const tempIDs = "profdb_ids"
+
+func (scriptForm) Begin() []string {
+	return []string{
+		"SET client_encoding = 'UTF8'",
+		"SET client_min_messages = warning",
+		"SET standard_conforming_strings = on",
+		"BEGIN",
+		"DO $$BEGIN PERFORM " + allocLock() + "; END$$",
+	}
+}
+
+// NULGuard returns nil: Literal refuses text with NUL.
+func (scriptForm) NULGuard() []string { return nil }
+func (scriptForm) AfterDDL() []string {
+	return []string{"CREATE TEMP TABLE " + tempIDs + " (inst_id BIGINT, rel_id BIGINT) ON COMMIT DROP"}
+}
+func (scriptForm) Allocate(inst, instCol, rel, relCol string) []string {
+	return dialects.AllocateInto("pg_temp."+tempIDs, inst, instCol, rel, relCol)
+}
+func (scriptForm) InstID() string { return "(SELECT inst_id FROM pg_temp." + tempIDs + ")" }
+func (scriptForm) UTCNow() string {
+	return `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+}
+func (scriptForm) RelID(k int) string {
+	return "(SELECT rel_id FROM pg_temp." + tempIDs + ") + " + strconv.Itoa(k)
+}
+func (scriptForm) End() []string { return []string{"COMMIT"} }
+func (scriptForm) Refuse(query, before, after string) []string {
+	msg, _ := scriptText(strings.ReplaceAll(before, "%", "%%") + "%" + strings.ReplaceAll(after, "%", "%%"))
+	return []string{"DO $$DECLARE v text;\nBEGIN\n  SELECT COALESCE(q.fault_id::text, 'NULL') INTO v FROM (" + query + ") q LIMIT 1;\n" +
+		"  IF FOUND THEN RAISE EXCEPTION " + msg + ", v; END IF;\nEND$$"}
+}
+func (scriptForm) Batch(_ int, stmts []string, _ bool) []string { return stmts }
+
+// Literal writes NULL, integers, doubles (dialects.FloatLiteral), decimals
+// as numeric literals and text (scriptText).
+func (scriptForm) Literal(t ddl.Type, v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "NULL", nil
+	case int64:
+		return dialects.IntLiteral(x), nil
+	case float64:
+		return dialects.FloatLiteral(x)
+	case ddl.Dec:
+		return string(x), nil
+	case string:
+		return scriptText(x)
+	}
+	return "", fmt.Errorf("postgres: no literal for %T in a %s column", v, t)
+}
+
+// errNUL is the error for text PostgreSQL cannot store.
+var errNUL = errors.New("text contains the character U+0000, which PostgreSQL text cannot hold")
+
+// scriptText quotes text in single quotes, doubling single quotes inside
+// (the script sets standard_conforming_strings). A carriage return is
+// written as chr(13) joined to the rest with ||: psql on Windows reads its
+// input in text mode. NUL is an error, text cannot hold it.
+func scriptText(s string) (string, error) {
+	if strings.IndexByte(s, 0) >= 0 {
+		return "", errNUL
+	}
+	return dialects.QuoteText(s, "\r", func(c byte) string { return "chr(" + strconv.Itoa(int(c)) + ")" }, func(parts []string) string {
+		return "(" + strings.Join(parts, " || ") + ")"
+	}), nil
+}

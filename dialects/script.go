@@ -1,0 +1,167 @@
+package dialects
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/profdb/profdb/ddl"
+)
+
+// ScriptKind is what a SQL script that profdb writes does, which decides
+// how the dialect's own client should run it (Dialect.RunHint).
+type ScriptKind int
+
+const (
+	// DDLScript creates tables and indexes, every statement safe to run
+	// again ("profdb ddl").
+	DDLScript ScriptKind = iota
+	// DataScript writes result sets in one transaction that must stop at
+	// the first error, with text from the data in its literals ("profdb
+	// export --sql-out").
+	DataScript
+)
+
+// Scripter is implemented by dialects for which profdb writes result sets
+// as a SQL script that the dialect's own client runs ("profdb export
+// --sql-out", package exporter/sqlscript). Like the rest of a Dialect it
+// returns SQL text and does no I/O.
+type Scripter interface {
+	// ScriptForm returns the statements of a script that writes into
+	// schema ("" for the connection's default).
+	ScriptForm(schema string) ScriptForm
+}
+
+// ScriptForm is what differs between the dialects' scripts. A script
+// holds, in order: Begin; NULGuard, when some text holds U+0000; the DDL;
+// AfterDDL; for each result set, its statements (Allocate, its INSERTs and
+// one Refuse for each check) in batches (Batch); and End in the final
+// batch. Statements are written each followed by ";" and a line break,
+// except the dialect's batch separator (ddl.BatchSeparator), which is a
+// line of its own: a ScriptForm may return it among its statements.
+//
+// The script takes the allocation lock that an export takes (Locker), so
+// that a script and "profdb export" running at once take turns.
+type ScriptForm interface {
+	// Begin returns the statements before the DDL: session settings, and
+	// where DDL takes part in transactions, the start of the transaction
+	// and the allocation lock.
+	Begin() []string
+	// NULGuard returns the statements, run before anything is written,
+	// that stop the script when the server cannot store text holding
+	// U+0000 (NUL); nil when every server of the dialect can or when
+	// Literal refuses such text.
+	NULGuard() []string
+	// AfterDDL returns the statements between the DDL and the first
+	// result set.
+	AfterDDL() []string
+	// Allocate returns the statements that compute a result set's INST_ID
+	// and RELATIONS base ID from the tables inst and rel (qualified, or a
+	// derived table for inst) and their quoted INST_ID and ID columns.
+	Allocate(inst, instCol, rel, relCol string) []string
+	// InstID is the expression for the current INST_ID.
+	InstID() string
+	// UTCNow is the expression for the time the statement runs, as text in
+	// the form 2006-01-02T15:04:05Z.
+	UTCNow() string
+	// RelID is the expression for the k-th (1-based) RELATIONS ID.
+	RelID(k int) string
+	// Refuse returns the statements that stop the script, rolling back,
+	// when query returns a row, whose first column is fault_id: the
+	// message is before, the row's fault_id (or NULL), after. Where the
+	// client's error cannot carry the message (SQLite), a comment above the
+	// statement says what failed.
+	Refuse(query, before, after string) []string
+	// End returns the statements that commit and release the lock.
+	End() []string
+	// Batch wraps the statements of the data part that run together: with
+	// a batch separator, step numbers the batches from 1 and final marks
+	// the last one, the commit; without one, it returns stmts.
+	Batch(step int, stmts []string, final bool) []string
+	// Literal returns the SQL literal of v, a canonical value (see Dec) of
+	// logical type t, that the server reads back as the same value.
+	Literal(t ddl.Type, v any) (string, error)
+}
+
+// IntLiteral writes an int64 for a script. The smallest one is written as
+// an expression: 9223372036854775808 alone is out of the integer range in
+// every dialect (SQLite would read it as a REAL, then negate it).
+func IntLiteral(i int64) string {
+	if i == math.MinInt64 {
+		return "(-9223372036854775807-1)"
+	}
+	return strconv.FormatInt(i, 10)
+}
+
+// FloatLiteral writes a finite double as the shortest decimal that reads
+// back as f, with an exponent so that MySQL and SQL Server take it for a
+// floating-point literal (without one they make it an exact decimal
+// first; PostgreSQL always does, and converts with strtod). They parse it
+// exactly. NaN and infinities are an error.
+func FloatLiteral(f float64) (string, error) {
+	if err := Finite(f); err != nil {
+		return "", err
+	}
+	return strconv.FormatFloat(f, 'e', -1, 64), nil
+}
+
+// Finite returns an error for NaN and the infinities, which no column
+// profdb writes holds.
+func Finite(f float64) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Errorf("%v is not a finite number", f)
+	}
+	return nil
+}
+
+// QuoteText writes s as a string literal in single quotes, each single
+// quote inside doubled, with every byte of special written as char(c)
+// instead, the pieces joined by join; without special bytes it is s
+// quoted.
+func QuoteText(s, special string, char func(c byte) string, join func(parts []string) string) string {
+	if !strings.ContainsAny(s, special) {
+		return QuoteWith('\'', '\'', s)
+	}
+	var parts []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(special, s[i]) < 0 {
+			continue
+		}
+		if i > start {
+			parts = append(parts, QuoteWith('\'', '\'', s[start:i]))
+		}
+		parts = append(parts, char(s[i]))
+		start = i + 1
+	}
+	if start < len(s) {
+		parts = append(parts, QuoteWith('\'', '\'', s[start:]))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return join(parts)
+}
+
+// AllocateInto returns the statements of ScriptForm.Allocate for a script
+// that keeps its IDs in the one row of the temporary table tmp (inst_id,
+// rel_id).
+func AllocateInto(tmp, inst, instCol, rel, relCol string) []string {
+	return []string{
+		"DELETE FROM " + tmp,
+		"INSERT INTO " + tmp + " (inst_id, rel_id) SELECT\n  (SELECT COALESCE(MAX(" + instCol + "), 0) + 1 FROM " + inst + "),\n  (SELECT COALESCE(MAX(" + relCol + "), 0) FROM " + rel + ")",
+	}
+}
+
+// CommentText makes text safe for a "-- " comment line of a script: every
+// control character becomes a space.
+func CommentText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}

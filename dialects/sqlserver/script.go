@@ -1,0 +1,158 @@
+package sqlserver
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+)
+
+var _ dialects.Scripter = Dialect{}
+
+// RunHint returns how sqlcmd runs a script, stopping at the first error
+// (-b); a data script with -x too, so that sqlcmd expands no $(...) in the
+// data.
+func (Dialect) RunHint(k dialects.ScriptKind) string {
+	if k == dialects.DataScript {
+		return "sqlcmd -b -x -d DATABASE -i FILE"
+	}
+	return "sqlcmd -b -d DATABASE -i FILE"
+}
+
+// ScriptForm returns the form of a SQL Server script. Scripts are split
+// into batches by GO lines, and T-SQL variables do not outlive a batch, so
+// the IDs live in a #temp table. SET XACT_ABORT ON makes a run-time error
+// roll the transaction back and end the batch; the later batches would
+// then run outside any transaction, and a compile error (a column the
+// table lacks) ends its batch without any rollback. So every data batch
+// starts by checking that the transaction is still open and that the batch
+// before it ran to its end (it counts batches in #profdb_ids.step); if not,
+// it rolls back and stops with THROW, which ends the batch. Run with
+// sqlcmd -b, the client stops at the first error anyway; -x keeps it from
+// expanding $(...) in the data. The lock is an export's (getAppLock),
+// owned by the transaction. The schema does not change the form:
+// application locks are per database.
+func (Dialect) ScriptForm(string) dialects.ScriptForm { return scriptForm{} }
+
+type scriptForm struct{}
+
+// tempIDs is the #temp table that holds a script's IDs.
+const tempIDs = "#profdb_ids"
+
+func (scriptForm) Begin() []string { return []string{"SET NOCOUNT ON", "SET XACT_ABORT ON"} }
+
+// NULGuard stops the script where NCHAR(0), the script's NUL, is NULL: SQL
+// Server stores NUL in NVARCHAR, but Babelfish (PostgreSQL underneath)
+// cannot, and its NCHAR(0) is NULL, which would turn every text holding one
+// into NULL without an error.
+func (scriptForm) NULGuard() []string {
+	return []string{"IF NCHAR(0) IS NULL THROW 50000, " +
+		"N'profdb: this script holds text with the character U+0000 (NUL), which this server cannot store (NCHAR(0) is NULL); nothing was written', 1"}
+}
+func (scriptForm) AfterDDL() []string {
+	return []string{
+		"IF OBJECT_ID(N'tempdb.." + tempIDs + "') IS NOT NULL DROP TABLE " + tempIDs,
+		"CREATE TABLE " + tempIDs + " (inst_id bigint NULL, rel_id bigint NULL, step int NOT NULL)",
+		"BEGIN TRANSACTION",
+		"DECLARE @profdb_lock int",
+		getAppLock("Exclusive"),
+		"IF @profdb_lock < 0 THROW 50000, " + nString("profdb: could not lock "+AllocLock) + ", 1",
+		"INSERT INTO " + tempIDs + " (step) VALUES (0)",
+		batchSeparator,
+	}
+}
+func (scriptForm) Allocate(inst, instCol, rel, relCol string) []string {
+	return []string{
+		"UPDATE " + tempIDs + " SET\n  inst_id = (SELECT COALESCE(MAX(" + instCol + "), 0) + 1 FROM " + inst + "),\n  rel_id = (SELECT COALESCE(MAX(" + relCol + "), 0) FROM " + rel + ")",
+	}
+}
+func (scriptForm) InstID() string { return "@profdb_inst_id" }
+func (scriptForm) UTCNow() string {
+	return "CONVERT(nvarchar(19), SYSUTCDATETIME(), 126) + N'Z'"
+}
+func (scriptForm) RelID(k int) string { return "@profdb_rel_id + " + strconv.Itoa(k) }
+func (scriptForm) End() []string {
+	return []string{"COMMIT TRANSACTION", "DROP TABLE " + tempIDs}
+}
+func (scriptForm) Refuse(query, before, after string) []string {
+	return []string{
+		"DECLARE @profdb_refused nvarchar(2048)",
+		"SELECT TOP 1 @profdb_refused = CONCAT(" + scriptText(before) + ", COALESCE(CAST(q.fault_id AS nvarchar(20)), N'NULL'), " + scriptText(after) + ") FROM (" + query + ") q",
+		"IF @profdb_refused IS NOT NULL\nBEGIN\n  ROLLBACK TRANSACTION;\n  THROW 50000, @profdb_refused, 1;\nEND",
+	}
+}
+
+// Batch makes stmts the batch number step: it runs only when the
+// transaction is open and batch step-1 ran to its end, and unless it is the
+// final one (the commit) it records its own end.
+func (scriptForm) Batch(step int, stmts []string, final bool) []string {
+	guard := []string{
+		"IF @@TRANCOUNT = 0 OR NOT EXISTS (SELECT 1 FROM " + tempIDs + " WHERE step = " + strconv.Itoa(step-1) + ")\n" +
+			"BEGIN\n" +
+			"  IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;\n" +
+			"  THROW 50000, N'profdb: an earlier batch of this script failed; everything is rolled back and nothing more is written', 1;\n" +
+			"END",
+	}
+	if final {
+		return append(append(guard, stmts...), batchSeparator)
+	}
+	out := append(guard,
+		"DECLARE @profdb_inst_id bigint, @profdb_rel_id bigint",
+		"SELECT @profdb_inst_id = inst_id, @profdb_rel_id = rel_id FROM "+tempIDs)
+	out = append(out, stmts...)
+	return append(out, "UPDATE "+tempIDs+" SET step = "+strconv.Itoa(step), batchSeparator)
+}
+
+// Literal writes NULL, integers, doubles (dialects.FloatLiteral), decimals
+// as numeric literals and text (scriptText).
+func (scriptForm) Literal(t ddl.Type, v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "NULL", nil
+	case int64:
+		return dialects.IntLiteral(x), nil
+	case float64:
+		return dialects.FloatLiteral(x)
+	case ddl.Dec:
+		return string(x), nil
+	case string:
+		return scriptText(x), nil
+	}
+	return "", fmt.Errorf("sqlserver: no literal for %T in a %s column", v, t)
+}
+
+// scriptText writes text as N'...', doubling single quotes inside. CR, LF
+// and NUL are written as NCHAR(n), and "$(" is split between two literals,
+// so that no string spans lines (sqlcmd would take a GO line inside it for
+// a batch end; the sqlcmd shell would drop the CR of a CR LF) and sqlcmd
+// finds no scripting variable in it; the pieces are joined with + after a
+// CAST to NVARCHAR(MAX), which keeps long text from being cut at 4000
+// characters.
+func scriptText(s string) string {
+	if !strings.ContainsAny(s, "\r\n\x00") && !strings.Contains(s, "$(") {
+		return nString(s)
+	}
+	var parts []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\r' || c == '\n' || c == 0:
+			if i > start {
+				parts = append(parts, nString(s[start:i]))
+			}
+			parts = append(parts, "NCHAR("+strconv.Itoa(int(c))+")")
+			start = i + 1
+		case c == '(' && i > 0 && s[i-1] == '$':
+			parts = append(parts, nString(s[start:i]))
+			start = i
+		}
+	}
+	if start < len(s) {
+		parts = append(parts, nString(s[start:]))
+	}
+	parts[0] = "CAST(" + parts[0] + " AS NVARCHAR(MAX))"
+	return "(" + strings.Join(parts, " + ") + ")"
+}
