@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/profdb/profdb/store"
+)
+
+func newListCmd() *cobra.Command {
+	var dsn, schema string
+	var asJSON bool
+	var conn connOptions
+	cmd := &cobra.Command{
+		Use:   "list [--db DSN] [--json]",
+		Short: "List the result sets in a database",
+		Long: `list prints the result sets in INSTANCES: each one's INST_ID, profiler (found
+from its RELATIONS rows), row count and caption, and, where the database has
+profdb's own PROFDB_RESULT_SETS table, when it was exported (UTC), on which
+host, by which profdb version and from what input ("-" where not recorded).`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			list, err := db.List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if list == nil {
+					list = []store.Listing{}
+				}
+				return writeJSON(cmd.OutOrStdout(), list)
+			}
+			// What PROFDB_RESULT_SETS records is shown when the database
+			// has it for any result set.
+			recorded := slices.ContainsFunc(list, func(l store.Listing) bool { return l.ExportedAt != "" })
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			if recorded {
+				fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tEXPORTED (UTC)\tHOST\tVERSION\tINPUT\tCAPTION")
+			} else {
+				fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tCAPTION")
+			}
+			for _, l := range list {
+				p := l.Profiler
+				if p == "" {
+					p = "?"
+				}
+				if recorded {
+					version, _, _ := strings.Cut(l.Version, " ")
+					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", l.InstID, p, l.Rows, orDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z")),
+						orDash(l.Host), orDash(version), orDash(l.Input), strconv.Quote(l.Caption))
+					continue
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", l.InstID, p, l.Rows, strconv.Quote(l.Caption))
+			}
+			return tw.Flush()
+		},
+	}
+	dbFlag(cmd, &dsn)
+	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	connFlags(cmd, &conn)
+	return cmd
+}
