@@ -23,7 +23,7 @@ type copyOptions struct {
 	conn                                               connOptions
 }
 
-func newCopyCmd() *cobra.Command {
+func newCopyCmd(rep *ledger) *cobra.Command {
 	var o copyOptions
 	cmd := &cobra.Command{
 		Use:   "copy --from DSN --to DSN [--inst N]...",
@@ -65,7 +65,7 @@ one consistent snapshot.`,
 	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 	progressFlags(cmd, &o.quiet, &o.progressMode)
 	retriesFlag(cmd, &o.retries)
-	connFlags(cmd, &o.conn)
+	connFlags(cmd, &o.conn, rep)
 	return cmd
 }
 
@@ -102,7 +102,7 @@ func (o *copyOptions) run(ctx context.Context, stdout, stderr io.Writer, mode ex
 	}
 	defer dstDB.Close()
 	dst := exporter.New(dstDB, exporter.Options{Bulk: mode, Retries: o.retries, Version: versionLine(), Progress: prog.set})
-	obs := copyObserver{r: ledgerFrom(ctx), prog: prog, stdout: stdout, quiet: o.asJSON}
+	obs := copyObserver{r: o.conn.rep, prog: prog, stdout: stdout, quiet: o.asJSON}
 	results, err := exporter.Copy(ctx, src, dst, insts, exporter.CopyOptions{Observer: obs,
 		Input: func(inst int64) string { return fmt.Sprintf("INST_ID %d of %s", inst, dialects.Redact(o.from)) }})
 	var ce *exporter.CopyError

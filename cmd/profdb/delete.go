@@ -23,7 +23,7 @@ type deleteOptions struct {
 	conn                   connOptions
 }
 
-func newDeleteCmd() *cobra.Command {
+func newDeleteCmd(rep *ledger) *cobra.Command {
 	var o deleteOptions
 	cmd := &cobra.Command{
 		Use:   "delete [--db DSN] (--inst N|A-B... | --older-than AGE) [--dry-run]",
@@ -61,7 +61,7 @@ keeps its row, marked deleted.`,
 	f.StringVar(&o.olderThan, "older-than", "", "also delete the result sets exported longer ago than `AGE` (90m, 36h, 30d, 2w)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be deleted; delete nothing")
 	f.BoolVar(&o.asJSON, "json", false, `print what was (or would be) deleted as JSON: [{"inst_id", "rows"}]`)
-	connFlags(cmd, &o.conn)
+	connFlags(cmd, &o.conn, rep)
 	return cmd
 }
 
@@ -110,7 +110,7 @@ func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel s
 	// create it. The ledger learns when the delete commits: an
 	// interruption from then on leaves the outcome to the server, and says
 	// so.
-	rep := ledgerFrom(ctx)
+	rep := o.conn.rep
 	db, err := o.conn.open(ctx, o.dsn, store.Options{Schema: o.schema, NoCreate: true, Phase: func(p string) {
 		if p == store.PhaseCommit {
 			rep.committing()

@@ -48,7 +48,7 @@ type exportOptions struct {
 	conn                                             connOptions
 }
 
-func newExportCmd() *cobra.Command {
+func newExportCmd(rep *ledger) *cobra.Command {
 	var o exportOptions
 	cmd := &cobra.Command{
 		Use:   "export [--db DSN] [flags] FILE...",
@@ -104,7 +104,7 @@ it appends to a database that already holds result sets.`,
 	f.BoolVar(&o.skipMissing, "skip-missing", false, "warn about, instead of failing on, missing source files of a Go coverage profile")
 	retriesFlag(cmd, &o.retries)
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an input holding no result set (it is an error otherwise)")
-	connFlags(cmd, &o.conn)
+	connFlags(cmd, &o.conn, rep)
 	return cmd
 }
 
@@ -143,7 +143,7 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 	}
 	defer db.Close()
 	x := exporter.New(db, exporter.Options{Bulk: bulk, Progress: prog.set, Retries: o.retries, Version: versionLine()})
-	var target resultset.Target = ledgerTarget{Target: x, r: ledgerFrom(ctx)}
+	var target resultset.Target = ledgerTarget{Target: x, r: o.conn.rep}
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-func newListCmd() *cobra.Command {
+func newListCmd(rep *ledger) *cobra.Command {
 	var dsn, schema string
 	var asJSON bool
 	var conn connOptions
@@ -68,6 +68,6 @@ host, by which profdb version and from what input ("-" where not recorded).`,
 	dbFlag(cmd, &dsn)
 	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	connFlags(cmd, &conn)
+	connFlags(cmd, &conn, rep)
 	return cmd
 }

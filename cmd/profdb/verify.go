@@ -9,7 +9,7 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-func newVerifyCmd() *cobra.Command {
+func newVerifyCmd(rep *ledger) *cobra.Command {
 	var dsn, schema string
 	var inst int64
 	var asJSON bool
@@ -65,6 +65,6 @@ meanwhile are seen whole or not at all.`,
 	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
 	cmd.Flags().Int64Var(&inst, "inst", 0, "check only this INST_ID")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
-	connFlags(cmd, &conn)
+	connFlags(cmd, &conn, rep)
 	return cmd
 }
