@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,29 +41,7 @@ host, by which profdb version and from what input ("-" where not recorded).`,
 				}
 				return writeJSON(cmd.OutOrStdout(), list)
 			}
-			// What PROFDB_RESULT_SETS records is shown when the database
-			// has it for any result set.
-			recorded := slices.ContainsFunc(list, func(l store.Listing) bool { return l.ExportedAt != "" })
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			if recorded {
-				fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tEXPORTED (UTC)\tHOST\tVERSION\tINPUT\tCAPTION")
-			} else {
-				fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tCAPTION")
-			}
-			for _, l := range list {
-				p := l.Profiler
-				if p == "" {
-					p = "?"
-				}
-				if recorded {
-					version, _, _ := strings.Cut(l.Version, " ")
-					fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", l.InstID, p, l.Rows, orDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z")),
-						orDash(l.Host), orDash(version), orDash(l.Input), strconv.Quote(l.Caption))
-					continue
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", l.InstID, p, l.Rows, strconv.Quote(l.Caption))
-			}
-			return tw.Flush()
+			return printListing(cmd.OutOrStdout(), list)
 		},
 	}
 	dbFlag(cmd, &dsn)
@@ -70,4 +49,30 @@ host, by which profdb version and from what input ("-" where not recorded).`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	connFlags(cmd, &conn, rep)
 	return cmd
+}
+
+// printListing prints the result sets as a table. What PROFDB_RESULT_SETS
+// records is shown when the database has it for any result set.
+func printListing(w io.Writer, list []store.Listing) error {
+	recorded := slices.ContainsFunc(list, func(l store.Listing) bool { return l.ExportedAt != "" })
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if recorded {
+		fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tEXPORTED (UTC)\tHOST\tVERSION\tINPUT\tCAPTION")
+	} else {
+		fmt.Fprintln(tw, "INST_ID\tPROFILER\tROWS\tCAPTION")
+	}
+	for _, l := range list {
+		p := l.Profiler
+		if p == "" {
+			p = "?"
+		}
+		if recorded {
+			version, _, _ := strings.Cut(l.Version, " ")
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", l.InstID, p, l.Rows, orDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z")),
+				orDash(l.Host), orDash(version), orDash(l.Input), strconv.Quote(l.Caption))
+			continue
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", l.InstID, p, l.Rows, strconv.Quote(l.Caption))
+	}
+	return tw.Flush()
 }
