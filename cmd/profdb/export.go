@@ -76,7 +76,8 @@ times, with a note on standard error.
 With --sql-out FILE --dialect D, export writes a SQL script instead of
 touching a database: the tables' DDL, then every result set as INSERTs in
 one transaction, with INST_IDs assigned by the script when it runs, so that
-it appends to a database that already holds result sets.`,
+it appends to a database that already holds result sets (profdb script
+is the same command).`,
 		Example: `  profdb export examples/function-trace.json
   profdb export --db postgres://user@db.example.com/prof --schema aqtime run.json
   go test -coverprofile=c.out ./... && profdb export c.out

@@ -31,6 +31,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newVerifyCmd,
 	newDeleteCmd,
 	newCopyCmd,
+	noLedger(newScriptCmd),
 	noLedger(newDDLCmd),
 	noLedger(newProfilersCmd),
 	noLedger(newVersionCmd),
