@@ -16,4 +16,9 @@
 // the input; an *Exporter is the Target that writes to a database,
 // resultset.Memory one that keeps result sets in memory. resultset.Export
 // writes a ResultSet whose tables are iterators.
+//
+// Copy copies result sets from one database into another, as profdb copy
+// does: each is read in a snapshot of its own and written as a new result
+// set; a CopyError tells reading the source from writing the target, and a
+// CopyObserver hears of each result set's commit.
 package exporter

@@ -22,7 +22,7 @@ const cliDocsRegenerate = "go test ./cmd/profdb -run TestCLIDocs -update"
 // with the help, version and completion commands and flags cobra adds when
 // it runs.
 func genCLIDocs(dir string) error {
-	root := newRootCmd()
+	root := newRootCmd(&ledger{})
 	root.InitDefaultHelpCmd()
 	root.InitDefaultVersionFlag()
 	root.InitDefaultCompletionCmd()

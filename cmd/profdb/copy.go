@@ -4,22 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
 
-func newCopyCmd() *cobra.Command {
-	var from, to, fromSchema, toSchema, bulk, progressMode string
-	var insts []int64
-	var noCreate, asJSON, quiet bool
-	var retries int
-	var conn connOptions
+// copyOptions are the flags of "profdb copy".
+type copyOptions struct {
+	from, to, fromSchema, toSchema, bulk, progressMode string
+	insts                                              []int64
+	noCreate, asJSON, quiet                            bool
+	retries                                            int
+	conn                                               connOptions
+}
+
+func newCopyCmd(rep *ledger) *cobra.Command {
+	var o copyOptions
 	cmd := &cobra.Command{
 		Use:   "copy --from DSN --to DSN [--inst N]...",
 		Short: "Copy result sets between databases",
@@ -35,142 +40,103 @@ one consistent snapshot.`,
   profdb copy --from mysql://u:p@h/prof --to sqlite:local.db --inst 3 --inst 7`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if from == "" || to == "" {
+			if o.from == "" || o.to == "" {
 				return usageErrorf("--from and --to are required")
 			}
-			mode, err := exporter.ParseBulkMode(bulk)
+			mode, err := exporter.ParseBulkMode(o.bulk)
 			if err != nil {
-				return usageErrorf("--bulk: want auto or off, got %q", bulk)
+				return usageErrorf("--bulk: want auto or off, got %q", o.bulk)
 			}
-			if retries < 0 {
-				return usageErrorf("--retries: want 0 or more, got %d", retries)
+			if o.retries < 0 {
+				return usageErrorf("--retries: want 0 or more, got %d", o.retries)
 			}
-			ctx := cmd.Context()
-			// Errors name the side and the database, without password.
-			reading := func(err error) error {
-				return fmt.Errorf("reading source%s: %w", showDSN(from), dialects.ScrubError(from, err))
-			}
-			writing := func(err error) error {
-				return fmt.Errorf("writing target%s: %w", showDSN(to), dialects.ScrubError(to, err))
-			}
-			src, err := conn.open(ctx, from, store.Options{Schema: fromSchema, ReadOnly: true})
-			if err != nil {
-				return reading(err)
-			}
-			defer src.Close()
-			// The total is the rows of the result sets to copy, as the
-			// source counts them.
-			list, err := src.List(ctx)
-			if err != nil {
-				return reading(err)
-			}
-			var total int64
-			for _, l := range list {
-				if len(insts) == 0 || slices.Contains(insts, l.InstID) {
-					total += l.Rows
-				}
-			}
-			if len(insts) == 0 {
-				for _, l := range list {
-					insts = append(insts, l.InstID)
-				}
-			}
-			prog, err := newProgress(cmd.ErrOrStderr(), progressMode, quiet, false, total)
-			if err != nil {
-				return err
-			}
-			defer prog.finish()
-			dstDB, err := conn.open(ctx, to, store.Options{Schema: toSchema, NoCreate: noCreate, Phase: prog.setPhase,
-				Logf: func(format string, args ...any) { prog.log(cmd.ErrOrStderr(), format, args...) }})
-			if err != nil {
-				return writing(err)
-			}
-			defer dstDB.Close()
-			dst := exporter.New(dstDB, exporter.Options{Bulk: mode, Retries: retries, Version: versionLine(), Progress: prog.set})
-			results := []copied{}
-			rep := ledgerFrom(ctx)
-			for _, inst := range insts {
-				work, undo := fmt.Sprintf("copy of INST_ID %d", inst), "nothing of it written"
-				rep.start(work, undo)
-				// The result set is read in a snapshot of its own, which ends
-				// when its rows have been read, before the target commits (the
-				// source and the target may be the same SQLite file), or at
-				// the latest when icancel ends it.
-				ictx, icancel := context.WithCancel(ctx)
-				rs, err := src.ReadUnordered(ictx, inst)
-				if err != nil {
-					icancel()
-					return reading(fmt.Errorf("INST_ID %d: %w", inst, err))
-				}
-				markSourceErrors(rs)
-				rs.Input = fmt.Sprintf("INST_ID %d of %s", inst, dialects.Redact(from))
-				// The ledger learns of the commit from the writer itself, so
-				// that an interruption right after it is not reported as a
-				// roll-back.
-				target := ledgerTarget{Target: dst, r: rep, work: work, undo: undo,
-					done: func(res resultset.Result) string { return fmt.Sprintf("INST_ID %d -> INST_ID %d", inst, res.InstID) }}
-				res, err := resultset.Export(ictx, target, rs)
-				icancel()
-				if err != nil {
-					// Export reads the source's rows while it writes: name
-					// the side the error came from.
-					var se sourceError
-					if errors.As(err, &se) {
-						return reading(fmt.Errorf("INST_ID %d: %w", inst, se.err))
-					}
-					return writing(fmt.Errorf("INST_ID %d: %w", inst, err))
-				}
-				results = append(results, copied{SourceInstID: inst, Result: res})
-				prog.done(res.Rows)
-				if !asJSON {
-					prog.clear()
-					fmt.Fprintf(cmd.OutOrStdout(), "INST_ID %d -> %s\n", inst, resultLine(res))
-				}
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), results)
-			}
-			return nil
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), mode)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&from, "from", "", "source database `DSN`")
-	f.StringVar(&to, "to", "", "target database `DSN`")
-	f.StringVar(&fromSchema, "from-schema", "", "schema (database on MySQL) of the source tables")
-	f.StringVar(&toSchema, "to-schema", "", "schema (database on MySQL) to write into")
-	f.Int64SliceVar(&insts, "inst", nil, "`INST_ID` to copy; repeat for several (default: all)")
+	f.StringVar(&o.from, "from", "", "source database `DSN`")
+	f.StringVar(&o.to, "to", "", "target database `DSN`")
+	f.StringVar(&o.fromSchema, "from-schema", "", "schema (database on MySQL) of the source tables")
+	f.StringVar(&o.toSchema, "to-schema", "", "schema (database on MySQL) to write into")
+	f.Int64SliceVar(&o.insts, "inst", nil, "`INST_ID` to copy; repeat for several (default: all)")
 	f.Lookup("inst").DefValue = "" // "(default: all)" says it; not pflag's "(default [])" too
-	f.BoolVar(&noCreate, "no-create", false, "never create tables at the target")
-	f.StringVar(&bulk, "bulk", "auto", "write path at the target: auto or off")
-	f.BoolVar(&asJSON, "json", false, "print the results as JSON")
-	progressFlags(cmd, &quiet, &progressMode)
-	retriesFlag(cmd, &retries)
-	connFlags(cmd, &conn)
+	f.BoolVar(&o.noCreate, "no-create", false, "never create tables at the target")
+	f.StringVar(&o.bulk, "bulk", "auto", "write path at the target: auto or off")
+	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
+	progressFlags(cmd, &o.quiet, &o.progressMode)
+	retriesFlag(cmd, &o.retries)
+	connFlags(cmd, &o.conn, rep)
 	return cmd
 }
 
-// sourceError marks an error of reading the source's rows.
-type sourceError struct{ err error }
+// reading and writing name the side of an error and its database, without
+// password.
+func (o *copyOptions) reading(err error) error {
+	return fmt.Errorf("reading source%s: %w", showDSN(o.from), dialects.ScrubError(o.from, err))
+}
 
-func (e sourceError) Error() string { return e.err.Error() }
-func (e sourceError) Unwrap() error { return e.err }
+func (o *copyOptions) writing(err error) error {
+	return fmt.Errorf("writing target%s: %w", showDSN(o.to), dialects.ScrubError(o.to, err))
+}
 
-// markSourceErrors makes the row iterators of rs wrap their errors in
-// sourceError.
-func markSourceErrors(rs *resultset.ResultSet) {
-	for i := range rs.Tables {
-		rows := rs.Tables[i].Rows
-		rs.Tables[i].Rows = func(yield func([]any, error) bool) {
-			for row, err := range rows {
-				if err != nil {
-					err = sourceError{err}
-				}
-				if !yield(row, err) {
-					return
-				}
-			}
+// run copies the result sets --inst names, or all, from --from to --to.
+func (o *copyOptions) run(ctx context.Context, stdout, stderr io.Writer, mode exporter.BulkMode) error {
+	src, err := o.conn.open(ctx, o.from, store.Options{Schema: o.fromSchema, ReadOnly: true})
+	if err != nil {
+		return o.reading(err)
+	}
+	defer src.Close()
+	insts, total, err := o.selected(ctx, src)
+	if err != nil {
+		return o.reading(err)
+	}
+	prog, err := newProgress(stderr, o.progressMode, o.quiet, false, total)
+	if err != nil {
+		return err
+	}
+	defer prog.finish()
+	dstDB, err := o.conn.open(ctx, o.to, store.Options{Schema: o.toSchema, NoCreate: o.noCreate, Phase: prog.setPhase,
+		Logf: func(format string, args ...any) { prog.log(stderr, format, args...) }})
+	if err != nil {
+		return o.writing(err)
+	}
+	defer dstDB.Close()
+	dst := exporter.New(dstDB, exporter.Options{Bulk: mode, Retries: o.retries, Version: versionLine(), Progress: prog.set})
+	obs := copyObserver{r: o.conn.rep, prog: prog, stdout: stdout, quiet: o.asJSON}
+	results, err := exporter.Copy(ctx, src, dst, insts, exporter.CopyOptions{Observer: obs,
+		Input: func(inst int64) string { return fmt.Sprintf("INST_ID %d of %s", inst, dialects.Redact(o.from)) }})
+	var ce *exporter.CopyError
+	switch {
+	case errors.As(err, &ce) && ce.Source:
+		return o.reading(fmt.Errorf("INST_ID %d: %w", ce.InstID, ce.Err))
+	case errors.As(err, &ce):
+		return o.writing(fmt.Errorf("INST_ID %d: %w", ce.InstID, ce.Err))
+	case err != nil:
+		return err
+	case o.asJSON:
+		return writeJSON(stdout, results)
+	}
+	return nil
+}
+
+// selected returns the INST_IDs to copy (--inst, or every one of src) and
+// the total of their rows, as the source counts them.
+func (o *copyOptions) selected(ctx context.Context, src *store.DB) ([]int64, int64, error) {
+	list, err := src.List(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	insts := o.insts
+	var total int64
+	for _, l := range list {
+		if len(o.insts) == 0 || slices.Contains(o.insts, l.InstID) {
+			total += l.Rows
+		}
+		if len(o.insts) == 0 {
+			insts = append(insts, l.InstID)
 		}
 	}
+	return insts, total, nil
 }
 
 // showDSN returns " " and dsn without its password, or "" for a DSN whose
@@ -182,9 +148,28 @@ func showDSN(dsn string) string {
 	return " " + dialects.Redact(dsn)
 }
 
-// copied is what copy --json prints of a result set: its INST_ID at the
-// source and, as export prints them, its INST_ID and figures at the target.
-type copied struct {
-	SourceInstID int64 `json:"source_inst_id"`
-	resultset.Result
+// copyObserver records the copy of each result set in the ledger and
+// reports each one copied.
+type copyObserver struct {
+	r      *ledger
+	prog   *progress
+	stdout io.Writer
+	quiet  bool // --json: the results are printed at the end
 }
+
+func (o copyObserver) Reading(inst int64) {
+	o.r.start(fmt.Sprintf("copy of INST_ID %d", inst), "nothing of it written")
+}
+
+func (o copyObserver) Committing(int64) { o.r.committing() }
+
+func (o copyObserver) Committed(c exporter.Copied) {
+	o.r.finish(fmt.Sprintf("INST_ID %d -> INST_ID %d", c.SourceInstID, c.InstID))
+	o.prog.done(c.Rows)
+	if !o.quiet {
+		o.prog.clear()
+		fmt.Fprintf(o.stdout, "INST_ID %d -> %s\n", c.SourceInstID, resultLine(c.Result))
+	}
+}
+
+func (o copyObserver) RolledBack(int64) { o.r.abandon() }

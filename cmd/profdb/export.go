@@ -9,10 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
@@ -52,7 +49,7 @@ type exportOptions struct {
 	conn                                             connOptions
 }
 
-func newExportCmd() *cobra.Command {
+func newExportCmd(rep *ledger) *cobra.Command {
 	var o exportOptions
 	cmd := &cobra.Command{
 		Use:   "export [--db DSN] [flags] FILE...",
@@ -80,7 +77,8 @@ times, with a note on standard error.
 With --sql-out FILE --dialect D, export writes a SQL script instead of
 touching a database: the tables' DDL, then every result set as INSERTs in
 one transaction, with INST_IDs assigned by the script when it runs, so that
-it appends to a database that already holds result sets.`,
+it appends to a database that already holds result sets (profdb script
+is the same command).`,
 		Example: `  profdb export examples/function-trace.json
   profdb export --db postgres://user@db.example.com/prof --schema aqtime run.json
   go test -coverprofile=c.out ./... && profdb export c.out
@@ -108,7 +106,7 @@ it appends to a database that already holds result sets.`,
 	f.BoolVar(&o.skipMissing, "skip-missing", false, "warn about, instead of failing on, missing source files of a Go coverage profile")
 	retriesFlag(cmd, &o.retries)
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an input holding no result set (it is an error otherwise)")
-	connFlags(cmd, &o.conn)
+	connFlags(cmd, &o.conn, rep)
 	return cmd
 }
 
@@ -147,7 +145,7 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 	}
 	defer db.Close()
 	x := exporter.New(db, exporter.Options{Bulk: bulk, Progress: prog.set, Retries: o.retries, Version: versionLine()})
-	var target resultset.Target = ledgerTarget{Target: x, r: ledgerFrom(ctx)}
+	var target resultset.Target = ledgerTarget{Target: x, r: o.conn.rep}
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}
 	}
@@ -302,340 +300,4 @@ type captionWriter struct {
 func (w captionWriter) SetHeader(h resultset.Header) error {
 	h.Caption = w.caption
 	return w.ResultWriter.SetHeader(h)
-}
-
-func newListCmd() *cobra.Command {
-	var dsn, schema string
-	var asJSON bool
-	var conn connOptions
-	cmd := &cobra.Command{
-		Use:   "list [--db DSN] [--json]",
-		Short: "List the result sets in a database",
-		Long: `list prints the result sets in INSTANCES: each one's INST_ID, profiler (found
-from its RELATIONS rows), row count and caption, and, where the database has
-profdb's own PROFDB_RESULT_SETS table, when it was exported (UTC), on which
-host, by which profdb version and from what input ("-" where not recorded).`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			list, err := db.List(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if list == nil {
-					list = []store.Listing{}
-				}
-				return writeJSON(cmd.OutOrStdout(), list)
-			}
-			// What PROFDB_RESULT_SETS records is shown when the database
-			// has it for any result set.
-			recorded := slices.ContainsFunc(list, func(l store.Listing) bool { return l.ExportedAt != "" })
-			var lines [][]string
-			if recorded {
-				lines = append(lines, []string{"INST_ID", "PROFILER", "ROWS", "EXPORTED (UTC)", "HOST", "VERSION", "INPUT", "CAPTION"})
-			} else {
-				lines = append(lines, []string{"INST_ID", "PROFILER", "ROWS", "CAPTION"})
-			}
-			name := termtext.Name
-			for _, l := range list {
-				p := l.Profiler
-				if p == "" {
-					p = "?"
-				}
-				id, n, caption := itoa(l.InstID), itoa(l.Rows), termtext.Quote(l.Caption)
-				if recorded {
-					version, _, _ := strings.Cut(l.Version, " ")
-					lines = append(lines, []string{id, name(p), n, name(orDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z"))),
-						name(orDash(l.Host)), name(orDash(version)), name(orDash(l.Input)), caption})
-					continue
-				}
-				lines = append(lines, []string{id, name(p), n, caption})
-			}
-			return writeColumns(cmd.OutOrStdout(), lines)
-		},
-	}
-	dbFlag(cmd, &dsn)
-	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	connFlags(cmd, &conn)
-	return cmd
-}
-
-func newVerifyCmd() *cobra.Command {
-	var dsn, schema string
-	var inst int64
-	var asJSON bool
-	var conn connOptions
-	cmd := &cobra.Command{
-		Use:   "verify [--db DSN] [--inst N]",
-		Short: "Check result sets against the profilers' table graph",
-		Long: `verify checks result sets (all, or the one --inst names): their RELATIONS rows
-match the registered parent graph, every child row's PARENT_ID names an
-existing parent row of the same INST_ID, top-level rows hold -1 there, no two
-rows of a table share an ID, and no table holds rows of a result set
-INSTANCES does not list (export refuses a result set that fails these
-checks). It prints what it
-finds, with the IDs of the rows at fault, and exits non-zero if it finds
-anything. --json prints the findings as a JSON array of {"inst_id", "table",
-"message", "ids"} ([] when all is well). Everything is read in one
-consistent snapshot, so result sets that are being exported or deleted
-meanwhile are seen whole or not at all.`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			findings, err := db.Verify(cmd.Context(), inst)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if findings == nil {
-					findings = []store.Finding{}
-				}
-				if err := writeJSON(cmd.OutOrStdout(), findings); err != nil {
-					return err
-				}
-				if len(findings) > 0 {
-					return fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))
-				}
-				return nil
-			}
-			for _, f := range findings {
-				fmt.Fprintln(cmd.OutOrStdout(), termtext.Line(f.String()))
-			}
-			if len(findings) > 0 {
-				return fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "ok")
-			return nil
-		},
-	}
-	dbFlag(cmd, &dsn)
-	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
-	cmd.Flags().Int64Var(&inst, "inst", 0, "check only this INST_ID")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
-	connFlags(cmd, &conn)
-	return cmd
-}
-
-func newDeleteCmd() *cobra.Command {
-	var dsn, schema string
-	var specs []string
-	var asJSON, dryRun bool
-	var olderThan string
-	var conn connOptions
-	cmd := &cobra.Command{
-		Use:   "delete [--db DSN] (--inst N|A-B... | --older-than AGE) [--dry-run]",
-		Short: "Remove result sets from every table",
-		Long: `delete removes the result sets --inst names from every table, all in one
-transaction: when one of them cannot be removed, none is. --inst takes an
-INST_ID or a range A-B (the result sets between A and B, both included, that
-the database holds); repeat it or separate values with commas. --dry-run
-prints what would be removed and removes nothing. The rows counted are those
-of the profiler's tables, as list counts them.
-
---older-than AGE selects the result sets exported longer ago than AGE (a Go
-duration such as 90m or 36h, or days and weeks: 30d, 2w), by the export time
-profdb records in its PROFDB_RESULT_SETS table; result sets without one are
-left, and said so. With --inst too, both selections go.
-
-A deleted result set's INST_ID is never given out again: PROFDB_RESULT_SETS
-keeps its row, marked deleted.`,
-		Example: `  profdb delete --inst 7
-  profdb delete --inst 3,5 --inst 10-20 --dry-run
-  profdb delete --older-than 30d`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(specs) == 0 && olderThan == "" {
-				return usageErrorf("--inst or --older-than is required")
-			}
-			ids, ranges, err := parseInstSpecs(specs)
-			if err != nil {
-				return err
-			}
-			var age time.Duration
-			if olderThan != "" {
-				if age, err = parseAge(olderThan); err != nil {
-					return usageErrorf("--older-than: %v", err)
-				}
-			}
-			ctx := cmd.Context()
-			// NoCreate: deleting from a database file that does not exist
-			// must not create it.
-			// The ledger learns when the delete commits: an interruption
-			// from then on leaves the outcome to the server, and says so.
-			rep := ledgerFrom(ctx)
-			db, err := conn.open(ctx, dsn, store.Options{Schema: schema, NoCreate: true, Phase: func(p string) {
-				if p == store.PhaseCommit {
-					rep.committing()
-				}
-			}})
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			list, err := db.List(ctx)
-			if err != nil {
-				return err
-			}
-			insts, err := selectInsts(list, ids, ranges)
-			if err != nil {
-				return err
-			}
-			if olderThan != "" {
-				cutoff := time.Now().Add(-age).UTC()
-				old, unknown := exportedBefore(list, cutoff)
-				insts = append(insts, old...)
-				slices.Sort(insts)
-				insts = slices.Compact(insts)
-				if unknown > 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "profdb: delete: %s no export time (exported before PROFDB_RESULT_SETS existed, or by a script with --no-create): --older-than leaves %s\n",
-						english.Plural(unknown, "result set has", "result sets have"), english.PluralWord(unknown, "it", "them"))
-				}
-				if len(insts) == 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "profdb: delete: no result set exported before %s: nothing deleted\n", cutoff.Format(store.TimeFormat))
-					if asJSON {
-						return writeJSON(cmd.OutOrStdout(), []store.Deleted{})
-					}
-					return nil
-				}
-			}
-			var done []store.Deleted
-			if dryRun {
-				for _, l := range list {
-					if slices.Contains(insts, l.InstID) {
-						done = append(done, store.Deleted{InstID: l.InstID, Rows: l.Rows})
-					}
-				}
-			} else {
-				what := "delete of INST_ID " + joinInsts(insts)
-				rep.start(what, "nothing deleted")
-				if done, err = db.DeleteAll(ctx, insts); err != nil {
-					return err
-				}
-				rep.finish(what)
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), done)
-			}
-			verb := "deleted"
-			if dryRun {
-				verb = "would delete"
-			}
-			for _, d := range done {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s INST_ID %d (%s)\n", verb, d.InstID, rows(d.Rows))
-			}
-			return nil
-		},
-	}
-	dbFlag(cmd, &dsn)
-	f := cmd.Flags()
-	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
-	f.StringSliceVar(&specs, "inst", nil, "`INST_ID` or range A-B to delete; repeat or separate with commas (required)")
-	f.StringVar(&olderThan, "older-than", "", "also delete the result sets exported longer ago than `AGE` (90m, 36h, 30d, 2w)")
-	f.BoolVar(&dryRun, "dry-run", false, "print what would be deleted; delete nothing")
-	f.BoolVar(&asJSON, "json", false, `print what was (or would be) deleted as JSON: [{"inst_id", "rows"}]`)
-	connFlags(cmd, &conn)
-	return cmd
-}
-
-// instRange is an INST_ID range A-B of delete --inst, both ends included.
-type instRange struct{ from, to int64 }
-
-// parseInstSpecs parses delete's --inst values: INST_IDs and ranges A-B.
-func parseInstSpecs(specs []string) ([]int64, []instRange, error) {
-	var ids []int64
-	var ranges []instRange
-	for _, s := range specs {
-		s = strings.TrimSpace(s)
-		a, b, isRange := strings.Cut(s, "-")
-		from, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
-		to, err2 := from, error(nil)
-		if isRange {
-			to, err2 = strconv.ParseInt(strings.TrimSpace(b), 10, 64)
-		}
-		if err1 != nil || err2 != nil || from <= 0 || to < from {
-			return nil, nil, usageErrorf("--inst %q: want an INST_ID (1, 2, ...) or a range A-B with A <= B", s)
-		}
-		if isRange {
-			ranges = append(ranges, instRange{from, to})
-		} else {
-			ids = append(ids, from)
-		}
-	}
-	return ids, ranges, nil
-}
-
-// selectInsts returns the INST_IDs to delete, ascending, each once: every
-// one of ids, which must be listed, and the listed ones in ranges, each of
-// which must hold at least one.
-// parseAge parses --older-than: a Go duration (90m, 36h), or a whole
-// number of days or weeks (30d, 2w).
-func parseAge(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, ok := strings.CutSuffix(s, suffix); ok {
-			v, err := strconv.ParseUint(n, 10, 31)
-			if err != nil {
-				return 0, fmt.Errorf("%q is not an age (90m, 36h, 30d, 2w)", s)
-			}
-			return time.Duration(v) * unit, nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%q is not an age (90m, 36h, 30d, 2w)", s)
-	}
-	return d, nil
-}
-
-// exportedBefore returns the INST_IDs of the listed result sets exported
-// before cutoff, and how many have no export time recorded.
-func exportedBefore(list []store.Listing, cutoff time.Time) (old []int64, unknown int) {
-	for _, l := range list {
-		t, err := time.Parse(store.TimeFormat, l.ExportedAt)
-		switch {
-		case err != nil:
-			unknown++
-		case t.Before(cutoff):
-			old = append(old, l.InstID)
-		}
-	}
-	return old, unknown
-}
-
-func selectInsts(list []store.Listing, ids []int64, ranges []instRange) ([]int64, error) {
-	listed := map[int64]bool{}
-	for _, l := range list {
-		listed[l.InstID] = true
-	}
-	var out []int64
-	for _, id := range ids {
-		if !listed[id] {
-			return nil, fmt.Errorf("no result set %d in INSTANCES: nothing deleted", id)
-		}
-		out = append(out, id)
-	}
-	for _, r := range ranges {
-		found := false
-		for _, l := range list {
-			if l.InstID >= r.from && l.InstID <= r.to {
-				out = append(out, l.InstID)
-				found = true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("no result set in %d-%d: nothing deleted", r.from, r.to)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
 }

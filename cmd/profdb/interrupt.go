@@ -109,17 +109,6 @@ func (r *ledger) explain(err error) error {
 	return err
 }
 
-type ledgerKey struct{}
-
-// ledgerFrom returns the ledger run put in the command's context, or a
-// ledger nobody reads.
-func ledgerFrom(ctx context.Context) *ledger {
-	if r, ok := ctx.Value(ledgerKey{}).(*ledger); ok {
-		return r
-	}
-	return &ledger{}
-}
-
 // start records the work under way and what undoing it means.
 func (r *ledger) start(what, undo string) {
 	r.mu.Lock()
@@ -256,13 +245,16 @@ func (w ledgerWriter) Rollback() error {
 }
 
 // connOptions are the connection flags of the commands that open a
-// database.
+// database, with the ledger of the command.
 type connOptions struct {
 	timeout, ioTimeout time.Duration
+	rep                *ledger
 }
 
-// connFlags adds --timeout and --io-timeout to a command.
-func connFlags(cmd *cobra.Command, c *connOptions) {
+// connFlags adds --timeout and --io-timeout to a command whose ledger is
+// rep.
+func connFlags(cmd *cobra.Command, c *connOptions, rep *ledger) {
+	c.rep = rep
 	f := cmd.Flags()
 	f.DurationVar(&c.timeout, "timeout", store.DefaultConnectTimeout,
 		"give up connecting to a database server after this long (0: wait for ever)")
@@ -278,7 +270,7 @@ func (c connOptions) open(ctx context.Context, dsn string, o store.Options) (*st
 	if err != nil {
 		return nil, err
 	}
-	ledgerFrom(ctx).watch(db)
+	c.rep.watch(db)
 	return db, nil
 }
 

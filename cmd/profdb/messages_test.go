@@ -41,7 +41,7 @@ func TestFlagHelpOneDefault(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(newRootCmd())
+	walk(newRootCmd(&ledger{}))
 	out := mustRun(t, "copy", "--help")
 	if !strings.Contains(out, "(default: all)") || strings.Contains(out, "(default [])") {
 		t.Errorf("profdb copy --help: want --inst's \"(default: all)\" and no \"(default [])\":\n%s", out)

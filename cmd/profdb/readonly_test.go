@@ -36,7 +36,7 @@ var writeCommands = map[string]bool{"export": true, "delete": true}
 // database DSN is known to read or to write, so that a new read command is
 // tested by the tests below.
 func TestEveryDatabaseCommandIsClassified(t *testing.T) {
-	for _, c := range newRootCmd().Commands() {
+	for _, c := range newRootCmd(&ledger{}).Commands() {
 		if c.Flags().Lookup("db") == nil && c.Flags().Lookup("from") == nil {
 			continue
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,20 +19,29 @@ import (
 )
 
 // commands are the constructors of profdb's subcommands, in the order help
-// lists them. A subcommand defined in a file of its own is added here; no
-// init functions are involved, so every call of newRootCmd builds a fresh,
-// independent command tree (tests run many in one process).
-var commands = []func() *cobra.Command{
+// lists them, each given the ledger of the run (see ledger) that an
+// interrupted command reports from. A subcommand defined in a file of its
+// own is added here; no init functions are involved, so every call of
+// newRootCmd builds a fresh, independent command tree (tests run many in
+// one process).
+var commands = []func(rep *ledger) *cobra.Command{
 	newExportCmd,
 	newListCmd,
 	newShowCmd,
-	newReportCmd,
+	noLedger(newReportCmd),
 	newVerifyCmd,
 	newDeleteCmd,
 	newCopyCmd,
-	newDDLCmd,
-	newProfilersCmd,
-	newVersionCmd,
+	noLedger(newScriptCmd),
+	noLedger(newDDLCmd),
+	noLedger(newProfilersCmd),
+	noLedger(newVersionCmd),
+}
+
+// noLedger adapts the constructor of a command that opens no database,
+// which has nothing for the ledger.
+func noLedger(f func() *cobra.Command) func(*ledger) *cobra.Command {
+	return func(*ledger) *cobra.Command { return f() }
 }
 
 // version is profdb's version; release builds set it with
@@ -52,9 +60,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rep := &ledger{}
 	ctx, stop := watchSignals(stderr, rep)
 	defer stop()
-	ctx = context.WithValue(ctx, ledgerKey{}, rep)
 
-	root := newRootCmd()
+	root := newRootCmd(rep)
 	root.SetArgs(args)
 	root.SetIn(os.Stdin)
 	root.SetOut(stdout)
@@ -130,8 +137,9 @@ func commandError(cmd *cobra.Command, err error) error {
 	return err
 }
 
-// newRootCmd builds the profdb command with every subcommand in commands.
-func newRootCmd() *cobra.Command {
+// newRootCmd builds the profdb command with every subcommand in commands,
+// which record what they do in rep.
+func newRootCmd(rep *ledger) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "profdb",
 		Short: "Write AQTime profiler results into SQL databases",
@@ -156,7 +164,7 @@ Light Coverage, Resource, Function Trace and Reference Count profilers.`,
 	// sets it only for the errors it makes itself; rootArgs makes its own).
 	root.SuggestionsMinimumDistance = suggestDistance
 	for _, newCmd := range commands {
-		root.AddCommand(newCmd())
+		root.AddCommand(newCmd(rep))
 	}
 	envFlagHelp(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {

@@ -26,7 +26,7 @@ func mustRun(t *testing.T, args ...string) string {
 }
 
 func TestHelpForEveryCommand(t *testing.T) {
-	root := newRootCmd()
+	root := newRootCmd(&ledger{})
 	paths := [][]string{nil}
 	for _, c := range root.Commands() {
 		paths = append(paths, []string{c.Name()})

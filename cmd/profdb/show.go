@@ -15,7 +15,7 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-func newShowCmd() *cobra.Command {
+func newShowCmd(rep *ledger) *cobra.Command {
 	var dsn, schema string
 	var asJSON bool
 	var topN int
@@ -69,7 +69,7 @@ prints the same figures as one JSON object.`,
 	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
 	cmd.Flags().IntVar(&topN, "top", 20, "entries per list")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	connFlags(cmd, &conn)
+	connFlags(cmd, &conn, rep)
 	return cmd
 }
 

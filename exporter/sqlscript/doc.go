@@ -60,4 +60,10 @@
 // Options.Schema. Unlike an export into a database, it cannot look at
 // existing tables first: tables that exist under other names, or with
 // narrower columns, are the server's business when the script runs.
+//
+// # DDL
+//
+// DDL returns the script of "profdb ddl", which only creates the tables.
+// It and a Script create their tables alike: the tables of Tables, each
+// with the statements of CreateTable.
 package sqlscript

@@ -163,9 +163,13 @@ func (s *Script) WriteTo(w io.Writer) (int64, error) {
 	if err := s.w.Flush(); err != nil {
 		return 0, fmt.Errorf("sqlscript: %w", err)
 	}
+	tables, err := s.tables()
+	if err != nil {
+		return 0, err
+	}
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 256<<10)
-	s.writeHead(bw)
+	s.writeHead(bw, tables)
 	if err := bw.Flush(); err != nil {
 		return cw.n, err
 	}
@@ -180,7 +184,7 @@ func (s *Script) WriteTo(w io.Writer) (int64, error) {
 	}
 	bw.WriteString("\n-- end of the result sets\n")
 	s.writeAll(bw, s.f.Batch(s.step+1, s.f.End(), true))
-	err := bw.Flush()
+	err = bw.Flush()
 	return cw.n, err
 }
 
@@ -225,8 +229,9 @@ func (s *Script) emit(stmts ...string) {
 	s.writeAll(s.w, s.f.Batch(s.step, stmts, false))
 }
 
-// writeHead writes everything before the first result set.
-func (s *Script) writeHead(w *bufio.Writer) {
+// writeHead writes everything before the first result set, with the DDL
+// of tables.
+func (s *Script) writeHead(w *bufio.Writer, tables []ddl.Table) {
 	var names []string
 	for _, n := range profilers.Names() {
 		if s.used[n] {
@@ -265,12 +270,8 @@ func (s *Script) writeHead(w *bufio.Writer) {
 	}
 	if !s.opts.NoCreate {
 		w.WriteString("\n-- tables (each statement does nothing when its object exists)\n")
-		for _, t := range s.tables() {
-			stmts := s.d.CreateTableIn(s.opts.Schema, t)
-			if rk, ok := s.d.(dialects.RowKeyer); ok && s.opts.PrimaryKey && t.Key == "" {
-				stmts = rk.CreateTableWithRowKey(s.opts.Schema, t, true)
-			}
-			for _, st := range stmts {
+		for _, t := range tables {
+			for _, st := range CreateTable(s.d, s.opts.Schema, s.opts.PrimaryKey, t) {
 				s.writeAll(w, []string{st})
 				if sep != "" {
 					w.WriteString(sep + "\n")
@@ -289,26 +290,16 @@ func orNone(s string) string {
 	return s
 }
 
-// tables returns INSTANCES, RELATIONS, PROFDB_RESULT_SETS and the tables
-// of the profilers used, in registry order, parents first, each once.
-func (s *Script) tables() []ddl.Table {
-	out := append(profilers.Shared(), profilers.ResultSets())
-	seen := map[string]bool{}
-	for _, t := range out {
-		seen[strings.ToUpper(t.Name)] = true
-	}
+// tables returns the tables the script creates: those of Tables for the
+// profilers used, in registry order.
+func (s *Script) tables() ([]ddl.Table, error) {
+	var defs []profilers.Definition
 	for _, def := range profilers.All() {
-		if !s.used[def.Name] {
-			continue
-		}
-		for _, t := range def.Tables {
-			if !seen[strings.ToUpper(t.Name)] {
-				seen[strings.ToUpper(t.Name)] = true
-				out = append(out, t)
-			}
+		if s.used[def.Name] {
+			defs = append(defs, def)
 		}
 	}
-	return out
+	return Tables(defs)
 }
 
 // resultWriter writes one result set into the spool.

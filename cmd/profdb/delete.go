@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize/english"
+	"github.com/spf13/cobra"
+
+	"github.com/profdb/profdb/store"
+)
+
+// deleteOptions are the flags of "profdb delete".
+type deleteOptions struct {
+	dsn, schema, olderThan string
+	specs                  []string // --inst
+	asJSON, dryRun         bool
+	conn                   connOptions
+}
+
+func newDeleteCmd(rep *ledger) *cobra.Command {
+	var o deleteOptions
+	cmd := &cobra.Command{
+		Use:   "delete [--db DSN] (--inst N|A-B... | --older-than AGE) [--dry-run]",
+		Short: "Remove result sets from every table",
+		Long: `delete removes the result sets --inst names from every table, all in one
+transaction: when one of them cannot be removed, none is. --inst takes an
+INST_ID or a range A-B (the result sets between A and B, both included, that
+the database holds); repeat it or separate values with commas. --dry-run
+prints what would be removed and removes nothing. The rows counted are those
+of the profiler's tables, as list counts them.
+
+--older-than AGE selects the result sets exported longer ago than AGE (a Go
+duration such as 90m or 36h, or days and weeks: 30d, 2w), by the export time
+profdb records in its PROFDB_RESULT_SETS table; result sets without one are
+left, and said so. With --inst too, both selections go.
+
+A deleted result set's INST_ID is never given out again: PROFDB_RESULT_SETS
+keeps its row, marked deleted.`,
+		Example: `  profdb delete --inst 7
+  profdb delete --inst 3,5 --inst 10-20 --dry-run
+  profdb delete --older-than 30d`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sel, err := o.selection()
+			if err != nil {
+				return err
+			}
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), sel)
+		},
+	}
+	dbFlag(cmd, &o.dsn)
+	f := cmd.Flags()
+	f.StringVar(&o.schema, "schema", "", "schema (database on MySQL) holding the tables")
+	f.StringSliceVar(&o.specs, "inst", nil, "`INST_ID` or range A-B to delete; repeat or separate with commas (required)")
+	f.StringVar(&o.olderThan, "older-than", "", "also delete the result sets exported longer ago than `AGE` (90m, 36h, 30d, 2w)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be deleted; delete nothing")
+	f.BoolVar(&o.asJSON, "json", false, `print what was (or would be) deleted as JSON: [{"inst_id", "rows"}]`)
+	connFlags(cmd, &o.conn, rep)
+	return cmd
+}
+
+// parseAge parses --older-than: a Go duration (90m, 36h), or a whole
+// number of days or weeks (30d, 2w).
+func parseAge(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			v, err := strconv.ParseUint(n, 10, 31)
+			if err != nil {
+				return 0, fmt.Errorf("%q is not an age (90m, 36h, 30d, 2w)", s)
+			}
+			return time.Duration(v) * unit, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not an age (90m, 36h, 30d, 2w)", s)
+	}
+	return d, nil
+}
+
+// selection returns the result sets --inst and --older-than select.
+func (o *deleteOptions) selection() (store.Selection, error) {
+	if len(o.specs) == 0 && o.olderThan == "" {
+		return store.Selection{}, usageErrorf("--inst or --older-than is required")
+	}
+	sel, err := store.ParseSelection(o.specs)
+	if err != nil {
+		return store.Selection{}, usageErrorf("--inst %v", err)
+	}
+	if o.olderThan != "" {
+		age, err := parseAge(o.olderThan)
+		if err != nil {
+			return store.Selection{}, usageErrorf("--older-than: %v", err)
+		}
+		sel.ExportedBefore = time.Now().Add(-age).UTC()
+	}
+	return sel, nil
+}
+
+// run deletes (or with --dry-run lists) the result sets sel selects.
+func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel store.Selection) error {
+	// NoCreate: deleting from a database file that does not exist must not
+	// create it. The ledger learns when the delete commits: an
+	// interruption from then on leaves the outcome to the server, and says
+	// so.
+	rep := o.conn.rep
+	db, err := o.conn.open(ctx, o.dsn, store.Options{Schema: o.schema, NoCreate: true, Phase: func(p string) {
+		if p == store.PhaseCommit {
+			rep.committing()
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	list, err := db.List(ctx)
+	if err != nil {
+		return err
+	}
+	insts, undated, err := sel.Pick(list)
+	if err != nil {
+		return fmt.Errorf("%w: nothing deleted", err)
+	}
+	if !sel.ExportedBefore.IsZero() {
+		if undated > 0 {
+			fmt.Fprintf(stderr, "profdb: delete: %s no export time (exported before PROFDB_RESULT_SETS existed, or by a script with --no-create): --older-than leaves %s\n",
+				english.Plural(undated, "result set has", "result sets have"), english.PluralWord(undated, "it", "them"))
+		}
+		if len(insts) == 0 {
+			fmt.Fprintf(stderr, "profdb: delete: no result set exported before %s: nothing deleted\n", sel.ExportedBefore.Format(store.TimeFormat))
+			if o.asJSON {
+				return writeJSON(stdout, []store.Deleted{})
+			}
+			return nil
+		}
+	}
+	var done []store.Deleted
+	if o.dryRun {
+		for _, l := range list {
+			if slices.Contains(insts, l.InstID) {
+				done = append(done, store.Deleted{InstID: l.InstID, Rows: l.Rows})
+			}
+		}
+	} else {
+		what := "delete of INST_ID " + joinInsts(insts)
+		rep.start(what, "nothing deleted")
+		if done, err = db.DeleteAll(ctx, insts); err != nil {
+			return err
+		}
+		rep.finish(what)
+	}
+	return o.print(stdout, done)
+}
+
+// print prints what was (or with --dry-run would be) deleted.
+func (o *deleteOptions) print(stdout io.Writer, done []store.Deleted) error {
+	if o.asJSON {
+		return writeJSON(stdout, done)
+	}
+	verb := "deleted"
+	if o.dryRun {
+		verb = "would delete"
+	}
+	for _, d := range done {
+		fmt.Fprintf(stdout, "%s INST_ID %d (%s)\n", verb, d.InstID, rows(d.Rows))
+	}
+	return nil
+}

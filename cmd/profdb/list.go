@@ -1,0 +1,79 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/store"
+)
+
+func newListCmd(rep *ledger) *cobra.Command {
+	var dsn, schema string
+	var asJSON bool
+	var conn connOptions
+	cmd := &cobra.Command{
+		Use:   "list [--db DSN] [--json]",
+		Short: "List the result sets in a database",
+		Long: `list prints the result sets in INSTANCES: each one's INST_ID, profiler (found
+from its RELATIONS rows), row count and caption, and, where the database has
+profdb's own PROFDB_RESULT_SETS table, when it was exported (UTC), on which
+host, by which profdb version and from what input ("-" where not recorded).`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			list, err := db.List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if list == nil {
+					list = []store.Listing{}
+				}
+				return writeJSON(cmd.OutOrStdout(), list)
+			}
+			return printListing(cmd.OutOrStdout(), list)
+		},
+	}
+	dbFlag(cmd, &dsn)
+	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	connFlags(cmd, &conn, rep)
+	return cmd
+}
+
+// printListing prints the result sets as a table. What PROFDB_RESULT_SETS
+// records is shown when the database has it for any result set. Names from
+// the database are printed as termtext.Name prints them, captions quoted.
+func printListing(w io.Writer, list []store.Listing) error {
+	recorded := slices.ContainsFunc(list, func(l store.Listing) bool { return l.ExportedAt != "" })
+	var lines [][]string
+	if recorded {
+		lines = append(lines, []string{"INST_ID", "PROFILER", "ROWS", "EXPORTED (UTC)", "HOST", "VERSION", "INPUT", "CAPTION"})
+	} else {
+		lines = append(lines, []string{"INST_ID", "PROFILER", "ROWS", "CAPTION"})
+	}
+	name := termtext.Name
+	for _, l := range list {
+		p := l.Profiler
+		if p == "" {
+			p = "?"
+		}
+		id, n, caption := itoa(l.InstID), itoa(l.Rows), termtext.Quote(l.Caption)
+		if recorded {
+			version, _, _ := strings.Cut(l.Version, " ")
+			lines = append(lines, []string{id, name(p), n, name(orDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z"))),
+				name(orDash(l.Host)), name(orDash(version)), name(orDash(l.Input)), caption})
+			continue
+		}
+		lines = append(lines, []string{id, name(p), n, caption})
+	}
+	return writeColumns(w, lines)
+}

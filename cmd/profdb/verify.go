@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/dustin/go-humanize/english"
+	"github.com/spf13/cobra"
+
+	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/store"
+)
+
+func newVerifyCmd(rep *ledger) *cobra.Command {
+	var dsn, schema string
+	var inst int64
+	var asJSON bool
+	var conn connOptions
+	cmd := &cobra.Command{
+		Use:   "verify [--db DSN] [--inst N]",
+		Short: "Check result sets against the profilers' table graph",
+		Long: `verify checks result sets (all, or the one --inst names): their RELATIONS rows
+match the registered parent graph, every child row's PARENT_ID names an
+existing parent row of the same INST_ID, top-level rows hold -1 there, no two
+rows of a table share an ID, and no table holds rows of a result set
+INSTANCES does not list (export refuses a result set that fails these
+checks). It prints what it
+finds, with the IDs of the rows at fault, and exits non-zero if it finds
+anything. --json prints the findings as a JSON array of {"inst_id", "table",
+"message", "ids"} ([] when all is well). Everything is read in one
+consistent snapshot, so result sets that are being exported or deleted
+meanwhile are seen whole or not at all.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			findings, err := db.Verify(cmd.Context(), inst)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if findings == nil {
+					findings = []store.Finding{}
+				}
+				if err := writeJSON(cmd.OutOrStdout(), findings); err != nil {
+					return err
+				}
+				if len(findings) > 0 {
+					return fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))
+				}
+				return nil
+			}
+			for _, f := range findings {
+				fmt.Fprintln(cmd.OutOrStdout(), termtext.Line(f.String()))
+			}
+			if len(findings) > 0 {
+				return fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "ok")
+			return nil
+		},
+	}
+	dbFlag(cmd, &dsn)
+	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
+	cmd.Flags().Int64Var(&inst, "inst", 0, "check only this INST_ID")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	connFlags(cmd, &conn, rep)
+	return cmd
+}

@@ -1,0 +1,152 @@
+package sqlscript
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/profilers"
+)
+
+// Tables returns the tables a script creates for the profilers defs:
+// INSTANCES and RELATIONS, profdb's own PROFDB_RESULT_SETS, then the
+// tables of defs, each in its definition's order (parents first). A table
+// that two profilers define alike is created once; defined differently, it
+// is an error, for one database holds one table of a name.
+func Tables(defs []profilers.Definition) ([]ddl.Table, error) {
+	tables := append(profilers.Shared(), profilers.ResultSets())
+	owner := map[string]string{}
+	for _, t := range tables {
+		owner[strings.ToUpper(t.Name)] = "profdb"
+	}
+	for _, def := range defs {
+	next:
+		for _, t := range def.Tables {
+			key := strings.ToUpper(t.Name)
+			if o, dup := owner[key]; dup {
+				for _, prev := range tables {
+					if strings.ToUpper(prev.Name) == key && reflect.DeepEqual(prev, t) {
+						continue next
+					}
+				}
+				return nil, fmt.Errorf("sqlscript: table %s is defined differently by profilers %s and %s", t.Name, o, def.Name)
+			}
+			owner[key] = def.Name
+			tables = append(tables, t)
+		}
+	}
+	return tables, nil
+}
+
+// CreateTable returns the idempotent statements that create t and its
+// indexes in schema ("" for the default) in dialect d. With primaryKey, a
+// table without a key of its own (a profiler table) gets
+// dialects.RowKeyColumn as its invisible primary key; d must then be a
+// dialects.RowKeyer. Both "profdb ddl" (DDL) and a Script create their
+// tables with it.
+func CreateTable(d dialects.Dialect, schema string, primaryKey bool, t ddl.Table) []string {
+	if rk, ok := d.(dialects.RowKeyer); ok && primaryKey && t.Key == "" {
+		return rk.CreateTableWithRowKey(schema, t, true)
+	}
+	return d.CreateTableIn(schema, t)
+}
+
+// DDLOptions tune DDL.
+type DDLOptions struct {
+	// Schema is the existing schema (a database on MySQL) to create the
+	// tables in; "" means the default.
+	Schema string
+	// PrimaryKey: see CreateTable.
+	PrimaryKey bool
+	// Header lines open the script's comment, before what DDL says of it.
+	Header []string
+}
+
+// DDL returns the script of "profdb ddl": comment lines (o.Header, the
+// dialect, the profilers, the schema and how the dialect's client runs the
+// script), the dialect's preamble (ddl.Preamble), then the statements of
+// CreateTable for each of Tables(defs), each table after a blank line and
+// each statement followed by the dialect's batch separator, if any. The
+// script holds no timestamp: the same arguments give the same text.
+func DDL(d dialects.Dialect, defs []profilers.Definition, o DDLOptions) (string, error) {
+	if strings.ContainsFunc(o.Schema, unicode.IsControl) {
+		return "", fmt.Errorf("sqlscript: schema %q: control characters are not allowed", o.Schema)
+	}
+	_, canKey := d.(dialects.RowKeyer)
+	if o.PrimaryKey && !canKey {
+		return "", fmt.Errorf("sqlscript: the %s dialect has no hidden primary key", d.Name())
+	}
+	tables, err := Tables(defs)
+	if err != nil {
+		return "", err
+	}
+	return ddl.Script(ddlGenerator{d: d, schema: o.Schema, primaryKey: o.PrimaryKey}, ddlHeader(d, defs, o, canKey), tables), nil
+}
+
+// ddlHeader returns the comment lines that open a DDL script.
+func ddlHeader(d dialects.Dialect, defs []profilers.Definition, o DDLOptions, canKey bool) []string {
+	names := make([]string, len(defs))
+	for i, def := range defs {
+		names[i] = def.Name
+	}
+	h := append([]string{}, o.Header...)
+	h = append(h, "dialect: "+d.Name(), "profilers: "+strings.Join(names, ", "))
+	if o.Schema != "" {
+		h = append(h, "schema: "+o.Schema)
+	}
+	if hint, ok := ddlRunHints[d.Name()]; ok {
+		h = append(h, "run: "+hint)
+	}
+	h = append(h, "Every statement is idempotent: the script can be run again.")
+	switch {
+	case o.PrimaryKey:
+		h = append(h,
+			"--primary-key: every profiler table has "+dialects.RowKeyColumn+", an invisible auto-numbered primary key",
+			"that readers never see (MariaDB 10.3+, MySQL 8.0.23+).")
+	case canKey:
+		h = append(h,
+			"On a server that demands a primary key on every table (innodb_force_primary_key,",
+			"sql_require_primary_key, Galera, Percona XtraDB Cluster) use profdb ddl --primary-key.")
+	}
+	return h
+}
+
+// ddlRunHints say how each dialect's client runs a DDL script.
+var ddlRunHints = map[string]string{
+	"sqlite":    "sqlite3 profdb.db < FILE",
+	"postgres":  "psql -v ON_ERROR_STOP=1 -d DATABASE -f FILE",
+	"mysql":     "mariadb DATABASE < FILE (or mysql)",
+	"sqlserver": "sqlcmd -b -d DATABASE -i FILE",
+}
+
+// ddlGenerator is the ddl.Generator of DDL: CreateTable, with the
+// dialect's preamble and batch separator.
+type ddlGenerator struct {
+	d          dialects.Dialect
+	schema     string
+	primaryKey bool
+}
+
+// CreateTable implements ddl.Generator.
+func (g ddlGenerator) CreateTable(t ddl.Table) []string {
+	return CreateTable(g.d, g.schema, g.primaryKey, t)
+}
+
+// Preamble implements ddl.Preamble; nil when the dialect has none.
+func (g ddlGenerator) Preamble() []string {
+	if p, ok := g.d.(ddl.Preamble); ok {
+		return p.Preamble()
+	}
+	return nil
+}
+
+// BatchSeparator implements ddl.BatchSeparator; "" when the dialect has none.
+func (g ddlGenerator) BatchSeparator() string {
+	if bs, ok := g.d.(ddl.BatchSeparator); ok {
+		return bs.BatchSeparator()
+	}
+	return ""
+}
