@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 	"unicode"
@@ -98,7 +96,7 @@ func (o *ddlOptions) script() (string, error) {
 	if strings.ContainsFunc(o.schema, unicode.IsControl) {
 		return "", usageErrorf("--schema %q: control characters are not allowed", o.schema)
 	}
-	tables, err := scriptTables(defs)
+	tables, err := profilers.Tables(defs...)
 	if err != nil {
 		return "", err
 	}
@@ -174,36 +172,6 @@ func selectProfilers(names []string) ([]profilers.Definition, error) {
 		defs = append(defs, def)
 	}
 	return defs, nil
-}
-
-// scriptTables returns INSTANCES and RELATIONS, profdb's own
-// PROFDB_RESULT_SETS, then the tables of defs, each in its definition's
-// order (parents first). A table that two profilers define alike is created
-// once; defined differently, it is an error, for one database holds one
-// table of a name.
-func scriptTables(defs []profilers.Definition) ([]ddl.Table, error) {
-	tables := append(profilers.Shared(), profilers.ResultSets())
-	owner := map[string]string{}
-	for _, t := range tables {
-		owner[strings.ToUpper(t.Name)] = "profdb"
-	}
-	for _, def := range defs {
-	next:
-		for _, t := range def.Tables {
-			key := strings.ToUpper(t.Name)
-			if o, dup := owner[key]; dup {
-				for _, prev := range tables {
-					if strings.ToUpper(prev.Name) == key && reflect.DeepEqual(prev, t) {
-						continue next
-					}
-				}
-				return nil, fmt.Errorf("table %s is defined differently by profilers %s and %s", t.Name, o, def.Name)
-			}
-			owner[key] = def.Name
-			tables = append(tables, t)
-		}
-	}
-	return tables, nil
 }
 
 // scriptHeader returns the comment lines that open a script. They hold no

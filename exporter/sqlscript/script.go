@@ -144,9 +144,11 @@ func (s *Script) Begin(_ context.Context, h exporter.Header) (exporter.ResultWri
 }
 
 // WriteTo writes the whole script to w: the header, session settings, the
-// transaction's start and lock, the DDL of INSTANCES, RELATIONS and the
-// tables of the profilers exported (unless Options.NoCreate), every
-// committed result set and the commit. It fails while a result set is open.
+// transaction's start and lock, the DDL of INSTANCES, RELATIONS,
+// PROFDB_RESULT_SETS and the tables of the profilers exported (unless
+// Options.NoCreate), every committed result set and the commit. It fails
+// while a result set is open, and, writing nothing, when two of the
+// profilers exported define a table differently (see profilers.Tables).
 func (s *Script) WriteTo(w io.Writer) (int64, error) {
 	if s.closed {
 		return 0, errors.New("sqlscript: script closed")
@@ -154,12 +156,16 @@ func (s *Script) WriteTo(w io.Writer) (int64, error) {
 	if s.open != nil {
 		return 0, errors.New("sqlscript: a result set is still open")
 	}
+	tables, err := s.tables()
+	if err != nil {
+		return 0, err
+	}
 	if err := s.w.Flush(); err != nil {
 		return 0, fmt.Errorf("sqlscript: %w", err)
 	}
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 256<<10)
-	s.writeHead(bw)
+	s.writeHead(bw, tables)
 	if err := bw.Flush(); err != nil {
 		return cw.n, err
 	}
@@ -174,7 +180,7 @@ func (s *Script) WriteTo(w io.Writer) (int64, error) {
 	}
 	bw.WriteString("\n-- end of the result sets\n")
 	s.writeAll(bw, s.f.batch(s.step+1, s.f.end(), true))
-	err := bw.Flush()
+	err = bw.Flush()
 	return cw.n, err
 }
 
@@ -219,8 +225,9 @@ func (s *Script) emit(stmts ...string) {
 	s.writeAll(s.w, s.f.batch(s.step, stmts, false))
 }
 
-// writeHead writes everything before the first result set.
-func (s *Script) writeHead(w *bufio.Writer) {
+// writeHead writes everything before the first result set, creating
+// tables unless Options.NoCreate.
+func (s *Script) writeHead(w *bufio.Writer, tables []ddl.Table) {
 	var names []string
 	for _, n := range profilers.Names() {
 		if s.used[n] {
@@ -259,7 +266,7 @@ func (s *Script) writeHead(w *bufio.Writer) {
 	}
 	if !s.opts.NoCreate {
 		w.WriteString("\n-- tables (each statement does nothing when its object exists)\n")
-		for _, t := range s.tables() {
+		for _, t := range tables {
 			stmts := s.d.CreateTableIn(s.opts.Schema, t)
 			if rk, ok := s.d.(dialects.RowKeyer); ok && s.opts.PrimaryKey && t.Key == "" {
 				stmts = rk.CreateTableWithRowKey(s.opts.Schema, t, true)
@@ -283,26 +290,20 @@ func orNone(s string) string {
 	return s
 }
 
-// tables returns INSTANCES, RELATIONS, PROFDB_RESULT_SETS and the tables
-// of the profilers used, in registry order, parents first, each once.
-func (s *Script) tables() []ddl.Table {
-	out := append(profilers.Shared(), profilers.ResultSets())
-	seen := map[string]bool{}
-	for _, t := range out {
-		seen[strings.ToUpper(t.Name)] = true
-	}
+// tables returns the tables the script creates: profilers.Tables of the
+// profilers used, in registry order.
+func (s *Script) tables() ([]ddl.Table, error) {
+	var used []profilers.Definition
 	for _, def := range profilers.All() {
-		if !s.used[def.Name] {
-			continue
-		}
-		for _, t := range def.Tables {
-			if !seen[strings.ToUpper(t.Name)] {
-				seen[strings.ToUpper(t.Name)] = true
-				out = append(out, t)
-			}
+		if s.used[def.Name] {
+			used = append(used, def)
 		}
 	}
-	return out
+	tables, err := profilers.Tables(used...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlscript: %w", err)
+	}
+	return tables, nil
 }
 
 // comment makes text safe for a "-- " comment line.
