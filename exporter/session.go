@@ -87,7 +87,10 @@ func (s *session) begin() error {
 	if l, ok := d.(dialects.Locker); ok {
 		acquire, s.release = l.Lock(s.e.sopts.Schema)
 	}
-	all := append(append(profilers.Shared(), profilers.ResultSets()), s.def.Tables...)
+	all, err := profilers.Tables(s.def)
+	if err != nil {
+		return errorf("%w", err)
+	}
 	ddlCommits := false
 	if c, ok := d.(dialects.DDLCommitter); ok {
 		ddlCommits = c.DDLCommits()

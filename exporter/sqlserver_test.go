@@ -761,11 +761,9 @@ func TestSQLServerRealServer(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		var tables []ddl.Table
-		tables = append(tables, profilers.Shared()...)
-		tables = append(tables, profilers.ResultSets())
-		for _, def := range profilers.All() {
-			tables = append(tables, def.Tables...)
+		tables, err := profilers.Tables(profilers.All()...)
+		if err != nil {
+			t.Error(err)
 		}
 		for _, tb := range tables {
 			name := d.Qualify(schema, tb.Name)

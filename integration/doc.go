@@ -3,7 +3,8 @@
 // (testcontainers-go and the Docker client) stay out of profdb's.
 //
 // Conformance holds the checks every target must pass, in the manner of
-// golang-migrate's shared driver tests; the test files add the
+// golang-migrate's shared driver tests: the dialects' own suite
+// (dialecttest.Run) and the exporter's checks over it; the test files add the
 // existing-database scenarios (tables a DBA made with scripts from
 // testdata/DIALECT), the SQL Server checks against an in-process TDS server
 // when no SQL Server is at hand, and the copy chain between dialects.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -102,13 +103,16 @@ var EdgeInts = []int64{1, -1, math.MaxInt64, math.MinInt64, 2147483648, -2147483
 var EdgeDecimals = []ddl.Dec{"18446744073709551615", "0.12345678", "-123.45", "99999999999999999999.99999999",
 	"-0.00000001", "0", "9223372036854775808", "-99999999999999999999.99999999", "0.5", "3"}
 
+// keepsSubnormals reports whether the suite gives the dialect subnormal
+// floats: not MySQL, not SQL Server.
+func keepsSubnormals(dialect string) bool { return dialect != "mysql" && dialect != "sqlserver" }
+
 // EdgeFloats are doubles at the edges of the range and random bit
-// patterns; subnormals only where the dialect keeps them (not MySQL, not
-// SQL Server).
+// patterns; subnormals only where the dialect keeps them (keepsSubnormals).
 func EdgeFloats(dialect string) []float64 {
 	f := []float64{0.1, 1.0 / 3, math.MaxFloat64, -math.MaxFloat64, 2.2250738585072014e-308, 1e-300, -2.5, 0,
 		123456789.125, 9007199254740993, 1e22}
-	subnormal := dialect != "mysql" && dialect != "sqlserver"
+	subnormal := keepsSubnormals(dialect)
 	if subnormal {
 		f = append(f, math.SmallestNonzeroFloat64, 4.9e-322)
 	}
@@ -195,7 +199,7 @@ type CoverageLine struct {
 }
 
 // CoverageSet is a small Light Coverage result set for the consumer query
-// (docs/layout.md, "Upper-case names without quotes"): files source files, each with lines lines.
+// (dialecttest.ConsumerQuery): files source files, each with lines lines.
 // ROUTINES_DATA holds one routine per file with the same ID, so that LINES'
 // PARENT_ID names both a routine (the documented parent) and a file (the
 // plugin's join). It uses only the columns the query reads and a few more,
@@ -225,22 +229,15 @@ func CoverageSet(caption string, files, lines int) (*Fixture, []CoverageLine) {
 	return f, want
 }
 
-// LightCoverageQuery is the SonarQube plugin's query (docs/layout.md,
-// "Upper-case names without quotes"), unchanged: upper-case names without quotes.
-const LightCoverageQuery = `SELECT l.ID, COL_FILE_NAME, l.COL_MARK, l.COL_SOURCE_LINE, f.COL____COVERED
-FROM LIGHT_COVERAGE_PROFILER_LINES l
-INNER JOIN LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA f ON l.PARENT_ID = f.ID
-ORDER BY COL_FILE_NAME`
-
-// RunCoverageQuery runs LightCoverageQuery on dsn and returns its rows,
+// RunCoverageQuery runs dialecttest.ConsumerQuery on dsn and returns its rows,
 // sorted by file name and ID (the query orders by file name only).
 func RunCoverageQuery(t testing.TB, dsn string) []CoverageLine {
 	t.Helper()
-	return QueryCoverage(t, Open(t, dsn), LightCoverageQuery)
+	return QueryCoverage(t, Open(t, dsn), dialecttest.ConsumerQuery)
 }
 
 // QueryCoverage runs a coverage query, whose columns are those of
-// LightCoverageQuery and which orders by file name, and returns its rows
+// dialecttest.ConsumerQuery and which orders by file name, and returns its rows
 // sorted by file name and ID.
 func QueryCoverage(t testing.TB, db *sql.DB, query string, args ...any) []CoverageLine {
 	t.Helper()

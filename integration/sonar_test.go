@@ -5,18 +5,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/store"
 )
 
 // sonarSQLServerQuery is the SonarQube Delphi plugin's coverage query as it
-// runs on SQL Server: LightCoverageQuery with its configurable
+// runs on SQL Server: dialecttest.ConsumerQuery with its configurable
 // "database.schema." prefix before each table, here DB.dbo.
 func sonarSQLServerQuery(db string) string {
 	return strings.NewReplacer(
 		"FROM LIGHT_COVERAGE_PROFILER_LINES", "FROM "+db+".dbo.LIGHT_COVERAGE_PROFILER_LINES",
 		"JOIN LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA", "JOIN "+db+".dbo.LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA",
-	).Replace(LightCoverageQuery)
+	).Replace(dialecttest.ConsumerQuery)
 }
 
 // CorrectedCoverageQuery is the coverage query of docs/sqlserver.md that

@@ -17,6 +17,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/tdstest"
 	"github.com/profdb/profdb/profilers"
@@ -71,10 +72,10 @@ type fakeCatalog struct {
 
 var objectID = regexp.MustCompile(`^IF OBJECT_ID\(N'\[([^\]]+)\]', N'U'\) IS NULL`)
 
-func newFakeCatalog() (*fakeCatalog, *tdstest.Responder) {
+func newFakeCatalog(t testing.TB) (*fakeCatalog, *tdstest.Responder) {
 	fc := &fakeCatalog{created: map[string]bool{}, defs: map[string]ddl.Table{}}
 	r := tdstest.NewResponder()
-	for _, tb := range AllTables() {
+	for _, tb := range dialecttest.AllTables(t) {
 		fc.defs[tb.Name] = tb
 		var cols []tdstest.Column
 		for _, c := range tb.Columns {
@@ -202,7 +203,7 @@ func startTDS(t *testing.T, h tdstest.Handler) (*tdstest.Server, string) {
 // both T-SQL parsers accept.
 func TestSQLServerDDLOverTDS(t *testing.T) {
 	srv, dsn := startTDS(t, nil)
-	tables := AllTables()
+	tables := dialecttest.AllTables(t)
 	RunDDL(t, dsn, "", tables)
 	RunDDL(t, dsn, "", tables)
 	d, _ := dialects.Lookup("sqlserver")
@@ -240,7 +241,7 @@ func TestSQLServerDDLOverTDS(t *testing.T) {
 			}
 		}
 	}
-	if err := parseTSQL(LightCoverageQuery); err != nil {
+	if err := parseTSQL(dialecttest.ConsumerQuery); err != nil {
 		t.Errorf("the Light Coverage query: %v", err)
 	}
 }
@@ -255,7 +256,7 @@ func TestSQLServerExportOverTDS(t *testing.T) {
 	for _, mode := range []exporter.BulkMode{exporter.BulkOff, exporter.BulkAuto} {
 		for _, p := range profilers.Names() {
 			t.Run(p+"/bulk="+mode.String(), func(t *testing.T) {
-				_, responder := newFakeCatalog()
+				_, responder := newFakeCatalog(t)
 				srv, dsn := startTDS(t, responder.Handle)
 				db := OpenExporter(t, dsn, store.Options{}, exporter.Options{Bulk: mode})
 				f := FullSet(t, p, "tds 'x' ✓", "sqlserver", 4)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
+	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -37,26 +38,6 @@ func OpenExporter(t testing.TB, dsn string, so store.Options, o exporter.Options
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
-}
-
-// AllTables returns INSTANCES, RELATIONS, profdb's own PROFDB_RESULT_SETS
-// and the tables of every registered profiler, each once, parents first:
-// the tables profdb creates.
-func AllTables() []ddl.Table {
-	out := append(profilers.Shared(), profilers.ResultSets())
-	seen := map[string]bool{}
-	for _, t := range out {
-		seen[t.Name] = true
-	}
-	for _, def := range profilers.All() {
-		for _, t := range def.Tables {
-			if !seen[t.Name] {
-				seen[t.Name] = true
-				out = append(out, t)
-			}
-		}
-	}
-	return out
 }
 
 // Counts returns the rows of every table the database has in schema, by
@@ -94,9 +75,11 @@ func Export(t testing.TB, db resultset.Target, f *Fixture) resultset.Result {
 // namespace of the target (golang-migrate's shared driver tests are the
 // model):
 //
-//   - ddl: the DDL of every table runs twice without error (idempotent);
-//   - inspect: the tables it creates are found by Dialect.Tables and
-//     described by Dialect.Columns as the plugins define them;
+//   - dialect: dialecttest.Run, the suite every dialect passes: the DDL of
+//     every table runs twice (idempotent), Dialect.Tables and
+//     Dialect.Columns describe it as the plugins define it, edge values
+//     round-trip through INSERT, one INSERT at the parameter limit runs,
+//     the consumer query runs;
 //   - round-trip: a result set of every profiler with every column filled
 //     with edge values is exported (native bulk path and batched INSERT)
 //     and read back value for value;
@@ -105,10 +88,10 @@ func Export(t testing.TB, db resultset.Target, f *Fixture) resultset.Result {
 //     sent leaves nothing behind;
 //   - concurrent: eight exporters at once get distinct INST_IDs and write
 //     every row;
-//   - consumer-query: the Light Coverage query of docs/layout.md
-//     ("Upper-case names without quotes") runs unchanged and returns the exported lines.
+//   - consumer-query: dialecttest.ConsumerQuery runs unchanged on what the
+//     exporter wrote and returns the exported lines.
 func Conformance(t *testing.T, tg Target) {
-	t.Run("ddl", func(t *testing.T) { checkDDL(t, tg) })
+	t.Run("dialect", func(t *testing.T) { checkDialect(t, tg) })
 	t.Run("round-trip", func(t *testing.T) { checkRoundTrip(t, tg) })
 	t.Run("rollback", func(t *testing.T) { checkRollback(t, tg) })
 	t.Run("concurrent", func(t *testing.T) { checkConcurrent(t, tg) })
@@ -132,76 +115,33 @@ func RunDDL(t testing.TB, dsn, schema string, tables []ddl.Table) {
 	}
 }
 
-func checkDDL(t *testing.T, tg Target) {
+// checkDialect runs dialecttest.Run in a fresh namespace of the target,
+// the catalogue created in the namespace by name as well where it is a
+// schema (PostgreSQL) or database (MySQL).
+func checkDialect(t *testing.T, tg Target) {
 	ns := tg.Fresh(t)
-	tables := AllTables()
-	RunDDL(t, ns.DSN, "", tables)
-	RunDDL(t, ns.DSN, "", tables) // idempotent
-	db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
-	d, ctx := db.DB().Dialect(), Ctx(t)
-
-	// inspect: the tables are there under their stored names, with the
-	// plugins' columns.
-	got, err := d.Tables(ctx, db.DB().SQL(), "")
+	d, err := dialects.Lookup(tg.Dialect)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []string
-	for _, tb := range tables {
-		want = append(want, d.StoredName(tb.Name))
-	}
-	sort.Strings(got)
-	sort.Strings(want)
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Tables =\n%v\nwant\n%v", got, want)
-	}
-	for _, tb := range tables {
-		cols, err := d.Columns(ctx, db.DB().SQL(), "", d.StoredName(tb.Name))
+	db := Open(t, ns.DSN)
+	cfg := dialecttest.Config{NoSubnormals: !keepsSubnormals(tg.Dialect)}
+	switch tg.Dialect {
+	case "postgres":
+		cfg.Schema, cfg.NoNUL = ns.Name, true
+	case "mysql":
+		cfg.Schema = ns.Name
+	case "sqlserver":
+		babelfish, err := sqlserver.IsBabelfish(Ctx(t), db)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(cols) != len(tb.Columns) {
-			t.Errorf("%s: %d columns, want %d", tb.Name, len(cols), len(tb.Columns))
-			continue
-		}
-		for i, c := range cols {
-			wc := tb.Columns[i]
-			key := wc.NotNull || strings.EqualFold(tb.Key, wc.Name)
-			var problems []string
-			if c.Name != d.StoredName(wc.Name) {
-				problems = append(problems, "name "+c.Name)
-			}
-			if c.Type != wc.Type {
-				problems = append(problems, "type "+c.Type.String())
-			}
-			if c.Nullable == key {
-				problems = append(problems, fmt.Sprintf("nullable %v", c.Nullable))
-			}
-			switch wc.Type {
-			case ddl.Integer:
-				if c.IntBits != 64 {
-					problems = append(problems, fmt.Sprintf("%d-bit", c.IntBits))
-				}
-			case ddl.Float:
-				if c.FloatBits != 64 {
-					problems = append(problems, fmt.Sprintf("%d-bit", c.FloatBits))
-				}
-			case ddl.String:
-				if c.MaxChars != 0 {
-					problems = append(problems, fmt.Sprintf("at most %d characters", c.MaxChars))
-				}
-			case ddl.Decimal:
-				// SQLite keeps decimals in ANY columns, without a declared
-				// precision.
-				if tg.Dialect != "sqlite" && (c.Precision != ddl.DecimalPrecision || c.Scale != ddl.DecimalScale) {
-					problems = append(problems, fmt.Sprintf("precision %d,%d", c.Precision, c.Scale))
-				}
-			}
-			if len(problems) > 0 {
-				t.Errorf("%s.%s (%s): %s; want %s %v", tb.Name, wc.Name, c.DBType, strings.Join(problems, ", "), d.ColumnType(wc.Type), wc.Type)
-			}
+		cfg.NoNUL = babelfish // PostgreSQL underneath
+		cfg.Skip = map[string]string{
+			"missing-table": "Columns of a table that does not exist gives no columns and no error on SQL Server",
 		}
 	}
+	dialecttest.Run(t, d, db, cfg)
 }
 
 func checkRoundTrip(t *testing.T, tg Target) {

@@ -261,17 +261,22 @@ func TestValidateProfilerName(t *testing.T) {
 }
 
 // TestIndexNamesUnique: index names are per schema in PostgreSQL, so the
-// indexes of every table of the four shipped profilers, shared tables
-// included, must have distinct names, each short enough for every dialect.
+// indexes of every table of the four shipped profilers, shared tables and
+// PROFDB_RESULT_SETS included, must have distinct names, each short enough
+// for every dialect.
 func TestIndexNamesUnique(t *testing.T) {
 	seen := map[string]string{}
-	tables := profilers.Shared()
+	var defs []profilers.Definition
 	for _, name := range []string{"light-coverage", "resource", "function-trace", "reference-count"} {
 		d, err := profilers.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tables = append(tables, d.Tables...)
+		defs = append(defs, d)
+	}
+	tables, err := profilers.Tables(defs...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, tb := range tables {
 		for _, ix := range tb.Indexes() {
@@ -283,5 +288,68 @@ func TestIndexNamesUnique(t *testing.T) {
 			}
 			seen[strings.ToUpper(ix.Name)] = tb.Name
 		}
+	}
+}
+
+// TestTables: the shared tables and PROFDB_RESULT_SETS come first, then each
+// definition's tables in its order; a table two definitions define alike
+// (names compared case-insensitively) is listed once, and one they define
+// differently is an error naming it and both owners.
+func TestTables(t *testing.T) {
+	names := func(tables []ddl.Table) string {
+		var n []string
+		for _, tb := range tables {
+			n = append(n, tb.Name)
+		}
+		return strings.Join(n, ",")
+	}
+	top := profilers.NewTable("X_TOP", "", profilers.Col(ddl.InstID, ddl.Integer), profilers.Col("COL_A", ddl.String))
+	child := profilers.NewTable("X_CHILD", "X_TOP", profilers.Col(ddl.InstID, ddl.Integer))
+	other := profilers.NewTable("Y_ONLY", "", profilers.Col(ddl.InstID, ddl.Integer))
+	sameTop := top.Clone()
+	a := profilers.Definition{Name: "a", Tables: []ddl.Table{top, child}}
+	b := profilers.Definition{Name: "b", Tables: []ddl.Table{other, sameTop}}
+
+	got, err := profilers.Tables()
+	if err != nil || names(got) != "INSTANCES,RELATIONS,PROFDB_RESULT_SETS" {
+		t.Errorf("Tables() = %s, %v", names(got), err)
+	}
+	got, err = profilers.Tables(a, b)
+	if want := "INSTANCES,RELATIONS,PROFDB_RESULT_SETS,X_TOP,X_CHILD,Y_ONLY"; err != nil || names(got) != want {
+		t.Errorf("Tables(a, b) = %s, %v; want %s", names(got), err, want)
+	}
+	if got, err = profilers.Tables(b, a); err != nil || names(got) != "INSTANCES,RELATIONS,PROFDB_RESULT_SETS,Y_ONLY,X_TOP,X_CHILD" {
+		t.Errorf("Tables(b, a) = %s, %v", names(got), err)
+	}
+
+	differs := top.Clone()
+	differs.Columns = append(differs.Columns, profilers.Col("COL_B", ddl.Integer))
+	c := profilers.Definition{Name: "c", Tables: []ddl.Table{differs}}
+	if got, err := profilers.Tables(a, c); err == nil || !strings.Contains(err.Error(), "X_TOP") ||
+		!strings.Contains(err.Error(), " a ") || !strings.HasSuffix(err.Error(), " c") {
+		t.Errorf("Tables(a, c) = %s, %v; want an error naming X_TOP, a and c", names(got), err)
+	}
+	// The same table under a name that differs in case only is another
+	// definition of it.
+	lower := top.Clone()
+	lower.Name = "x_top"
+	if got, err := profilers.Tables(a, profilers.Definition{Name: "e", Tables: []ddl.Table{lower}}); err == nil || !strings.Contains(err.Error(), "x_top") {
+		t.Errorf("X_TOP and x_top: %s, %v; want an error", names(got), err)
+	}
+	shadow := profilers.Definition{Name: "d", Tables: []ddl.Table{profilers.NewTable("profdb_result_sets", "", profilers.Col(ddl.InstID, ddl.Integer))}}
+	if _, err := profilers.Tables(shadow); err == nil || !strings.Contains(err.Error(), "profdb and d") {
+		t.Errorf("a profiler's own PROFDB_RESULT_SETS: %v", err)
+	}
+
+	all, err := profilers.Tables(profilers.All()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 3
+	for _, d := range profilers.All() {
+		n += len(d.Tables)
+	}
+	if len(all) != n {
+		t.Errorf("Tables(All()...) has %d tables, want %d", len(all), n)
 	}
 }

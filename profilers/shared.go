@@ -1,6 +1,12 @@
 package profilers
 
-import "github.com/profdb/profdb/ddl"
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+)
 
 // Names of the two tables every profiler shares.
 const (
@@ -91,3 +97,35 @@ func ResultSets() ddl.Table {
 
 // Shared returns INSTANCES and RELATIONS, in that order.
 func Shared() []ddl.Table { return []ddl.Table{Instances(), Relations()} }
+
+// Tables returns the tables of a database that holds result sets of the
+// profilers defs, in the order to create them: INSTANCES and RELATIONS,
+// profdb's own PROFDB_RESULT_SETS, then the tables of each definition in
+// its order (parents first). A table that two definitions define alike is
+// listed once; defined differently, it is an error, for one database holds
+// one table of a name. Names compare case-insensitively.
+//
+// Tables(All()...) is every table profdb creates.
+func Tables(defs ...Definition) ([]ddl.Table, error) {
+	tables := append(Shared(), ResultSets())
+	owner := map[string]string{}
+	at := map[string]int{}
+	for i, t := range tables {
+		owner[strings.ToUpper(t.Name)] = "profdb"
+		at[strings.ToUpper(t.Name)] = i
+	}
+	for _, def := range defs {
+		for _, t := range def.Tables {
+			key := strings.ToUpper(t.Name)
+			if o, dup := owner[key]; dup {
+				if !reflect.DeepEqual(tables[at[key]], t) {
+					return nil, fmt.Errorf("profilers: table %s is defined differently by %s and %s", t.Name, o, def.Name)
+				}
+				continue
+			}
+			owner[key], at[key] = def.Name, len(tables)
+			tables = append(tables, t)
+		}
+	}
+	return tables, nil
+}

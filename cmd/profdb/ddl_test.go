@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 )
@@ -161,6 +162,10 @@ func TestDDLProfilerLimitsTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	shared, err := profilers.Tables() // INSTANCES, RELATIONS, PROFDB_RESULT_SETS
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range goldenDialects {
 		d, err := dialects.Lookup(name)
 		if err != nil {
@@ -170,7 +175,7 @@ func TestDDLProfilerLimitsTables(t *testing.T) {
 		if !strings.Contains(script, "profilers: function-trace\n") {
 			t.Errorf("%s: header does not name the profiler:\n%s", name, script[:min(len(script), 400)])
 		}
-		for _, tb := range append(profilers.Shared(), profilers.ResultSets()) {
+		for _, tb := range shared {
 			if createAt(d, script, tb.Name) < 0 {
 				t.Errorf("%s: no CREATE TABLE for shared table %s", name, tb.Name)
 			}
@@ -236,25 +241,12 @@ func TestDDLSchema(t *testing.T) {
 
 // The scripts run in the dialects' own clients: twice (they are
 // idempotent), then a query written as the consumers in the wild write it
-// (docs/layout.md, "Upper-case names without quotes") runs on what they
-// created. Clients and servers that are absent skip the test, except under
-// CI=true for the ones CI provides.
-
-// sonarQuery is the consumer query of docs/layout.md: documented
-// upper-case names, no quotes.
-const sonarQuery = `SELECT l.ID, COL_FILE_NAME, l.COL_MARK, l.COL_SOURCE_LINE, f.COL____COVERED
-FROM LIGHT_COVERAGE_PROFILER_LINES l
-INNER JOIN LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA f ON l.PARENT_ID = f.ID
-ORDER BY COL_FILE_NAME`
+// (dialecttest.ConsumerQuery) runs on what they created. Clients and
+// servers that are absent skip the test, except under CI=true for the ones CI
+// provides.
 
 // wantTables is how many tables the full script creates.
-func wantTables() int {
-	n := len(profilers.Shared()) + 1 // and PROFDB_RESULT_SETS
-	for _, d := range profilers.All() {
-		n += len(d.Tables)
-	}
-	return n
-}
+func wantTables(t *testing.T) int { return len(dialecttest.AllTables(t)) }
 
 // client finds the first of the named programs on PATH; when none is there
 // the test skips, or fails under CI=true if required is set.
@@ -294,10 +286,10 @@ func TestDDLScriptInSQLite3(t *testing.T) {
 	for range 2 {
 		runClient(t, nil, script, sqlite3, "-bail", db)
 	}
-	if got := runClient(t, nil, "", sqlite3, db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"); got != strconv.Itoa(wantTables()) {
-		t.Errorf("sqlite3: %s tables, want %d", got, wantTables())
+	if got := runClient(t, nil, "", sqlite3, db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"); got != strconv.Itoa(wantTables(t)) {
+		t.Errorf("sqlite3: %s tables, want %d", got, wantTables(t))
 	}
-	runClient(t, nil, "", sqlite3, "-bail", db, sonarQuery)
+	runClient(t, nil, "", sqlite3, "-bail", db, dialecttest.ConsumerQuery)
 }
 
 func TestDDLScriptInPsql(t *testing.T) {
@@ -323,10 +315,10 @@ func TestDDLScriptInPsql(t *testing.T) {
 	}
 	got := runClient(t, env, "", psql, "-X", "-At", "-v", "ON_ERROR_STOP=1", "-d", u.String(), "-c",
 		"SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()")
-	if got != strconv.Itoa(wantTables()) {
-		t.Errorf("psql: %s tables, want %d", got, wantTables())
+	if got != strconv.Itoa(wantTables(t)) {
+		t.Errorf("psql: %s tables, want %d", got, wantTables(t))
 	}
-	runClient(t, env, "", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", u.String(), "-c", sonarQuery)
+	runClient(t, env, "", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", u.String(), "-c", dialecttest.ConsumerQuery)
 }
 
 func TestDDLScriptInMariaDB(t *testing.T) {
@@ -338,10 +330,10 @@ func TestDDLScriptInMariaDB(t *testing.T) {
 	}
 	got := runClient(t, env, "", mariadb, append(args, "-e",
 		"SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE()")...)
-	if got != strconv.Itoa(wantTables()) {
-		t.Errorf("%s: %s tables, want %d", filepath.Base(mariadb), got, wantTables())
+	if got != strconv.Itoa(wantTables(t)) {
+		t.Errorf("%s: %s tables, want %d", filepath.Base(mariadb), got, wantTables(t))
 	}
-	runClient(t, env, "", mariadb, append(args, "-e", sonarQuery)...)
+	runClient(t, env, "", mariadb, append(args, "-e", dialecttest.ConsumerQuery)...)
 }
 
 // TestDDLPrimaryKeyInMariaDB: with --primary-key every profiler table gets
@@ -357,15 +349,15 @@ func TestDDLPrimaryKeyInMariaDB(t *testing.T) {
 	got := runClient(t, env, "", mariadb, append(args, "-e", `SELECT count(*) FROM information_schema.KEY_COLUMN_USAGE
 WHERE TABLE_SCHEMA = DATABASE() AND CONSTRAINT_NAME = 'PRIMARY' AND COLUMN_NAME = '`+dialects.RowKeyColumn+`'`)...)
 	// INSTANCES, RELATIONS and PROFDB_RESULT_SETS have keys of their own.
-	if got != strconv.Itoa(wantTables()-3) {
-		t.Errorf("%s tables keyed by %s, want every profiler table (%d)", got, dialects.RowKeyColumn, wantTables()-3)
+	if got != strconv.Itoa(wantTables(t)-3) {
+		t.Errorf("%s tables keyed by %s, want every profiler table (%d)", got, dialects.RowKeyColumn, wantTables(t)-3)
 	}
 	got = runClient(t, env, "", mariadb, append(args, "-e", `INSERT INTO RESOURCE_PROFILER_THREADS VALUES (1, 2, 3, 4, 5, 6);
 INSERT INTO RESOURCE_PROFILER_THREADS VALUES (1, 2, 3, 4, 5, 6); SELECT * FROM RESOURCE_PROFILER_THREADS`)...)
 	if want := "1\t2\t3\t4\t5\t6\n1\t2\t3\t4\t5\t6"; got != want {
 		t.Errorf("SELECT * = %q, want %q", got, want)
 	}
-	runClient(t, env, "", mariadb, append(args, "-e", sonarQuery)...)
+	runClient(t, env, "", mariadb, append(args, "-e", dialecttest.ConsumerQuery)...)
 	if !strings.Contains(script, "-- --primary-key: ") || !strings.Contains(mustRun(t, "ddl", "--dialect", "mysql"), "use profdb ddl --primary-key") {
 		t.Error("the scripts do not mention --primary-key")
 	}

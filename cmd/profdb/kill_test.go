@@ -95,9 +95,16 @@ func tableCounts(t *testing.T, dsn string) map[string]int64 {
 	for _, n := range names {
 		have[strings.ToUpper(n)] = n
 	}
-	def, _ := profilers.Lookup(functiontrace.Name)
+	def, err := profilers.Lookup(functiontrace.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := profilers.Tables(def)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]int64{}
-	for _, tb := range append(append(profilers.Shared(), profilers.ResultSets()), def.Tables...) {
+	for _, tb := range tables {
 		real, ok := have[tb.Name]
 		if !ok {
 			out[tb.Name] = -1

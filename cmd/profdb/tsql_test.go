@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/testdb"
@@ -142,8 +143,7 @@ func TestSQLOutNULGuard(t *testing.T) {
 
 // TestDDLScriptInSQLServer runs "profdb ddl --dialect sqlserver" twice on a
 // SQL Server database, batch by batch as sqlcmd sends it: the second run
-// does nothing, every table is there, and docs/layout.md's consumer query
-// runs.
+// does nothing, every table is there, and dialecttest.ConsumerQuery runs.
 func TestDDLScriptInSQLServer(t *testing.T) {
 	dsn := testdb.Fresh(t, "sqlserver")
 	script := mustRun(t, "ddl", "--dialect", "sqlserver")
@@ -157,8 +157,8 @@ func TestDDLScriptInSQLServer(t *testing.T) {
 	if err := db.QueryRow("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_TYPE = 'BASE TABLE'").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if n != wantTables() {
-		t.Errorf("%d tables, want %d", n, wantTables())
+	if n != wantTables(t) {
+		t.Errorf("%d tables, want %d", n, wantTables(t))
 	}
 	var ix int
 	if err := db.QueryRow("SELECT COUNT(*) FROM sys.indexes WHERE object_id = OBJECT_ID(N'dbo.FUNCTION_TRACE_PROFILER_CALL_TRACE') AND index_id > 0").Scan(&ix); err != nil {
@@ -167,7 +167,7 @@ func TestDDLScriptInSQLServer(t *testing.T) {
 	if ix != 2 {
 		t.Errorf("CALL_TRACE has %d indexes after two runs, want 2", ix)
 	}
-	if _, err := db.Exec(sonarQuery); err != nil {
+	if _, err := db.Exec(dialecttest.ConsumerQuery); err != nil {
 		t.Errorf("the consumer query: %v", err)
 	}
 }

@@ -2,11 +2,8 @@ package dialecttest
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,13 +18,14 @@ import (
 	_ "github.com/profdb/profdb/profilers/resource"
 )
 
-// AllTables returns INSTANCES, RELATIONS, profdb's own PROFDB_RESULT_SETS
-// and the 37 tables of the four profilers.
-func AllTables(t *testing.T) []ddl.Table {
+// AllTables returns every table profdb creates, profilers.Tables of every
+// registered profiler: INSTANCES, RELATIONS, profdb's own
+// PROFDB_RESULT_SETS and the 37 tables of the four profilers.
+func AllTables(t testing.TB) []ddl.Table {
 	t.Helper()
-	tables := append(profilers.Shared(), profilers.ResultSets())
-	for _, def := range profilers.All() {
-		tables = append(tables, def.Tables...)
+	tables, err := profilers.Tables(profilers.All()...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(tables) != 3+37 {
 		t.Fatalf("got %d tables from the registry, want 40 (2 shared, profdb's own, 37 of 4 profilers)", len(tables))
@@ -241,161 +239,9 @@ func CheckRoundTrip(ctx context.Context, t *testing.T, d dialects.Dialect, q dia
 	}
 }
 
-// consumerQuery is the query of docs/layout.md, "Upper-case names without
-// quotes", unchanged.
-const consumerQuery = `SELECT l.ID, COL_FILE_NAME, l.COL_MARK, l.COL_SOURCE_LINE, f.COL____COVERED
-FROM LIGHT_COVERAGE_PROFILER_LINES l
-INNER JOIN LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA f ON l.PARENT_ID = f.ID
-ORDER BY COL_FILE_NAME`
-
-// CheckConsumerQuery creates the tables, fills two source files and three
-// lines, and runs the consumer's query.
-func CheckConsumerQuery(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX) {
-	t.Helper()
-	var lines, files ddl.Table
-	for _, tab := range AllTables(t) {
-		switch tab.Name {
-		case "LIGHT_COVERAGE_PROFILER_LINES":
-			lines = tab
-		case "LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA":
-			files = tab
-		}
-	}
-	for _, tab := range []ddl.Table{lines, files} {
-		for _, s := range d.CreateTable(tab) {
-			if _, err := q.ExecContext(ctx, s); err != nil {
-				t.Fatalf("%s: %v", s, err)
-			}
-		}
-	}
-	row := func(tab ddl.Table, vals map[string]any) []any {
-		r := make([]any, len(tab.Columns))
-		for i, c := range tab.Columns {
-			if v, ok := vals[c.Name]; ok {
-				r[i] = v
-			} else if c.Type == ddl.Integer {
-				r[i] = int64(0)
-			}
-		}
-		return r
-	}
-	InsertRows(ctx, t, d, q, "", files, [][]any{
-		row(files, map[string]any{"ID": int64(10), "INST_ID": int64(1), "COL_FILE_NAME": "b.pas", "COL____COVERED": ddl.Dec("50")}),
-		row(files, map[string]any{"ID": int64(11), "INST_ID": int64(1), "COL_FILE_NAME": "a.pas", "COL____COVERED": ddl.Dec("100")}),
-	})
-	InsertRows(ctx, t, d, q, "", lines, [][]any{
-		row(lines, map[string]any{"ID": int64(1), "INST_ID": int64(1), "PARENT_ID": int64(10), "COL_MARK": ddl.Dec("1"), "COL_SOURCE_LINE": int64(7)}),
-		row(lines, map[string]any{"ID": int64(2), "INST_ID": int64(1), "PARENT_ID": int64(11), "COL_MARK": ddl.Dec("2"), "COL_SOURCE_LINE": int64(8)}),
-	})
-	rows, err := q.QueryContext(ctx, consumerQuery)
-	if err != nil {
-		t.Fatalf("consumer query: %v", err)
-	}
-	defer rows.Close()
-	var got []string
-	for rows.Next() {
-		var (
-			id, line int64
-			name     string
-			mark     sql.NullString
-			covered  any
-		)
-		if err := rows.Scan(&id, &name, &mark, &line, &covered); err != nil {
-			t.Fatal(err)
-		}
-		c, _ := NormDec(covered)
-		m, _ := NormDec(mark.String)
-		got = append(got, fmt.Sprintf("%d %s %s %d %s", id, name, m, line, c))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"2 a.pas 2 8 100", "1 b.pas 1 7 50"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("consumer query returned %q, want %q", got, want)
-	}
-}
-
-// MaxParamsStatement runs one INSERT with as many parameters as the
-// dialect's limit allows, in rows of the round-trip table.
-func MaxParamsStatement(ctx context.Context, t *testing.T, d dialects.Dialect, q dialects.DBTX) {
-	t.Helper()
-	cols := len(roundTripTable.Columns)
-	n := dialects.RowsPerInsert(d.Limits(), cols)
-	if n*cols > d.Limits().MaxParams || (n+1)*cols <= d.Limits().MaxParams {
-		t.Fatalf("RowsPerInsert = %d does not fill %d params", n, d.Limits().MaxParams)
-	}
-	rows := make([][]any, n)
-	for i := range rows {
-		rows[i] = []any{int64(1000 + i), "s", int64(i), ddl.Dec("1.5"), 2.5}
-	}
-	InsertRows(ctx, t, d, q, "", roundTripTable, rows)
-	var count int64
-	if err := q.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", d.StoredName(roundTripTable.Name))).Scan(&count); err != nil {
-		t.Fatal(err)
-	}
-	if count != int64(n) {
-		t.Fatalf("count = %d, want %d", count, n)
-	}
-}
-
 // RoundTripTable returns the table the round trip uses: one column of every
 // logical type.
 func RoundTripTable() ddl.Table { return roundTripTable.Clone() }
-
-// CheckCatalogue creates the whole catalogue (AllTables) twice in each of
-// schemas with d.CreateTableIn, proving the DDL idempotent; checks that
-// d.Tables lists exactly the tables created, under their stored names; that
-// d.Columns describes every column as want says; and runs check, the
-// dialect's own checks (its indexes, say), for every table. Columns of a
-// missing table must fail naming it.
-func CheckCatalogue(t *testing.T, d dialects.Dialect, q dialects.DBTX, schemas []string,
-	want func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo, check func(schema string, tab ddl.Table)) {
-	t.Helper()
-	ctx := Context(t)
-	tables := AllTables(t)
-	var names []string
-	for _, tab := range tables {
-		names = append(names, d.StoredName(tab.Name))
-	}
-	slices.Sort(names)
-	for _, schema := range schemas {
-		for pass := 1; pass <= 2; pass++ {
-			for _, tab := range tables {
-				for _, stmt := range d.CreateTableIn(schema, tab) {
-					if _, err := q.ExecContext(ctx, stmt); err != nil {
-						t.Fatalf("schema %q, pass %d: %s: %v", schema, pass, stmt, err)
-					}
-				}
-			}
-		}
-		got, err := d.Tables(ctx, q, schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got, names) {
-			t.Fatalf("Tables(%q) = %v\nwant %v", schema, got, names)
-		}
-		for _, tab := range tables {
-			cols, err := d.Columns(ctx, q, schema, d.StoredName(tab.Name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var wantCols []dialects.ColumnInfo
-			for _, c := range tab.Columns {
-				wantCols = append(wantCols, want(tab, c))
-			}
-			if !reflect.DeepEqual(cols, wantCols) {
-				t.Errorf("Columns(%q, %s) =\n%+v\nwant\n%+v", schema, tab.Name, cols, wantCols)
-			}
-			check(schema, tab)
-		}
-	}
-	missing := d.StoredName("NO_SUCH_TABLE")
-	if _, err := d.Columns(ctx, q, schemas[len(schemas)-1], missing); err == nil || !strings.Contains(err.Error(), missing) {
-		t.Errorf("Columns of a missing table: %v", err)
-	}
-}
 
 // CreateRoundTripTable creates RoundTripTable in schema ("" for the
 // default) with d.CreateTableIn.

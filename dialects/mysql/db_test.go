@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/dialects/dialecttest"
-
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/internal/testdb"
 )
 
@@ -48,33 +47,38 @@ func TestSession(t *testing.T) {
 	}
 }
 
-// TestSchema runs the whole DDL twice (once into the current database,
-// once naming it) and checks what Tables and Columns report, and the
-// indexes, against the documented layout.
-func TestSchema(t *testing.T) {
+// TestConformance runs dialecttest's suite, the catalogue created once
+// into the current database and once naming it, its columns described as
+// profdb creates them and its tables' indexes, engine and collation checked
+// against the documented layout.
+func TestConformance(t *testing.T) {
 	db, schema := open(t)
 	var version string
 	if err := db.QueryRowContext(dialecttest.Context(t), "SELECT VERSION()").Scan(&version); err != nil {
 		t.Fatal(err)
 	}
 	mariaDB := strings.Contains(strings.ToLower(version), "mariadb")
-	dialecttest.CheckCatalogue(t, Dialect{}, db, []string{"", schema}, func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo {
-		ci := dialects.ColumnInfo{Name: c.Name, Type: c.Type, Nullable: !c.NotNull && c.Name != tab.Key}
-		switch c.Type {
-		case ddl.Integer:
-			ci.DBType, ci.IntBits = "bigint", 64
-			if mariaDB {
-				ci.DBType = "bigint(20)"
+	dialecttest.Run(t, Dialect{}, db, dialecttest.Config{
+		Schema: schema,
+		Column: func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo {
+			ci := dialects.ColumnInfo{Name: c.Name, Type: c.Type, Nullable: !c.NotNull && c.Name != tab.Key}
+			switch c.Type {
+			case ddl.Integer:
+				ci.DBType, ci.IntBits = "bigint", 64
+				if mariaDB {
+					ci.DBType = "bigint(20)"
+				}
+			case ddl.String:
+				ci.DBType = "longtext"
+			case ddl.Float:
+				ci.DBType, ci.FloatBits = "double", 64
+			case ddl.Decimal:
+				ci.DBType, ci.Precision, ci.Scale = "decimal(28,8)", 28, 8
 			}
-		case ddl.String:
-			ci.DBType = "longtext"
-		case ddl.Float:
-			ci.DBType, ci.FloatBits = "double", 64
-		case ddl.Decimal:
-			ci.DBType, ci.Precision, ci.Scale = "decimal(28,8)", 28, 8
-		}
-		return ci
-	}, func(_ string, tab ddl.Table) { checkTable(t, db, schema, tab) })
+			return ci
+		},
+		CheckTable: func(t *testing.T, _ string, tab ddl.Table) { checkTable(t, db, schema, tab) },
+	})
 }
 
 // checkTable compares the table's indexes in information_schema with
@@ -123,17 +127,6 @@ WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY INDEX_NAME, SEQ_IN_INDEX`, sc
 	}
 }
 
-func TestValueRoundTrip(t *testing.T) {
-	ctx := dialecttest.Context(t)
-	d := Dialect{}
-	db, _ := open(t)
-	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
-	rows := dialecttest.RoundTripRows(true)
-	dialecttest.InsertRows(ctx, t, d, db, "", dialecttest.RoundTripTable(), rows)
-	dialecttest.CheckRoundTrip(ctx, t, d, db, rows)           // text protocol
-	dialecttest.CheckRoundTrip(ctx, t, d, db, rows, int64(0)) // binary protocol (prepared statement)
-}
-
 // TestStrict: out-of-range and malformed values are errors, not clamped,
 // truncated or converted.
 func TestStrict(t *testing.T) {
@@ -153,14 +146,6 @@ func TestStrict(t *testing.T) {
 	if _, err := db.ExecContext(ctx, "INSERT INTO PROFDB_ROUND_TRIP (COL_STRING) VALUES (?)", "x"); err == nil {
 		t.Error("a row without INST_ID was accepted")
 	}
-}
-
-func TestMaxParamsStatement(t *testing.T) {
-	ctx := dialecttest.Context(t)
-	d := Dialect{}
-	db, _ := open(t)
-	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
-	dialecttest.MaxParamsStatement(ctx, t, d, db)
 }
 
 // TestInspectHandMade: a table a DBA created with the usual types.
@@ -209,12 +194,6 @@ func TestInspectHandMade(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Columns(dba_made) =\n%+v\nwant\n%+v", got, want)
 	}
-}
-
-func TestConsumerQuery(t *testing.T) {
-	ctx := dialecttest.Context(t)
-	db, _ := open(t)
-	dialecttest.CheckConsumerQuery(ctx, t, Dialect{}, db)
 }
 
 // TestLock: the session lock is held from acquire to release, across the
@@ -294,10 +273,4 @@ func TestLargeStatement(t *testing.T) {
 	if _, err := db.ExecContext(ctx, "INSERT INTO PROFDB_ROUND_TRIP (INST_ID, COL_STRING) VALUES (?, ?)", int64(0), huge); err == nil {
 		t.Fatal("a value larger than max_allowed_packet was accepted")
 	}
-}
-
-// TestColumnsMissingTable: Columns of a missing table is ErrNoTable.
-func TestColumnsMissingTable(t *testing.T) {
-	db, _ := open(t)
-	dialecttest.CheckColumnsMissingTable(t, Dialect{}, db)
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"database/sql"
-	"github.com/profdb/profdb/dialects/dialecttest"
 	"os"
 	"reflect"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/internal/testdb"
 )
 
@@ -18,9 +18,11 @@ func open(t *testing.T) *sql.DB {
 	return testdb.Open(t, testdb.Fresh(t, "sqlite"))
 }
 
-// TestSchema runs the whole DDL twice and checks what Tables and Columns
-// report, and the indexes, against the documented layout.
-func TestSchema(t *testing.T) {
+// TestConformance runs dialecttest's suite, with the catalogue created
+// in a second database too, attached on the same connection under a path
+// with a space, its columns described as STRICT tables have them and its
+// indexes checked against the documented layout.
+func TestConformance(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	conn, err := open(t).Conn(ctx)
@@ -32,20 +34,24 @@ func TestSchema(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS "aux"`, t.TempDir()+"/aux db.db"); err != nil {
 		t.Fatal(err)
 	}
-	dialecttest.CheckCatalogue(t, d, conn, []string{"", "aux"}, func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo {
-		isKey := c.Name == tab.Key
-		ci := dialects.ColumnInfo{
-			Name: d.StoredName(c.Name), DBType: d.ColumnType(c.Type), Type: c.Type,
-			Nullable: !c.NotNull && !isKey, HasDefault: isKey && c.Type == ddl.Integer, // INTEGER PRIMARY KEY: the rowid
-		}
-		switch c.Type {
-		case ddl.Integer:
-			ci.IntBits = 64
-		case ddl.Float:
-			ci.FloatBits = 64
-		}
-		return ci
-	}, func(schema string, tab ddl.Table) { checkIndexes(t, conn, schema, tab) })
+	dialecttest.Run(t, d, conn, dialecttest.Config{
+		Schema: "aux",
+		Column: func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo {
+			isKey := c.Name == tab.Key
+			ci := dialects.ColumnInfo{
+				Name: d.StoredName(c.Name), DBType: d.ColumnType(c.Type), Type: c.Type,
+				Nullable: !c.NotNull && !isKey, HasDefault: isKey && c.Type == ddl.Integer, // INTEGER PRIMARY KEY: the rowid
+			}
+			switch c.Type {
+			case ddl.Integer:
+				ci.IntBits = 64
+			case ddl.Float:
+				ci.FloatBits = 64
+			}
+			return ci
+		},
+		CheckTable: func(t *testing.T, schema string, tab ddl.Table) { checkIndexes(t, conn, schema, tab) },
+	})
 }
 
 // checkIndexes compares the table's indexes in the catalog with
@@ -93,17 +99,14 @@ WHERE il.origin = 'c' ORDER BY il.name, ii.seqno`, tab.Name, schema)
 	}
 }
 
-func TestValueRoundTrip(t *testing.T) {
+// TestDecimalStorage: decimals of ordinary size are stored as numbers, so
+// they compare numerically; the huge ones are text, kept exactly.
+func TestDecimalStorage(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
 	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
-	rows := dialecttest.RoundTripRows(true)
-	dialecttest.InsertRows(ctx, t, d, db, "", dialecttest.RoundTripTable(), rows)
-	dialecttest.CheckRoundTrip(ctx, t, d, db, rows)
-
-	// Decimals of ordinary size are stored as numbers, so they compare
-	// numerically; the huge ones are text, kept exactly.
+	dialecttest.InsertRows(ctx, t, d, db, "", dialecttest.RoundTripTable(), dialecttest.RoundTripRows(true))
 	var typ string
 	if err := db.QueryRowContext(ctx, `SELECT typeof(COL_DECIMAL) FROM PROFDB_ROUND_TRIP WHERE INST_ID = 3`).Scan(&typ); err != nil || typ != "real" {
 		t.Errorf("-123.45 stored as %q, %v; want real", typ, err)
@@ -144,14 +147,6 @@ func TestStrictRejects(t *testing.T) {
 	if _, err := db.ExecContext(ctx, `INSERT INTO LIGHT_COVERAGE_PROFILER_LINES (INST_ID, COL_SOURCE_LINE) VALUES (1, '12a')`); err == nil {
 		t.Error("text in an Integer column was accepted")
 	}
-}
-
-func TestMaxParamsStatement(t *testing.T) {
-	ctx := dialecttest.Context(t)
-	d := Dialect{}
-	db := open(t)
-	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
-	dialecttest.MaxParamsStatement(ctx, t, d, db)
 }
 
 // TestInspectHandMade: tables a DBA created without STRICT, with the usual
@@ -205,11 +200,6 @@ func TestInspectHandMade(t *testing.T) {
 	if err != nil || strings.Join(names, ",") != "dba_keyed,dba_made" {
 		t.Errorf("Tables = %v, %v", names, err)
 	}
-}
-
-func TestConsumerQuery(t *testing.T) {
-	ctx := dialecttest.Context(t)
-	dialecttest.CheckConsumerQuery(ctx, t, Dialect{}, open(t))
 }
 
 // TestDriverDSNOpens: the driver DSN opens the file the profdb DSN names,
@@ -278,9 +268,4 @@ func TestModeParameter(t *testing.T) {
 			t.Errorf("file %q created beside x.db", e.Name())
 		}
 	}
-}
-
-// TestColumnsMissingTable: Columns of a missing table is ErrNoTable.
-func TestColumnsMissingTable(t *testing.T) {
-	dialecttest.CheckColumnsMissingTable(t, Dialect{}, open(t))
 }

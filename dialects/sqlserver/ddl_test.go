@@ -8,27 +8,10 @@ import (
 	"github.com/sqlc-dev/teesql/ast"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/profilers"
-	_ "github.com/profdb/profdb/profilers/functiontrace"
-	_ "github.com/profdb/profdb/profilers/lightcoverage"
-	_ "github.com/profdb/profdb/profilers/referencecount"
-	_ "github.com/profdb/profdb/profilers/resource"
 )
-
-// catalogue returns INSTANCES, RELATIONS and every registered profiler's
-// tables: what a full DDL script creates.
-func catalogue(t *testing.T) []ddl.Table {
-	t.Helper()
-	tables := profilers.Shared()
-	for _, def := range profilers.All() {
-		tables = append(tables, def.Tables...)
-	}
-	if len(profilers.All()) != 4 {
-		t.Fatalf("registered profilers: %v, want the four AQTime ones", profilers.Names())
-	}
-	return tables
-}
 
 // builtinTypes are SQL Server's system data types.
 var builtinTypes = map[string]bool{
@@ -234,10 +217,7 @@ func checkCreateIndex(t *testing.T, d sqlserver.Dialect, schema string, tb ddl.T
 // plugin definitions.
 func TestScriptParses(t *testing.T) {
 	var d sqlserver.Dialect
-	tables := catalogue(t)
-	if len(tables) != 2+37 {
-		t.Errorf("catalogue has %d tables, want INSTANCES, RELATIONS and the 37 profiler tables", len(tables))
-	}
+	tables := dialecttest.AllTables(t)
 	script := ddl.Script(d, []string{"profdb: AQTime result tables for SQL Server"}, tables)
 	batches := splitBatches(script)
 
@@ -362,22 +342,18 @@ func TestCreateTableInSchema(t *testing.T) {
 	}
 }
 
-// TestConsumerQuery: the Light Coverage query of docs/layout.md
-// ("Upper-case names without quotes"), unquoted and upper case, parses in both parsers, and every
-// table and column it names exists, under that exact name, in the tables
-// profdb creates; the unqualified columns are unambiguous.
+// TestConsumerQuery: dialecttest.ConsumerQuery, unquoted and upper case,
+// parses in both parsers, and every table and column it names exists, under
+// that exact name, in the tables profdb creates; the unqualified columns are
+// unambiguous.
 func TestConsumerQuery(t *testing.T) {
-	const query = `SELECT l.ID, COL_FILE_NAME, l.COL_MARK, l.COL_SOURCE_LINE, f.COL____COVERED
-FROM LIGHT_COVERAGE_PROFILER_LINES l
-INNER JOIN LIGHT_COVERAGE_PROFILER_SOURCE_FILES_DATA f ON l.PARENT_ID = f.ID
-ORDER BY COL_FILE_NAME`
-	script := mustParseBoth(t, "consumer query", query, nil)
+	script := mustParseBoth(t, "consumer query", dialecttest.ConsumerQuery, nil)
 	if script == nil {
 		return
 	}
 	var d sqlserver.Dialect
 	created := map[string]ddl.Table{}
-	for _, tb := range catalogue(t) {
+	for _, tb := range dialecttest.AllTables(t) {
 		for _, s := range d.CreateTable(tb) {
 			sc, err := teeParse(s)
 			if err != nil {

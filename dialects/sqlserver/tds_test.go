@@ -10,6 +10,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/internal/tdstest"
 )
@@ -68,7 +69,7 @@ func requests(t *testing.T, srv *tdstest.Server) []tdstest.Event {
 func TestScriptOverTDS(t *testing.T) {
 	var d sqlserver.Dialect
 	srv, conn, ctx := openTDS(t, nil)
-	batches := splitBatches(ddl.Script(d, []string{"profdb"}, catalogue(t)))
+	batches := splitBatches(ddl.Script(d, []string{"profdb"}, dialecttest.AllTables(t)))
 	for _, b := range batches {
 		if _, err := conn.ExecContext(ctx, b); err != nil {
 			t.Fatalf("%v\n%s", err, b)

@@ -2,7 +2,6 @@ package sqlscript
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"unicode"
 
@@ -10,36 +9,6 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
 )
-
-// Tables returns the tables a script creates for the profilers defs:
-// INSTANCES and RELATIONS, profdb's own PROFDB_RESULT_SETS, then the
-// tables of defs, each in its definition's order (parents first). A table
-// that two profilers define alike is created once; defined differently, it
-// is an error, for one database holds one table of a name.
-func Tables(defs []profilers.Definition) ([]ddl.Table, error) {
-	tables := append(profilers.Shared(), profilers.ResultSets())
-	owner := map[string]string{}
-	for _, t := range tables {
-		owner[strings.ToUpper(t.Name)] = "profdb"
-	}
-	for _, def := range defs {
-	next:
-		for _, t := range def.Tables {
-			key := strings.ToUpper(t.Name)
-			if o, dup := owner[key]; dup {
-				for _, prev := range tables {
-					if strings.ToUpper(prev.Name) == key && reflect.DeepEqual(prev, t) {
-						continue next
-					}
-				}
-				return nil, fmt.Errorf("sqlscript: table %s is defined differently by profilers %s and %s", t.Name, o, def.Name)
-			}
-			owner[key] = def.Name
-			tables = append(tables, t)
-		}
-	}
-	return tables, nil
-}
 
 // CreateTable returns the idempotent statements that create t and its
 // indexes in schema ("" for the default) in dialect d. With primaryKey, a
@@ -68,7 +37,7 @@ type DDLOptions struct {
 // DDL returns the script of "profdb ddl": comment lines (o.Header, the
 // dialect, the profilers, the schema and how the dialect's client runs the
 // script), the dialect's preamble (ddl.Preamble), then the statements of
-// CreateTable for each of Tables(defs), each table after a blank line and
+// CreateTable for each of profilers.Tables(defs...), each table after a blank line and
 // each statement followed by the dialect's batch separator, if any. The
 // script holds no timestamp: the same arguments give the same text.
 func DDL(d dialects.Dialect, defs []profilers.Definition, o DDLOptions) (string, error) {
@@ -79,7 +48,7 @@ func DDL(d dialects.Dialect, defs []profilers.Definition, o DDLOptions) (string,
 	if o.PrimaryKey && !canKey {
 		return "", fmt.Errorf("sqlscript: the %s dialect has no hidden primary key", d.Name())
 	}
-	tables, err := Tables(defs)
+	tables, err := profilers.Tables(defs...)
 	if err != nil {
 		return "", err
 	}

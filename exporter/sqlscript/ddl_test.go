@@ -24,7 +24,7 @@ func TestScriptCreatesTablesAsDDL(t *testing.T) {
 			defs = append(defs, def)
 		}
 	}
-	tables, err := sqlscript.Tables(defs)
+	tables, err := profilers.Tables(defs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,26 +64,6 @@ func TestScriptCreatesTablesAsDDL(t *testing.T) {
 				t.Errorf("%s %+v: the script creates\n%s\nprofdb ddl creates\n%s", dialect, o, part, want)
 			}
 		}
-	}
-}
-
-// TestTablesConflict: one database holds one table of a name, so two
-// profilers that define a table differently cannot share a script.
-func TestTablesConflict(t *testing.T) {
-	def, err := profilers.Lookup(functiontrace.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := def
-	other.Name = "other"
-	other.Tables = append(other.Tables[:0:0], def.Tables...)
-	other.Tables[0].Columns = other.Tables[0].Columns[1:]
-	if _, err := sqlscript.Tables([]profilers.Definition{def, def}); err != nil {
-		t.Errorf("the same profiler twice: %v", err)
-	}
-	_, err = sqlscript.Tables([]profilers.Definition{def, other})
-	if err == nil || !strings.Contains(err.Error(), "defined differently by profilers "+functiontrace.Name+" and other") {
-		t.Errorf("Tables of conflicting profilers: %v", err)
 	}
 }
 

@@ -150,9 +150,11 @@ func (s *Script) Begin(_ context.Context, h resultset.Header) (resultset.ResultW
 }
 
 // WriteTo writes the whole script to w: the header, session settings, the
-// transaction's start and lock, the DDL of INSTANCES, RELATIONS and the
-// tables of the profilers exported (unless Options.NoCreate), every
-// committed result set and the commit. It fails while a result set is open.
+// transaction's start and lock, the DDL of INSTANCES, RELATIONS,
+// PROFDB_RESULT_SETS and the tables of the profilers exported (unless
+// Options.NoCreate), every committed result set and the commit. It fails
+// while a result set is open, and, writing nothing, when two of the
+// profilers exported define a table differently (see profilers.Tables).
 func (s *Script) WriteTo(w io.Writer) (int64, error) {
 	if s.closed {
 		return 0, errors.New("sqlscript: script closed")
@@ -160,12 +162,12 @@ func (s *Script) WriteTo(w io.Writer) (int64, error) {
 	if s.open != nil {
 		return 0, errors.New("sqlscript: a result set is still open")
 	}
-	if err := s.w.Flush(); err != nil {
-		return 0, fmt.Errorf("sqlscript: %w", err)
-	}
 	tables, err := s.tables()
 	if err != nil {
 		return 0, err
+	}
+	if err := s.w.Flush(); err != nil {
+		return 0, fmt.Errorf("sqlscript: %w", err)
 	}
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 256<<10)
@@ -290,16 +292,20 @@ func orNone(s string) string {
 	return s
 }
 
-// tables returns the tables the script creates: those of Tables for the
+// tables returns the tables the script creates: profilers.Tables of the
 // profilers used, in registry order.
 func (s *Script) tables() ([]ddl.Table, error) {
-	var defs []profilers.Definition
+	var used []profilers.Definition
 	for _, def := range profilers.All() {
 		if s.used[def.Name] {
-			defs = append(defs, def)
+			used = append(used, def)
 		}
 	}
-	return Tables(defs)
+	tables, err := profilers.Tables(used...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlscript: %w", err)
+	}
+	return tables, nil
 }
 
 // resultWriter writes one result set into the spool.
