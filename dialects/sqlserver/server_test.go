@@ -49,9 +49,6 @@ func TestConformance(t *testing.T) {
 		NoSubnormals: !babelfish,
 		// Babelfish keeps text in PostgreSQL, which refuses U+0000.
 		NoNUL: babelfish,
-		Skip: map[string]string{
-			"missing-table": "Columns of a table that does not exist gives no columns and no error on SQL Server",
-		},
 	}
 	dialecttest.Run(t, d, db, cfg)
 }
