@@ -1,29 +1,30 @@
 // Command profdb writes AQTime profiler results into SQL databases (SQLite,
 // PostgreSQL, MySQL/MariaDB, SQL Server) using AQTime's documented table
-// layout, and prints that layout.
+// layout, and reads them back.
 //
 // Usage:
 //
-//	profdb ddl --dialect D [--profiler NAME]... [--schema S] [-o FILE]
-//	profdb profilers [--json] [NAME]...
+//	profdb export [--db DSN] FILE...       results into a database
+//	profdb script --dialect D FILE...      the same as a SQL script
+//	profdb list | verify | show | report   read what a database holds
+//	profdb copy --from DSN --to DSN        result sets between databases
+//	profdb delete --inst N | --older-than AGE
+//	profdb ddl --dialect D                 the tables' DDL
+//	profdb profilers                       the layout of every profiler
 //	profdb version
 //
-// ddl prints the script that creates INSTANCES, RELATIONS and the tables of
-// the chosen profilers (all of them by default) for one dialect: sqlite,
-// postgres, mysql or sqlserver. The script runs as it is in the dialect's own
-// client (sqlite3, psql, mariadb/mysql, sqlcmd) and can be run again: every
-// statement is idempotent. The scripts for all four profilers are checked in
-// under ddl/sql.
-//
-// profilers lists the registered profiler plugins with their tables, each
-// table's parent and its columns with their logical types (String, Integer,
-// Decimal, Float); --json prints the same as
-//
-//	{"shared": [TABLE...], "profilers": [{"name": ..., "tables": [TABLE...]}]}
-//
-// where TABLE is {"name": ..., "parent": NAME or null, "columns": [{"name":
-// ..., "type": ...}]}.
+// The database is a DSN whose scheme picks the dialect (sqlite:FILE,
+// postgres://, mysql://, sqlserver://); the default is sqlite:profdb.db in
+// the current folder. Every command has --help; docs/cli in the repository
+// is the reference, generated from the commands, and docs/guide.md says
+// what each does and what can be relied on.
 //
 // Errors go to standard error prefixed "profdb: ", and the exit status is
-// then non-zero. DSN passwords are never printed.
+// then non-zero. DSN passwords are never printed, and names from data are
+// printed with their control characters escaped (internal/termtext).
+//
+// This package is the command line only: the work is done by the library
+// packages (store, exporter, readback, report, the input readers), and this
+// is the one place that imports the dialects, profilers and input formats
+// for their registration.
 package main
