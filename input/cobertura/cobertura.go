@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/xmlscan"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
 )
@@ -28,45 +27,8 @@ func init() {
 // Sniff reports whether head starts like a Cobertura report: XML whose root
 // element is <coverage> without Clover's clover attribute.
 func Sniff(head []byte) bool {
-	tag, ok := rootTag(head, "coverage")
+	tag, ok := xmlscan.RootTag(head, "coverage")
 	return ok && !bytes.Contains(tag, []byte("clover="))
-}
-
-// rootTag returns the start of the root element's tag (up to its '>' or
-// the end of head) when the root element of the XML document starting
-// with head is named name. An optional byte-order mark, XML declaration,
-// comments and DOCTYPE may come first.
-func rootTag(head []byte, name string) ([]byte, bool) {
-	s := bytes.TrimPrefix(head, []byte("\xEF\xBB\xBF"))
-	for {
-		s = bytes.TrimLeft(s, " \t\r\n")
-		var end []byte
-		switch {
-		case bytes.HasPrefix(s, []byte("<?")):
-			end = []byte("?>")
-		case bytes.HasPrefix(s, []byte("<!--")):
-			end = []byte("-->")
-		case bytes.HasPrefix(s, []byte("<!")):
-			end = []byte(">")
-			if i, j := bytes.IndexByte(s, '['), bytes.IndexByte(s, '>'); i >= 0 && i < j {
-				end = []byte("]>")
-			}
-		default:
-			rest, ok := bytes.CutPrefix(s, []byte("<"+name))
-			if !ok || len(rest) > 0 && !bytes.ContainsAny(rest[:1], " \t\r\n>/") {
-				return nil, false
-			}
-			if i := bytes.IndexByte(rest, '>'); i >= 0 {
-				rest = rest[:i]
-			}
-			return rest, true
-		}
-		i := bytes.Index(s, end)
-		if i < 0 {
-			return nil, false
-		}
-		s = s[i+len(end):]
-	}
 }
 
 // Read reads the Cobertura report r (named name in messages) and writes one
@@ -77,8 +39,8 @@ func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o i
 	b := lightcoverage.NewBuilder()
 	b.SetSpool(0, "")
 	defer b.Close()
-	p := &parser{ctx: ctx, d: newDecoder(r), name: name, b: b, root: o.SourceRoot}
-	if err := p.document(); err != nil {
+	p := &parser{s: xmlscan.New(ctx, r, name), b: b, root: o.SourceRoot}
+	if err := p.s.Document("coverage", p.coverage); err != nil {
 		return nil, err
 	}
 	if o.Notef != nil {
@@ -98,14 +60,6 @@ func rate(hit, found int64) string {
 	return fmt.Sprintf("%.1f%% (%d of %d lines)", float64(hit)*100/float64(found), hit, found)
 }
 
-// newDecoder returns a strict decoder that knows only XML's own five
-// entities; CharsetReader is unset, so only UTF-8 (and ASCII) is read.
-func newDecoder(r io.Reader) *xml.Decoder {
-	d := xml.NewDecoder(r)
-	d.Strict = true
-	return d
-}
-
 type lineHit struct {
 	n, hits int64
 }
@@ -116,157 +70,23 @@ type method struct {
 }
 
 type parser struct {
-	ctx     context.Context
-	d       *xml.Decoder
-	name    string
+	s       *xmlscan.Scanner
 	b       *lightcoverage.Builder
 	root    string   // --source-root
 	sources []string // <source> folders
-	ntok    int
-	open    []string // elements open, innermost last
 	lines   int64    // lines read, per class
 	covered int64
 }
 
-func (p *parser) errf(format string, args ...any) error {
-	line, _ := p.d.InputPos()
-	return fmt.Errorf("%s:%d: %s", p.name, line, fmt.Sprintf(format, args...))
-}
-
-// next returns the next token that matters: elements, text. DOCTYPEs are
-// checked, comments and processing instructions dropped.
-func (p *parser) next() (xml.Token, error) {
-	for {
-		if p.ntok++; p.ntok%4096 == 0 {
-			if err := p.ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		tok, err := p.d.Token()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			var se *xml.SyntaxError
-			if errors.As(err, &se) {
-				if se.Msg == "unexpected EOF" && len(p.open) > 0 {
-					return nil, fmt.Errorf("%s:%d: the file ends inside <%s> (file cut short?)", p.name, se.Line, p.open[len(p.open)-1])
-				}
-				return nil, fmt.Errorf("%s:%d: %s", p.name, se.Line, se.Msg)
-			}
-			return nil, p.errf("%v", err)
-		}
-		switch t := tok.(type) {
-		case xml.Directive:
-			if err := checkDirective(t); err != nil {
-				return nil, p.errf("%v", err)
-			}
-		case xml.Comment, xml.ProcInst:
-		case xml.StartElement:
-			p.open = append(p.open, t.Name.Local)
-			return tok, nil
-		case xml.EndElement:
-			p.open = p.open[:len(p.open)-1]
-			return tok, nil
-		default:
-			return tok, nil
-		}
-	}
-}
-
-// checkDirective refuses what could expand: entity (and any other markup)
-// declarations. A DOCTYPE naming an external DTD is accepted; the DTD is
-// never read.
-func checkDirective(d xml.Directive) error {
-	if !bytes.HasPrefix(d, []byte("DOCTYPE")) {
-		return fmt.Errorf("unexpected declaration <!%s>", firstWord(d))
-	}
-	if bytes.Contains(d, []byte("<!ENTITY")) || bytes.Contains(d, []byte("[")) {
-		return errors.New("a DOCTYPE with an internal subset (entity declarations) is refused")
-	}
-	return nil
-}
-
-func firstWord(b []byte) string {
-	if i := bytes.IndexAny(b, " \t\r\n["); i >= 0 {
-		b = b[:i]
-	}
-	if len(b) > 20 {
-		b = b[:20]
-	}
-	return strconv.Quote(string(b))
-}
-
-// children calls fn for each child element of the element just opened
-// (named parent), up to its end; text between children must be blank.
-func (p *parser) children(parent string, fn func(se xml.StartElement) error) error {
-	for {
-		tok, err := p.next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return p.errf("the file ends inside <%s> (file cut short?)", parent)
-			}
-			return err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if err := fn(t); err != nil {
-				return err
-			}
-		case xml.EndElement:
-			return nil
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) != 0 {
-				return p.errf("text %s in <%s>", quoteShort(string(bytes.TrimSpace(t))), parent)
-			}
-		}
-	}
-}
-
-// skip reads past the element just opened.
-func (p *parser) skip(se xml.StartElement) error {
-	return p.children(se.Name.Local, func(c xml.StartElement) error { return p.skip(c) })
-}
-
-func (p *parser) document() error {
-	seen := false
-	for {
-		tok, err := p.next()
-		if errors.Is(err, io.EOF) {
-			if !seen {
-				return p.errf("no <coverage> element")
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if seen || t.Name.Local != "coverage" {
-				return p.errf("element <%s> where the root <coverage> was expected", t.Name.Local)
-			}
-			seen = true
-			if err := p.coverage(); err != nil {
-				return err
-			}
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) != 0 {
-				return p.errf("text outside the root element")
-			}
-		}
-	}
-}
-
-func (p *parser) coverage() error {
-	return p.children("coverage", func(se xml.StartElement) error {
+func (p *parser) coverage(xml.StartElement) error {
+	return p.s.Children("coverage", func(se xml.StartElement) error {
 		switch se.Name.Local {
 		case "sources":
-			return p.children("sources", func(se xml.StartElement) error {
+			return p.s.Children("sources", func(se xml.StartElement) error {
 				if se.Name.Local != "source" {
-					return p.skip(se)
+					return p.s.Skip(se)
 				}
-				text, err := p.text("source")
+				text, err := p.s.Text("source")
 				if err != nil {
 					return err
 				}
@@ -276,64 +96,29 @@ func (p *parser) coverage() error {
 				return nil
 			})
 		case "packages":
-			return p.children("packages", func(se xml.StartElement) error {
+			return p.s.Children("packages", func(se xml.StartElement) error {
 				if se.Name.Local != "package" {
-					return p.skip(se)
+					return p.s.Skip(se)
 				}
 				return p.pkg(se)
 			})
 		}
-		return p.skip(se)
+		return p.s.Skip(se)
 	})
 }
 
-// text reads the text of the element just opened, which must have no
-// children.
-func (p *parser) text(elem string) (string, error) {
-	var sb strings.Builder
-	for {
-		tok, err := p.next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return "", p.errf("the file ends inside <%s> (file cut short?)", elem)
-			}
-			return "", err
-		}
-		switch t := tok.(type) {
-		case xml.CharData:
-			if sb.Len()+len(t) > 64<<10 {
-				return "", p.errf("<%s> longer than 64 KiB", elem)
-			}
-			sb.Write(t)
-		case xml.StartElement:
-			return "", p.errf("element <%s> inside <%s>", t.Name.Local, elem)
-		case xml.EndElement:
-			return sb.String(), nil
-		}
-	}
-}
-
-func attr(se xml.StartElement, name string) (string, bool) {
-	for _, a := range se.Attr {
-		if a.Name.Local == name && a.Name.Space == "" {
-			return a.Value, true
-		}
-	}
-	return "", false
-}
-
 func (p *parser) pkg(se xml.StartElement) error {
-	module, _ := attr(se, "name")
+	module, _ := xmlscan.Attr(se, "name")
 	if module == "" {
 		module = "."
 	}
-	return p.children("package", func(se xml.StartElement) error {
+	return p.s.Children("package", func(se xml.StartElement) error {
 		if se.Name.Local != "classes" {
-			return p.skip(se)
+			return p.s.Skip(se)
 		}
-		return p.children("classes", func(se xml.StartElement) error {
+		return p.s.Children("classes", func(se xml.StartElement) error {
 			if se.Name.Local != "class" {
-				return p.skip(se)
+				return p.s.Skip(se)
 			}
 			return p.class(se, module)
 		})
@@ -341,31 +126,31 @@ func (p *parser) pkg(se xml.StartElement) error {
 }
 
 func (p *parser) class(se xml.StartElement, module string) error {
-	cname, _ := attr(se, "name")
-	fname, ok := attr(se, "filename")
+	cname, _ := xmlscan.Attr(se, "name")
+	fname, ok := xmlscan.Attr(se, "filename")
 	if !ok || fname == "" {
-		return p.errf("<class> %s without a filename attribute", quoteShort(cname))
+		return p.s.Errf("<class> %s without a filename attribute", xmlscan.QuoteShort(cname))
 	}
 	if cname == "" {
 		cname = fname
 	}
 	var methods []method
 	var classLines []lineHit
-	err := p.children("class", func(se xml.StartElement) error {
+	err := p.s.Children("class", func(se xml.StartElement) error {
 		switch se.Name.Local {
 		case "methods":
-			return p.children("methods", func(se xml.StartElement) error {
+			return p.s.Children("methods", func(se xml.StartElement) error {
 				if se.Name.Local != "method" {
-					return p.skip(se)
+					return p.s.Skip(se)
 				}
 				m := method{}
-				m.name, _ = attr(se, "name")
+				m.name, _ = xmlscan.Attr(se, "name")
 				if m.name == "" {
-					return p.errf("<method> without a name in class %s", quoteShort(cname))
+					return p.s.Errf("<method> without a name in class %s", xmlscan.QuoteShort(cname))
 				}
-				err := p.children("method", func(se xml.StartElement) error {
+				err := p.s.Children("method", func(se xml.StartElement) error {
 					if se.Name.Local != "lines" {
-						return p.skip(se)
+						return p.s.Skip(se)
 					}
 					var err error
 					m.lines, err = p.lineList(m.lines)
@@ -379,7 +164,7 @@ func (p *parser) class(se xml.StartElement, module string) error {
 			classLines, err = p.lineList(classLines)
 			return err
 		}
-		return p.skip(se)
+		return p.s.Skip(se)
 	})
 	if err != nil {
 		return err
@@ -390,34 +175,22 @@ func (p *parser) class(se xml.StartElement, module string) error {
 
 // lineList reads the <line> elements of a <lines> element into to.
 func (p *parser) lineList(to []lineHit) ([]lineHit, error) {
-	err := p.children("lines", func(se xml.StartElement) error {
+	err := p.s.Children("lines", func(se xml.StartElement) error {
 		if se.Name.Local != "line" {
-			return p.skip(se)
+			return p.s.Skip(se)
 		}
-		n, err := p.intAttr(se, "number", 1)
+		n, err := p.s.IntAttr(se, "number", 1)
 		if err != nil {
 			return err
 		}
-		h, err := p.intAttr(se, "hits", 0)
+		h, err := p.s.IntAttr(se, "hits", 0)
 		if err != nil {
 			return err
 		}
 		to = append(to, lineHit{n, h})
-		return p.skip(se) // <conditions>: branch data is not kept
+		return p.s.Skip(se) // <conditions>: branch data is not kept
 	})
 	return to, err
-}
-
-func (p *parser) intAttr(se xml.StartElement, name string, min int64) (int64, error) {
-	s, ok := attr(se, name)
-	if !ok {
-		return 0, p.errf("<%s> without a %s attribute", se.Name.Local, name)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || n < min {
-		return 0, p.errf("<%s> %s=%s is not an integer of at least %d", se.Name.Local, name, quoteShort(s), min)
-	}
-	return n, nil
 }
 
 // addClass adds a class's routines: its methods, in document order, then
@@ -524,12 +297,4 @@ func join(dir, f string) string {
 		return dir + `\` + f
 	}
 	return dir + "/" + f
-}
-
-// quoteShort quotes s for a message, cut to 60 bytes.
-func quoteShort(s string) string {
-	if len(s) > 60 {
-		return strconv.Quote(s[:60]) + "..."
-	}
-	return strconv.Quote(s)
 }
