@@ -15,8 +15,10 @@ import (
 
 // Options carry the settings some formats need.
 type Options struct {
-	// SourceRoot is where Go coverage profiles find their sources
-	// (default: the module in the current folder).
+	// SourceRoot is where Go coverage profiles find their sources (default:
+	// the module in the current folder), and the folder Cobertura and JaCoCo
+	// reports' relative file names are joined to (default: as the report
+	// says).
 	SourceRoot string
 	// SkipMissing turns a missing source file into a warning.
 	SkipMissing bool

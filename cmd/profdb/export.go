@@ -102,7 +102,7 @@ is the same command).`,
 	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 	f.StringVar(&o.bulk, "bulk", "auto", "write path: auto (the database's native bulk load where available) or off (batched INSERT)")
 	f.StringVar(&o.format, "format", "", "input format: "+strings.Join(input.Names(), ", ")+" (default: detected)")
-	f.StringVar(&o.sourceRoot, "source-root", "", "where Go coverage profiles find their sources (default: the module in the current folder)")
+	f.StringVar(&o.sourceRoot, "source-root", "", "where Go coverage profiles find their sources (default: the module in the current folder); the folder Cobertura and JaCoCo file names are joined to")
 	f.BoolVar(&o.skipMissing, "skip-missing", false, "warn about, instead of failing on, missing source files of a Go coverage profile")
 	retriesFlag(cmd, &o.retries)
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an input holding no result set (it is an error otherwise)")

@@ -14,8 +14,10 @@ import (
 	_ "github.com/profdb/profdb/profilers/referencecount"
 	_ "github.com/profdb/profdb/profilers/resource"
 
+	_ "github.com/profdb/profdb/input/cobertura"
 	_ "github.com/profdb/profdb/input/gocover"
 	_ "github.com/profdb/profdb/input/interchange"
+	_ "github.com/profdb/profdb/input/jacoco"
 	_ "github.com/profdb/profdb/input/lcov"
 	_ "github.com/profdb/profdb/input/profilerj"
 )

@@ -2,8 +2,11 @@ package lightcoverage
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 
+	"github.com/profdb/profdb/internal/spool"
 	"github.com/profdb/profdb/resultset"
 )
 
@@ -41,6 +44,10 @@ import (
 // with an empty Module (SourceFile) belongs to no module (source file) and
 // counts towards none.
 //
+// After SetSpool, routines and their lines go to a temporary spool as the
+// next routine is added, so that memory stays bounded by the number of
+// modules and source files, not of routines and lines (see SetSpool).
+//
 // A Builder is not safe for concurrent use. Do not change it while a result
 // set it returned is being exported.
 type Builder struct {
@@ -49,6 +56,20 @@ type Builder struct {
 	files     []*group
 	fileIdx   map[string]int
 	routines  []*Routine
+
+	// Spooling (SetSpool): every routine but the last added is in
+	// routineSpool and its lines in lineSpool.
+	spooled      bool
+	memLimit     int
+	dir          string
+	routineSpool *spool.Spool
+	lineSpool    *spool.Spool
+	last         *Routine // the routine lines may still be added to
+	nRoutines    int64    // routines added
+	modTally     []tally  // of the spooled routines
+	fileTally    []tally
+	row          []any
+	err          error // sticky: a spool failure or a line added too late
 }
 
 type group struct {
@@ -58,6 +79,75 @@ type group struct {
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
 	return &Builder{moduleIdx: map[string]int{}, fileIdx: map[string]int{}}
+}
+
+// SetSpool makes the Builder keep routines and lines in a temporary spool:
+// in memory up to memLimit bytes, then in a file in dir (spool.DefaultMemLimit
+// and os.TempDir() for 0 and ""). A routine's lines are final once the next
+// routine is added or a result set is produced: adding a line to an earlier
+// routine is an error the result set's rows report. Call Close when done.
+// SetSpool has an effect only before the first AddRoutine.
+func (b *Builder) SetSpool(memLimit int, dir string) {
+	if b.nRoutines == 0 && len(b.routines) == 0 {
+		b.spooled, b.memLimit, b.dir = true, memLimit, dir
+	}
+}
+
+// Close releases the spool's temporary files, if any. The Builder and the
+// result sets it returned are unusable afterwards.
+func (b *Builder) Close() error {
+	var errs []error
+	for _, s := range []*spool.Spool{b.routineSpool, b.lineSpool} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	b.routineSpool, b.lineSpool = nil, nil
+	if b.spooled && b.err == nil {
+		b.err = errors.New("lightcoverage: builder closed")
+	}
+	return errors.Join(errs...)
+}
+
+// flush moves the last routine added, with its lines, to the spool and adds
+// it to the module and source file tallies.
+func (b *Builder) flush() {
+	r := b.last
+	if r == nil {
+		return
+	}
+	b.last = nil
+	r.flushed = true
+	if b.err != nil {
+		return
+	}
+	if b.routineSpool == nil {
+		b.routineSpool = spool.New(b.memLimit, b.dir)
+		b.lineSpool = spool.New(b.memLimit, b.dir)
+	}
+	for len(b.modTally) < len(b.modules) {
+		b.modTally = append(b.modTally, tally{})
+	}
+	for len(b.fileTally) < len(b.files) {
+		b.fileTally = append(b.fileTally, tally{})
+	}
+	r.addTo(b.modTally, b.fileTally)
+	in := r.info
+	b.row = append(b.row[:0], int64(r.mod), int64(r.file), in.Name, in.Class, in.Namespace, in.SourceLine,
+		in.CodeType, in.Count, in.LineLevel, int64(in.Address), in.Token, in.UnitName, in.SymbolMoniker,
+		in.AnalysisResult, int64(len(r.lines)))
+	if err := b.routineSpool.Append(b.row); err != nil {
+		b.err = fmt.Errorf("lightcoverage: %w", err)
+		return
+	}
+	for pos, l := range r.lines {
+		b.row = append(b.row[:0], r.id, int64(pos), l.src, l.count)
+		if err := b.lineSpool.Append(b.row); err != nil {
+			b.err = fmt.Errorf("lightcoverage: %w", err)
+			return
+		}
+	}
+	r.lines, r.lineIdx = nil, nil
 }
 
 // RoutineInfo describes one routine.
@@ -84,6 +174,7 @@ type Routine struct {
 	file    int // index in Builder.files, -1 for none
 	lines   []line
 	lineIdx map[int64]int // source line -> index in lines; built when lines come out of order
+	flushed bool          // in the spool: no more lines
 	b       *Builder
 }
 
@@ -95,14 +186,22 @@ type line struct {
 // creates its module and source file if they are new. Every call adds a
 // routine, even one named like an earlier one (overloads).
 func (b *Builder) AddRoutine(r RoutineInfo) *Routine {
+	if b.spooled {
+		b.flush()
+	}
 	rt := &Routine{
-		id:   int64(len(b.routines)),
+		id:   b.nRoutines,
 		info: r,
 		mod:  intern(r.Module, &b.modules, b.moduleIdx),
 		file: intern(r.SourceFile, &b.files, b.fileIdx),
 		b:    b,
 	}
-	b.routines = append(b.routines, rt)
+	b.nRoutines++
+	if b.spooled {
+		b.last = rt
+	} else {
+		b.routines = append(b.routines, rt)
+	}
 	return rt
 }
 
@@ -130,6 +229,12 @@ func (r *Routine) ID() int64 { return r.id }
 // the two counts (two code blocks on one line ran as often as the busier one;
 // the line is covered when either ran). A negative count is taken as 0.
 func (r *Routine) AddLine(sourceLine, count int64) {
+	if r.flushed {
+		if r.b.err == nil {
+			r.b.err = fmt.Errorf("lightcoverage: line %d added to routine %d (%s) after the next routine", sourceLine, r.id, r.info.Name)
+		}
+		return
+	}
 	if count < 0 {
 		count = 0
 	}
@@ -188,34 +293,45 @@ func (t tally) percent() float64 {
 func (b *Builder) tallies() (mods, files []tally) {
 	mods = make([]tally, len(b.modules))
 	files = make([]tally, len(b.files))
+	copy(mods, b.modTally)
+	copy(files, b.fileTally)
 	for _, r := range b.routines {
-		var t tally
-		t.ran = r.info.Count > 0
-		for _, l := range r.lines {
-			t.lines++
-			if l.count > 0 {
-				t.covered++
-				t.ran = true
-			}
-		}
-		for _, x := range []struct {
-			i int
-			s []tally
-		}{{r.mod, mods}, {r.file, files}} {
-			if x.i >= 0 {
-				x.s[x.i].lines += t.lines
-				x.s[x.i].covered += t.covered
-				x.s[x.i].ran = x.s[x.i].ran || t.ran
-			}
-		}
+		r.addTo(mods, files)
 	}
 	return mods, files
+}
+
+// addTo adds the routine's lines to the tallies of its module and source
+// file.
+func (r *Routine) addTo(mods, files []tally) {
+	var t tally
+	t.ran = r.info.Count > 0
+	for _, l := range r.lines {
+		t.lines++
+		if l.count > 0 {
+			t.covered++
+			t.ran = true
+		}
+	}
+	for _, x := range []struct {
+		i int
+		s []tally
+	}{{r.mod, mods}, {r.file, files}} {
+		if x.i >= 0 {
+			x.s[x.i].lines += t.lines
+			x.s[x.i].covered += t.covered
+			x.s[x.i].ran = x.s[x.i].ran || t.ran
+		}
+	}
 }
 
 // ResultSet returns the result set built so far, captioned caption, with
 // the eight Light Coverage tables in parent-before-child order. Each table's
 // rows are produced fresh on every iteration (each row a new slice).
 func (b *Builder) ResultSet(caption string) *resultset.ResultSet {
+	if b.spooled {
+		return b.spooledResultSet(caption)
+	}
 	mods, files := b.tallies()
 	routines := b.routines
 	modules, srcFiles := b.modules, b.files

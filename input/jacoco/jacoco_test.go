@@ -1,0 +1,299 @@
+package jacoco
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
+)
+
+func num(t *testing.T, v any) int64 {
+	t.Helper()
+	switch x := v.(type) {
+	case int64:
+		return x
+	case ddl.Dec:
+		n, err := strconv.ParseInt(string(x), 10, 64)
+		if err != nil {
+			t.Fatalf("decimal %q: %v", x, err)
+		}
+		return n
+	}
+	t.Fatalf("unexpected value %#v (%T)", v, v)
+	return 0
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// counts is what JaCoCo's CSV report gives per class.
+type counts struct {
+	LineMissed, LineCovered, MethodMissed, MethodCovered int64
+}
+
+// csvCounts reads JaCoCo's CSV report: counts by class, as
+// "package.Outer$Inner".
+func csvCounts(t *testing.T, file string) map[string]counts {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	out := map[string]counts{}
+	for _, r := range recs[1:] {
+		n := func(h string) int64 {
+			v, err := strconv.ParseInt(r[col[h]], 10, 64)
+			if err != nil {
+				t.Fatalf("%s: %s %q", file, h, r[col[h]])
+			}
+			return v
+		}
+		name := r[col["PACKAGE"]] + "." + strings.ReplaceAll(r[col["CLASS"]], ".", "$")
+		out[name] = counts{n("LINE_MISSED"), n("LINE_COVERED"), n("METHOD_MISSED"), n("METHOD_COVERED")}
+	}
+	return out
+}
+
+// setCounts gives the same counts from a result set: per COL_CLASS_NAME,
+// the lines of its routines covered or not, and its routines ran or not.
+func setCounts(t *testing.T, set resultset.MemorySet) map[string]counts {
+	t.Helper()
+	meta, data, lines := set.Tables[lightcoverage.MetaRoutines], set.Tables[lightcoverage.RoutinesData], set.Tables[lightcoverage.Lines]
+	class := map[int64]string{}
+	for i := range meta.Rows {
+		class[num(t, meta.Value(i, "ID"))] = str(meta.Value(i, "COL_CLASS_NAME"))
+	}
+	out := map[string]counts{}
+	for i := range data.Rows {
+		c := class[num(t, data.Value(i, "ID"))]
+		x := out[c]
+		if num(t, data.Value(i, "COL_MARK")) > 0 {
+			x.MethodCovered++
+		} else {
+			x.MethodMissed++
+		}
+		out[c] = x
+	}
+	for i := range lines.Rows {
+		c := class[num(t, lines.Value(i, "PARENT_ID"))]
+		x := out[c]
+		if num(t, lines.Value(i, "COL_MARK")) > 0 {
+			x.LineCovered++
+		} else {
+			x.LineMissed++
+		}
+		out[c] = x
+	}
+	return out
+}
+
+type result struct {
+	set             resultset.MemorySet
+	notes, warnings []string
+}
+
+func read(t *testing.T, name string, data []byte, o input.Options) (result, error) {
+	t.Helper()
+	m := &resultset.Memory{}
+	var res result
+	o.Notef = func(f string, a ...any) { res.notes = append(res.notes, fmt.Sprintf(f, a...)) }
+	o.Warnf = func(f string, a ...any) { res.warnings = append(res.warnings, fmt.Sprintf(f, a...)) }
+	_, err := Read(context.Background(), bytes.NewReader(data), name, m, o)
+	if err != nil {
+		if len(m.Sets) != 0 {
+			t.Errorf("error %v, yet %d result sets committed", err, len(m.Sets))
+		}
+		return res, err
+	}
+	if len(m.Sets) != 1 {
+		t.Fatalf("%d result sets, want 1", len(m.Sets))
+	}
+	res.set = m.Sets[0]
+	return res, nil
+}
+
+func readFile(t *testing.T, file string, o input.Options) result {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := read(t, file, data, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkAgainstCSV asserts that per class, lines covered and missed and
+// methods covered and missed are JaCoCo's own (its CSV report of the same
+// run), and the note gives the totals.
+func checkAgainstCSV(t *testing.T, res result, csvFile string) {
+	t.Helper()
+	if len(res.warnings) != 0 {
+		t.Errorf("warnings %q", res.warnings)
+	}
+	want := csvCounts(t, csvFile)
+	if got := setCounts(t, res.set); !reflect.DeepEqual(got, want) {
+		t.Errorf("per class\n got %+v\nwant %+v (JaCoCo's CSV)", got, want)
+	}
+	var tot counts
+	for _, c := range want {
+		tot.LineMissed += c.LineMissed
+		tot.LineCovered += c.LineCovered
+		tot.MethodMissed += c.MethodMissed
+		tot.MethodCovered += c.MethodCovered
+	}
+	note := fmt.Sprintf("lines: %s, methods: %s", rate(tot.LineCovered, tot.LineCovered+tot.LineMissed, "lines"),
+		rate(tot.MethodCovered, tot.MethodCovered+tot.MethodMissed, "methods"))
+	if len(res.notes) != 1 || !strings.HasSuffix(res.notes[0], note) {
+		t.Errorf("notes %q, want %q", res.notes, note)
+	}
+}
+
+// TestReport reads the checked-in report of testdata/java: routines are
+// the methods, with their classes, modules and files, and the counts per
+// class are those of JaCoCo's CSV.
+func TestReport(t *testing.T) {
+	res := readFile(t, filepath.Join("testdata", "jacoco.xml"), input.Options{})
+	if h := res.set.Header; h.Caption != "jacoco: jacoco.xml (demo)" || h.Profiler != lightcoverage.Name {
+		t.Errorf("header %+v", h)
+	}
+	checkAgainstCSV(t, res, filepath.Join("testdata", "jacoco.csv"))
+	meta := res.set.Tables[lightcoverage.MetaRoutines]
+	var got []string
+	for i := range meta.Rows {
+		got = append(got, fmt.Sprintf("%s %s.%s %s:%d", str(meta.Value(i, "COL_MODULE_NAME")), str(meta.Value(i, "COL_CLASS_NAME")),
+			str(meta.Value(i, "COL_ROUTINE_NAME")), str(meta.Value(i, "COL_SOURCE_FILE")), num(t, meta.Value(i, "COL_SOURCE_LINE"))))
+	}
+	// In the order of the <sourcefile> elements (Util.java comes first),
+	// each file's classes in report order.
+	want := []string{
+		"demo demo.Util.square demo/Util.java:8", "demo demo.Util.clamp demo/Util.java:12", "demo demo.Util.neverCalled demo/Util.java:22",
+		"demo demo.Main.<init> demo/Main.java:3", "demo demo.Main.sumSquares demo/Main.java:5", "demo demo.Main.main demo/Main.java:13",
+		"demo demo.Main$Counter.<init> demo/Main.java:19", "demo demo.Main$Counter.add demo/Main.java:23", "demo demo.Main$Counter.reset demo/Main.java:27",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("routines\n got %q\nwant %q", got, want)
+	}
+	res = readFile(t, filepath.Join("testdata", "jacoco.xml"), input.Options{SourceRoot: `C:\src`})
+	if f := str(res.set.Tables[lightcoverage.MetaSourceFiles].Value(0, "COL_FILE_NAME")); f != `C:\src\demo\Util.java` {
+		t.Errorf("with --source-root C:\\src: %s", f)
+	}
+}
+
+// TestRegenerate runs testdata/make.sh (javac, a run with JaCoCo's agent,
+// org.jacoco.report's XML and CSV formatters) and checks the XML report
+// against the CSV one; under CI=true missing tools fail the test.
+func TestRegenerate(t *testing.T) {
+	for _, tool := range []string{"java", "javac", "jar", "sh"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed (CI installs default-jdk-headless): %v", tool, err)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	if _, err := os.Stat("/usr/share/java/org.jacoco.agent.jar"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("JaCoCo is not installed (CI installs libjacoco-java): %v", err)
+		}
+		t.Skipf("JaCoCo is not installed: %v", err)
+	}
+	dir := t.TempDir()
+	if b, err := exec.Command("sh", filepath.Join("testdata", "make.sh"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("make.sh: %v\n%s", err, b)
+	}
+	checkAgainstCSV(t, readFile(t, filepath.Join(dir, "jacoco.xml"), input.Options{}), filepath.Join(dir, "jacoco.csv"))
+}
+
+// TestRefused: an internal subset, undefined entities and malformed
+// reports are errors naming the file and line; JaCoCo's DOCTYPE is read
+// without fetching its DTD.
+func TestRefused(t *testing.T) {
+	const doctype = `<!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "http://127.0.0.1:1/report.dtd">`
+	if _, err := read(t, "ok.xml", []byte(doctype+`<report name="x"/>`), input.Options{}); err != nil {
+		t.Errorf("JaCoCo's DOCTYPE: %v", err)
+	}
+	for _, tc := range []struct{ doc, want string }{
+		{"<?xml version='1.0'?>\n<!DOCTYPE report [\n<!ENTITY a 'x'>\n]>\n<report/>", "bad.xml:4: a DOCTYPE with an internal subset"},
+		{"<report>\n<package name='&a;'/></report>", "bad.xml:2: invalid character entity &a;"},
+		{"<report><package name='p'>\n<class/></package></report>", "bad.xml:2: <class> without a name"},
+		{"<report><package name='p'><class name='c'>\n<method name='m' line='x'/></class></package></report>", `bad.xml:2: <method> line="x" is not an integer`},
+		{"<report><package name='p'><sourcefile name='s'>\n<line nr='1'/></sourcefile></package></report>", "bad.xml:2: <line> without a ci attribute"},
+		{"<report><package name='p'><sourcefile name='s'>\n<line nr='1' ci='-2'/></sourcefile></package></report>", `bad.xml:2: <line> ci="-2"`},
+		{"<report><package name='p'>\n<sourcefile/></package></report>", "bad.xml:2: <sourcefile> without a name"},
+		{"<report><package name='p'>\n<class name='c'>", "bad.xml:2: the file ends inside <class>"},
+		{"<coverage/>", "bad.xml:1: element <coverage> where the root <report> was expected"},
+	} {
+		_, err := read(t, "bad.xml", []byte(tc.doc), input.Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%.70q: error %v, want %q", tc.doc, err, tc.want)
+		}
+	}
+}
+
+// TestOutside: lines before every method of their file are warned about
+// and not counted; classes without a <sourcefile> keep their methods.
+func TestOutside(t *testing.T) {
+	doc := `<report><package name="p"><class name="p/A" sourcefilename="A.java"><method name="m" line="5"><counter type="METHOD" missed="0" covered="1"/></method></class>` +
+		`<class name="p/B" sourcefilename="B.java"><method name="n"/></class>` +
+		`<sourcefile name="A.java"><line nr="2" mi="1" ci="0"/><line nr="5" mi="0" ci="3"/><line nr="6" mi="2" ci="0"/></sourcefile></package></report>`
+	res, err := read(t, "o.xml", []byte(doc), input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"o.xml: 1 line (first in p/A.java) lies before every method of its file and is not counted"}; !reflect.DeepEqual(res.warnings, want) {
+		t.Errorf("warnings %q, want %q", res.warnings, want)
+	}
+	if got, want := setCounts(t, res.set), map[string]counts{"p.A": {1, 1, 0, 1}, "p.B": {0, 0, 1, 0}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("counts %+v, want %+v", got, want)
+	}
+}
+
+func TestRegistered(t *testing.T) {
+	f, err := input.Lookup(FormatName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := os.ReadFile(filepath.Join("testdata", "jacoco.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for head, want := range map[string]bool{
+		string(report[:150]):                    true,
+		"<report name='x'>\n<sessioninfo id=''": true,
+		"<report><title>x</title>":              false,
+		"<coverage>":                            false,
+		"":                                      false,
+	} {
+		if got := f.Sniff([]byte(head)); got != want {
+			t.Errorf("Sniff(%.50q) = %v", head, got)
+		}
+	}
+	m := &resultset.Memory{}
+	res, err := input.Read(context.Background(), "", bytes.NewReader(report), "jacoco.xml", m, input.Options{})
+	if err != nil || len(res) != 1 || res[0].Tables[lightcoverage.RoutinesData] != 9 {
+		t.Errorf("input.Read: %v %+v", err, res)
+	}
+}
