@@ -17,5 +17,6 @@ import (
 	_ "github.com/profdb/profdb/input/gocover"
 	_ "github.com/profdb/profdb/input/interchange"
 	_ "github.com/profdb/profdb/input/lcov"
+	_ "github.com/profdb/profdb/input/pprof"
 	_ "github.com/profdb/profdb/input/profilerj"
 )
