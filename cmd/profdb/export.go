@@ -59,8 +59,8 @@ as one new INST_ID, in one transaction: a result set that fails leaves no
 trace, and one that a reader can see is complete.
 
 Input formats are detected from the content (--format overrides): interchange
-JSON (docs/interchange.md), ProfilerJ XML snapshots, Go coverage profiles and
-LCOV tracefiles. "-" reads standard input.
+JSON (docs/interchange.md), ProfilerJ XML snapshots, Go coverage profiles,
+LCOV tracefiles and Go pprof CPU and heap profiles. "-" reads standard input.
 
 Missing tables are created unless --no-create is given; existing tables are
 found case-insensitively and checked: a value that does not fit a column

@@ -102,7 +102,7 @@ func TestExportFormatOverride(t *testing.T) {
 		t.Fatalf("output: %s", out)
 	}
 	_, stderr, code = runCLI(t, "export", "--db", dsn, "--format", "xml", "x")
-	if code == 0 || !strings.Contains(stderr, "cobertura, gocover, jacoco, json, lcov, profilerj") {
+	if code == 0 || !strings.Contains(stderr, "cobertura, gocover, jacoco, json, lcov, pprof, profilerj") {
 		t.Fatalf("unknown format: %d %s", code, stderr)
 	}
 }

@@ -19,5 +19,6 @@ import (
 	_ "github.com/profdb/profdb/input/interchange"
 	_ "github.com/profdb/profdb/input/jacoco"
 	_ "github.com/profdb/profdb/input/lcov"
+	_ "github.com/profdb/profdb/input/pprof"
 	_ "github.com/profdb/profdb/input/profilerj"
 )
