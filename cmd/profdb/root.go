@@ -32,6 +32,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newVerifyCmd,
 	newDeleteCmd,
 	newCopyCmd,
+	newMergeCmd,
 	noLedger(newScriptCmd),
 	noLedger(newDDLCmd),
 	noLedger(newProfilersCmd),

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/merge"
+	"github.com/profdb/profdb/store"
+)
+
+func newMergeCmd(rep *ledger) *cobra.Command {
+	var dsn, schema, opName, caption string
+	var asJSON bool
+	var conn connOptions
+	cmd := &cobra.Command{
+		Use:   "merge [--db DSN] [--schema S] A B [C...] [--op sum|avg|max|min] [--caption TEXT]",
+		Short: "Combine result sets of one profiler into a new one",
+		Long: `merge writes a new result set whose figures combine those of the result sets
+A, B, C... (INST_IDs), item by item, as AQTime's "Merging Results" does.
+Items are matched by name (module, source file, namespace, class, routine
+and its first line, line number), never by ID. Their counts combine by --op:
+sum (the default), avg (the mean over the inputs that hold the item,
+rounded up), max, or min (the smallest count above 0). A line is covered
+when it ran in any input, whatever the operation; % covered and the other
+derived figures are recomputed from the merged lines, not combined. A result
+set may be named twice (it then counts twice).
+
+The inputs must be of one profiler; merging supports Light Coverage so far,
+and says so for the others. The new result set is written in one
+transaction and checked before it commits, as export writes one; merge
+prints its INST_ID line as export does (--json: the same as a JSON object).`,
+		Example: `  profdb merge 1 2 3
+  profdb merge --db postgres://me@db/prof 4 5 --op max --caption "all shards"`,
+		Args: usageArgs(cobra.MinimumNArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			insts := make([]int64, len(args))
+			for i, a := range args {
+				n, err := strconv.ParseInt(a, 10, 64)
+				if err != nil || n < 1 {
+					return usageErrorf("merge: INST_ID must be a positive integer, not %q", a)
+				}
+				insts[i] = n
+			}
+			op, err := merge.ParseOp(opName)
+			if err != nil {
+				return usageErrorf("--op: want sum, avg, max or min, got %q", opName)
+			}
+			ctx := cmd.Context()
+			db, err := conn.open(ctx, dsn, store.Options{Schema: schema})
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			x := exporter.New(db, exporter.Options{Version: versionLine()})
+			target := ledgerTarget{Target: x, r: conn.rep, work: "merge of INST_ID " + joinInsts(insts), undo: "nothing of it written"}
+			res, err := merge.Merge(ctx, db, insts, op, caption, target)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), res)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), resultLine(res))
+			return nil
+		},
+	}
+	dbFlag(cmd, &dsn)
+	f := cmd.Flags()
+	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
+	f.StringVar(&opName, "op", "sum", "how counts combine: sum, avg, max or min")
+	f.StringVar(&caption, "caption", "", `caption of the new result set (default "merge (OP) of A, B...")`)
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	connFlags(cmd, &conn, rep)
+	return cmd
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/profdb/profdb/resultset"
+)
+
+func TestMergeCommand(t *testing.T) {
+	dsn := sqliteDSN(t)
+	mustRun(t, "export", "--db", dsn, "../../examples/light-coverage.json", "../../examples/light-coverage.json",
+		"../../examples/function-trace.json")
+	out := mustRun(t, "merge", "--db", dsn, "1", "2")
+	if want := "INST_ID 4  light-coverage  "; !strings.HasPrefix(out, want) || !strings.HasSuffix(out, "  \"merge (sum) of 1, 2\"\n") {
+		t.Errorf("merge: %q, want %q… \"merge (sum) of 1, 2\"", out, want)
+	}
+	// Covered lines are those of either input: the example's 13 of 21.
+	if show := mustRun(t, "show", "--db", dsn, "4"); !strings.Contains(show, "Lines covered:    13 of 21 (61.9%)") {
+		t.Errorf("show of the merge:\n%s", show)
+	}
+	if v := mustRun(t, "verify", "--db", dsn, "--inst", "4"); v != "ok\n" {
+		t.Errorf("verify: %q", v)
+	}
+	var res resultset.Result
+	js := mustRun(t, "merge", "--db", dsn, "--json", "--op", "max", "--caption", "best", "1", "2", "4")
+	if err := json.Unmarshal([]byte(js), &res); err != nil {
+		t.Fatalf("merge --json: %v\n%s", err, js)
+	}
+	if res.InstID != 5 || res.Caption != "best" || res.Profiler != "light-coverage" || res.Rows == 0 {
+		t.Errorf("merge --json: %+v", res)
+	}
+	for _, tc := range []struct {
+		args  []string
+		usage bool // a usage error, which points to --help
+		want  string
+	}{
+		{[]string{"1"}, true, "requires at least 2 arg"},
+		{[]string{"1", "x"}, true, `INST_ID must be a positive integer, not "x"`},
+		{[]string{"--op", "mean", "1", "2"}, true, `--op: want sum, avg, max or min, got "mean"`},
+		{[]string{"1", "3"}, false, "only result sets of one profiler merge"},
+		{[]string{"3", "3"}, false, "merging them is not supported yet"},
+		{[]string{"1", "99"}, false, "99"},
+	} {
+		args := append([]string{"merge", "--db", dsn}, tc.args...)
+		_, errOut, code := runCLI(t, args...)
+		usage := strings.Contains(errOut, "Run 'profdb merge --help' for usage.")
+		if code != 1 || usage != tc.usage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("profdb %s: exit %d, %q; want exit 1 with %q (usage error: %v)", strings.Join(args, " "), code, errOut, tc.want, tc.usage)
+		}
+	}
+}

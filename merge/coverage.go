@@ -1,0 +1,195 @@
+package merge
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
+)
+
+// routineKey is what matches a routine across result sets.
+type routineKey struct {
+	module, file, namespace, class, name string
+	line                                 int64
+}
+
+// covRoutine is a routine of the merged Light Coverage result set.
+type covRoutine struct {
+	info    lightcoverage.RoutineInfo // of the first input holding it
+	count   acc
+	lines   []covLine
+	lineIdx map[int64]int32 // built when lines come out of order
+}
+
+type covLine struct {
+	src   int64
+	count acc
+}
+
+// coverage is a Light Coverage result set being merged: its routines in
+// order of first mention, each with its lines in order of first mention.
+type coverage struct {
+	routines []*covRoutine
+	idx      map[routineKey]int32
+}
+
+// line returns the routine's line src, added if new.
+func (r *covRoutine) line(src int64) *acc {
+	if n := len(r.lines); n == 0 || src > r.lines[n-1].src {
+		if r.lineIdx != nil {
+			r.lineIdx[src] = int32(n)
+		}
+		r.lines = append(r.lines, covLine{src: src})
+		return &r.lines[n].count
+	}
+	if r.lineIdx == nil {
+		r.lineIdx = make(map[int64]int32, len(r.lines))
+		for i, l := range r.lines {
+			r.lineIdx[l.src] = int32(i)
+		}
+	}
+	i, ok := r.lineIdx[src]
+	if !ok {
+		i = int32(len(r.lines))
+		r.lineIdx[src] = i
+		r.lines = append(r.lines, covLine{src: src})
+	}
+	return &r.lines[i].count
+}
+
+const (
+	lcRoutines = lightcoverage.RoutinesData
+	lcMeta     = lightcoverage.MetaRoutines
+	lcLines    = lightcoverage.Lines
+)
+
+// The routines of a result set, by ID, with what matches them and what
+// the builder needs.
+var (
+	lcRoutineSQL = `SELECT {rd.` + lcRoutines + `.ID}, {rd.` + lcRoutines + `.COL_MODULE_NAME}, {rd.` + lcRoutines + `.COL_SOURCE_FILE},
+		{m.` + lcMeta + `.COL_NAMESPACE}, {rd.` + lcRoutines + `.COL_CLASS_NAME}, {m.` + lcMeta + `.COL_ROUTINE_NAME},
+		{m.` + lcMeta + `.COL_SOURCE_LINE}, {rd.` + lcRoutines + `.COL_SOURCE_LINE}, {rd.` + lcRoutines + `.COL_MARK},
+		{rd.` + lcRoutines + `.COL_CODE_TYPE}, {m.` + lcMeta + `.COL_PROFILELINES}, {m.` + lcMeta + `.COL_ADDRESS},
+		{m.` + lcMeta + `.COL_TOKEN}, {m.` + lcMeta + `.COL_UNIT_NAME}, {m.` + lcMeta + `.COL_SYMBOL_MONIKER},
+		{rd.` + lcRoutines + `.COL_ANALYSIS_RESULT}
+		FROM {rd:` + lcRoutines + `} LEFT JOIN {m:` + lcMeta + `} ON {m.` + lcMeta + `.INST_ID} = {rd.` + lcRoutines + `.INST_ID}
+			AND {m.` + lcMeta + `.ID} = {rd.` + lcRoutines + `.ID}
+		WHERE {rd.` + lcRoutines + `.INST_ID} = {?}
+		ORDER BY {rd.` + lcRoutines + `.ID}`
+	lcRoutineTypes = []ddl.Type{ddl.Integer, ddl.String, ddl.String, ddl.String, ddl.String, ddl.String,
+		ddl.Integer, ddl.Decimal, ddl.Decimal, ddl.String, ddl.Integer, ddl.Decimal,
+		ddl.Integer, ddl.String, ddl.String, ddl.String}
+	lcLineSQL = `SELECT {l.` + lcLines + `.PARENT_ID}, {l.` + lcLines + `.COL_SOURCE_LINE}, {l.` + lcLines + `.COL_MARK}
+		FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} = {?} ORDER BY {l.` + lcLines + `.ID}`
+	lcLineTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Decimal}
+)
+
+// readCoverage reads the Light Coverage result sets insts, in order, into
+// one coverage.
+func readCoverage(ctx context.Context, in *inputs, insts []int64) (*coverage, error) {
+	for _, t := range []string{lcRoutines, lcMeta, lcLines} {
+		if !in.cat.Has(t) {
+			return nil, fmt.Errorf("table %s is missing from the database", t)
+		}
+	}
+	m := &coverage{idx: map[routineKey]int32{}}
+	for i, inst := range insts {
+		// The input's routine IDs -> the merged routines.
+		byID := map[int64]*covRoutine{}
+		err := in.scan(ctx, inst, lcRoutineSQL, lcRoutineTypes, func(row []any) error {
+			line := integer(row[6])
+			if row[6] == nil {
+				line = count(row[7])
+			}
+			k := routineKey{module: str(row[1]), file: str(row[2]), namespace: str(row[3]), class: str(row[4]),
+				name: str(row[5]), line: line}
+			j, ok := m.idx[k]
+			if !ok {
+				j = int32(len(m.routines))
+				m.idx[k] = j
+				addr, _ := strconv.ParseUint(str(row[11]), 10, 64)
+				m.routines = append(m.routines, &covRoutine{info: lightcoverage.RoutineInfo{
+					Name: k.name, Class: k.class, Namespace: k.namespace, Module: k.module, SourceFile: k.file,
+					SourceLine: k.line, CodeType: str(row[9]), LineLevel: integer(row[10]) != 0, Address: addr,
+					Token: integer(row[12]), UnitName: str(row[13]), SymbolMoniker: str(row[14]), AnalysisResult: str(row[15]),
+				}})
+			}
+			r := m.routines[j]
+			r.count.add(i, count(row[8]))
+			byID[integer(row[0])] = r
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("result set %d: routines: %w", inst, err)
+		}
+		err = in.scan(ctx, inst, lcLineSQL, lcLineTypes, func(row []any) error {
+			r, ok := byID[integer(row[0])]
+			if !ok {
+				return fmt.Errorf("a line's PARENT_ID %d names no routine (run verify)", integer(row[0]))
+			}
+			r.line(integer(row[1])).add(i, count(row[2]))
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("result set %d: lines: %w", inst, err)
+		}
+	}
+	return m, nil
+}
+
+// resultSet builds the merged result set with the Light Coverage builder,
+// which computes the derived figures. It hands the routines over to the
+// builder as it goes.
+func (m *coverage) resultSet(op Op, caption string) *resultset.ResultSet {
+	b := lightcoverage.NewBuilder()
+	for i, r := range m.routines {
+		info := r.info
+		info.Count = r.count.value(op)
+		br := b.AddRoutine(info)
+		for j := range r.lines {
+			br.AddLine(r.lines[j].src, r.lines[j].count.value(op))
+		}
+		m.routines[i] = nil
+	}
+	m.idx = nil
+	return b.ResultSet(caption)
+}
+
+func str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case ddl.Dec:
+		return string(x)
+	}
+	return ""
+}
+
+func integer(v any) int64 {
+	x, _ := v.(int64)
+	return x
+}
+
+// count reads a Decimal count as a whole number: a fraction rounds up, so
+// that a count above 0 stays above 0.
+func count(v any) int64 {
+	d, ok := v.(ddl.Dec)
+	if !ok {
+		return 0
+	}
+	if n, err := strconv.ParseInt(string(d), 10, 64); err == nil {
+		return n
+	}
+	f, err := strconv.ParseFloat(string(d), 64)
+	if err != nil || f <= 0 {
+		return 0
+	}
+	if f >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(math.Ceil(f))
+}

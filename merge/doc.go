@@ -1,0 +1,18 @@
+// Package merge combines result sets of one profiler into a new one, item
+// by item, as AQTime's "Merging Results" does: items are matched by name
+// (module, source file, namespace, class, routine and its first line, line
+// number), never by ID, which is per result set; their counts are combined
+// by an operation (Sum, Avg, Max, Min); every derived figure is recomputed
+// from the combined ones by the profiler's typed builder, so that IDs,
+// parent links and derived columns come out as an export writes them.
+//
+// Merge reads the inputs from a store.DB, one table at a time, in one
+// consistent snapshot, and writes the new result set through any
+// resultset.Target (an exporter, for a database) with resultset.Export: in
+// one transaction, checked before commit as verify checks. Memory grows
+// with the number of distinct items of the merged result set, not with the
+// number of inputs or of their rows.
+//
+// Light Coverage is supported; other profilers are refused with an error
+// that says so.
+package merge
