@@ -1,9 +1,11 @@
 package gate
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 )
@@ -35,12 +37,20 @@ func (p *Patch) Lines() int {
 // lines of a new file, the added lines of a modified or renamed one. A
 // deleted file (+++ /dev/null), a binary file and a file whose diff adds
 // no line (a pure rename, a mode change, only deletions) change no line and
-// are left out. A file named twice has its lines merged.
+// are left out. A file named twice has its lines merged. A plain unified
+// diff (no "diff --git" lines) whose old names carry git's "a/" prefix has
+// "b/" removed from its new names, as git removes it.
 func ParseDiff(r io.Reader) (*Patch, error) {
-	files, _, err := gitdiff.Parse(r)
+	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
+	files, _, err := gitdiff.Parse(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	isGit := bytes.HasPrefix(data, []byte("diff --git ")) || bytes.Contains(data, []byte("\ndiff --git "))
+	prefixed := bytes.HasPrefix(data, []byte("--- a/")) || bytes.Contains(data, []byte("\n--- a/"))
 	p := &Patch{}
 	idx := map[string]int{}
 	for _, f := range files {
@@ -62,6 +72,9 @@ func ParseDiff(r io.Reader) (*Patch, error) {
 		}
 		if len(lines) == 0 {
 			continue
+		}
+		if !isGit && prefixed {
+			f.NewName = strings.TrimPrefix(f.NewName, "b/")
 		}
 		if i, ok := idx[f.NewName]; ok {
 			lines = append(p.Files[i].Lines, lines...)

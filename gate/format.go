@@ -89,9 +89,17 @@ func signed(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// items lists a rule's items, one per line, as the text report and the
-// JUnit failure text give them (names unescaped).
+// items lists a rule's items, one per line, as the JUnit failure text and
+// GitHub annotations give them, each made one safe line by termtext.Line.
 func (x Rule) items() []string {
+	out := x.rawItems()
+	for i, s := range out {
+		out[i] = termtext.Line(s)
+	}
+	return out
+}
+
+func (x Rule) rawItems() []string {
 	var out []string
 	for _, f := range x.Files {
 		if x.Name == RuleMaxDrop {
@@ -168,8 +176,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 // ::error annotation per uncovered changed line range of a failing
 // patch-coverage rule (::warning when the rule holds), on the diff's file
 // and lines, and an ::error per other failing rule, with its summary and
-// items. Data is escaped as GitHub's workflow commands require: %, CR and
-// LF in messages, and : and , as well in properties.
+// items. Control characters from data are escaped as termtext.Line escapes
+// them, then everything as GitHub's workflow commands require: %, CR and LF
+// in messages, and : and , as well in properties.
 func (r *Report) WriteGitHub(w io.Writer) error {
 	var b strings.Builder
 	for _, x := range r.Rules {
@@ -183,7 +192,7 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 				if l.From != l.To {
 					msg = "Lines " + strconv.FormatInt(l.From, 10) + "-" + strconv.FormatInt(l.To, 10) + " are not covered by tests"
 				}
-				fmt.Fprintf(&b, "::%s file=%s,line=%d,endLine=%d,title=%s::%s\n", level, ghProperty(l.Path), l.From, l.To,
+				fmt.Fprintf(&b, "::%s file=%s,line=%d,endLine=%d,title=%s::%s\n", level, ghProperty(termtext.Line(l.Path)), l.From, l.To,
 					ghProperty("profdb check: "+x.Name), ghMessage(msg+" ("+x.Summary+")"))
 			}
 		}
