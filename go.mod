@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/antlr4-go/antlr/v4 v4.13.1
+	github.com/bluekeyes/go-gitdiff v0.9.0
 	github.com/bytebase/parser v0.0.0-20260417075056-57b6ef7a2640
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

@@ -2,8 +2,10 @@ package readback
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -86,11 +88,13 @@ func (r *Reader) col(ctx context.Context, table, column string) (string, error) 
 // sqlText builds a query from a template in which {T} names a documented
 // table (qualified and quoted, as the database has it), {T.C} a column of
 // it, {alias:T} a table with an alias and {alias.T.C} a column through an
-// alias, and each {?} a parameter: the INST_ID, bound once per {?}. Every
-// table and column must exist. It returns the query and its parameter count.
-func (r *Reader) sqlText(ctx context.Context, tmpl string) (string, int, error) {
+// alias, and each {?} or {?N} a parameter: {?} is the first argument (the
+// INST_ID), {?N} the N-th, bound once per occurrence. Every table and
+// column must exist. It returns the query and, per placeholder in order,
+// the index of its argument.
+func (r *Reader) sqlText(ctx context.Context, tmpl string) (string, []int, error) {
 	var b strings.Builder
-	params := 0
+	var params []int
 	for {
 		i := strings.IndexByte(tmpl, '{')
 		if i < 0 {
@@ -99,19 +103,27 @@ func (r *Reader) sqlText(ctx context.Context, tmpl string) (string, int, error) 
 		}
 		j := strings.IndexByte(tmpl[i:], '}')
 		if j < 0 {
-			return "", 0, fmt.Errorf("internal: unclosed { in query template")
+			return "", nil, fmt.Errorf("internal: unclosed { in query template")
 		}
 		b.WriteString(tmpl[:i])
 		ref := tmpl[i+1 : i+j]
 		tmpl = tmpl[i+j+1:]
-		if ref == "?" {
-			params++
-			b.WriteString(r.d.Placeholder(params))
+		if n, ok := strings.CutPrefix(ref, "?"); ok {
+			arg := 0
+			if n != "" {
+				k, err := strconv.Atoi(n)
+				if err != nil || k < 1 {
+					return "", nil, fmt.Errorf("internal: bad parameter {%s} in query template", ref)
+				}
+				arg = k - 1
+			}
+			params = append(params, arg)
+			b.WriteString(r.d.Placeholder(len(params)))
 			continue
 		}
 		s, err := r.expand(ctx, ref)
 		if err != nil {
-			return "", 0, err
+			return "", nil, err
 		}
 		b.WriteString(s)
 	}
@@ -165,15 +177,24 @@ func query[T any](ctx context.Context, r *Reader, inst int64, tmpl string, each 
 // calls each with every row, which it scans with rows.Scan: for the queries
 // of millions of rows, where struct scanning by reflection costs.
 func scan(ctx context.Context, r *Reader, inst int64, tmpl string, each func(*sqlx.Rows) error) error {
-	q, n, err := r.sqlText(ctx, tmpl)
+	return r.rows(ctx, tmpl, []any{inst}, each)
+}
+
+// rows runs a query template with args for its parameters ({?N} is
+// args[N-1]) and calls each with every row until it returns an error.
+func (r *Reader) rows(ctx context.Context, tmpl string, args []any, each func(*sqlx.Rows) error) error {
+	q, params, err := r.sqlText(ctx, tmpl)
 	if err != nil {
 		return err
 	}
-	args := make([]any, n)
-	for i := range args {
-		args[i] = inst
+	bound := make([]any, len(params))
+	for i, p := range params {
+		if p >= len(args) {
+			return fmt.Errorf("internal: query template parameter {?%d} has no argument", p+1)
+		}
+		bound[i] = args[p]
 	}
-	raw, err := r.q.QueryContext(ctx, q, args...)
+	raw, err := r.q.QueryContext(ctx, q, bound...)
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
@@ -186,6 +207,21 @@ func scan(ctx context.Context, r *Reader, inst int64, tmpl string, each func(*sq
 	}
 	return rows.Err()
 }
+
+// Query runs a query over the documented tables, written as a template in
+// which {T} names a table (qualified and quoted as the database has it),
+// {T.C} a column of it, {alias:T} a table with an alias, {alias.T.C} a
+// column through an alias, and {?N} the N-th of args ({?} the first),
+// bound once per occurrence; every table and column must exist. The
+// template's SQL must be portable across the dialects. Query calls each
+// with every row, in the reader's snapshot, until each returns an error,
+// which Query returns. It keeps no row: the rows stream.
+func (r *Reader) Query(ctx context.Context, tmpl string, args []any, each func(*sql.Rows) error) error {
+	return r.rows(ctx, tmpl, args, func(rows *sqlx.Rows) error { return each(rows.Rows) })
+}
+
+// Has reports whether the database has the documented table.
+func (r *Reader) Has(table string) bool { return r.cat.Has(table) }
 
 // top runs a query template whose rows come best first and keeps the first
 // n (all when n <= 0), counting the rest.

@@ -20,7 +20,7 @@ var importLayers = []struct {
 	{3, []string{"profilers/*", "internal/testdb"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},
 	{5, []string{"exporter", "input/*", "readback", "merge"}},
-	{6, []string{"exporter/*", "report", "internal/examplefig"}},
+	{6, []string{"exporter/*", "report", "gate", "internal/examplefig"}},
 	{7, []string{"cmd/*"}},
 }
 
@@ -30,6 +30,7 @@ var importLayers = []struct {
 var forbiddenImports = map[string][]string{
 	"input/*":     {"store", "exporter", "exporter/*", "dialects", "dialects/*"},
 	"readback":    {"exporter", "exporter/*"},
+	"gate":        {"exporter", "exporter/*"},
 	"profilers/*": {"dialects", "dialects/*", "exporter", "exporter/*"},
 	"resultset":   {"dialects", "dialects/*"},
 }

@@ -21,6 +21,9 @@ var readCommands = map[string]func(dsn, scratch string) []string{
 	"list":   func(dsn, _ string) []string { return []string{"list", "--db", dsn} },
 	"verify": func(dsn, _ string) []string { return []string{"verify", "--db", dsn} },
 	"show":   func(dsn, _ string) []string { return []string{"show", "--db", dsn, "1"} },
+	"check": func(dsn, _ string) []string {
+		return []string{"check", "--db", dsn, "1", "--baseline", "1", "--max-time-increase", "0"}
+	},
 	"report": func(dsn, scratch string) []string {
 		return []string{"report", "--db", dsn, "-o", filepath.Join(scratch, "report.html")}
 	},

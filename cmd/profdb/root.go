@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agnivade/levenshtein"
@@ -30,6 +31,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newShowCmd,
 	noLedger(newReportCmd),
 	newVerifyCmd,
+	newCheckCmd,
 	newDeleteCmd,
 	newCopyCmd,
 	newMergeCmd,
@@ -52,8 +54,9 @@ var version = ""
 
 // run runs profdb with the command-line arguments args (without the program
 // name), writing output to stdout and messages to stderr, and returns the
-// exit status: 0 on success, 1 on any error, 130 when SIGINT and 143 when
-// SIGTERM interrupted the command. Errors are printed to stderr prefixed
+// exit status: 0 on success, 1 on any error (or the status the command
+// gives its errors: check exits 2 for them and 1 for a failed rule), 130
+// when SIGINT and 143 when SIGTERM interrupted the command. Errors are printed to stderr prefixed
 // "profdb: ", on one line, with any control character in them (names from
 // the input or the database) escaped by termtext.Line; an interruption is
 // reported as what it left behind.
@@ -79,6 +82,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue usageError
 	if errors.As(err, &ue) || isFlagError(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return errorStatus(cmd, err)
+}
+
+// errorStatus is the exit status of a command that failed with err: the
+// error's own (statusError), else the command's (annErrorStatus), else 1.
+func errorStatus(cmd *cobra.Command, err error) int {
+	var se statusError
+	if errors.As(err, &se) {
+		return se.status
+	}
+	if s, ok := cmd.Annotations[annErrorStatus]; ok {
+		if n, err := strconv.Atoi(s); err == nil {
+			return n
+		}
 	}
 	return 1
 }

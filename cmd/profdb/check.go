@@ -1,0 +1,197 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/profdb/profdb/gate"
+	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/store"
+)
+
+// Exit statuses of "profdb check": a rule failed, or the check could not
+// be made (usage, connection, a missing result set).
+const (
+	exitRuleFailed = 1
+	exitCheckError = 2
+)
+
+// annErrorStatus is the annotation of a command whose errors exit with a
+// status of their own (the value) instead of 1.
+const annErrorStatus = "profdb:error-status"
+
+// statusError is an error that exits with its own status.
+type statusError struct {
+	status int
+	err    error
+}
+
+func (e statusError) Error() string { return e.err.Error() }
+func (e statusError) Unwrap() error { return e.err }
+
+// percentValue is a flag holding a percentage ("80", "80%", "2.5") that
+// may be unset.
+type percentValue struct{ p **float64 }
+
+func (v percentValue) String() string {
+	if v.p == nil || *v.p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(**v.p, 'f', -1, 64)
+}
+
+func (v percentValue) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return fmt.Errorf("%q is not a percentage (a number of 0 or more)", s)
+	}
+	*v.p = &f
+	return nil
+}
+
+func (v percentValue) Type() string { return "P" }
+
+func newCheckCmd(rep *ledger) *cobra.Command {
+	var dsn, schema, diffFile, format string
+	var baseline int64
+	var topN int
+	var o gate.Options
+	var conn connOptions
+	cmd := &cobra.Command{
+		Use:   "check [--db DSN] [--schema S] INST_ID [--min-coverage P] [--baseline B --max-drop P] [--diff FILE --min-patch-coverage P] [--max-time-increase P] [--format text|json|junit|github]",
+		Short: "Gate a CI run on coverage, patch coverage and time",
+		Long: `check holds a result set to rules and exits 0 when every rule holds, 1 when
+one fails, and 2 when the check cannot be made (a usage error, no connection,
+a missing result set). Percentages are given as numbers (80, 2.5, or 80%).
+
+  --min-coverage P          the line coverage of a light-coverage result set
+                            is at least P%; fails naming the files with the
+                            most uncovered lines
+  --baseline B --max-drop P its line coverage fell by at most P points from
+                            result set B's; fails naming the files that lost
+                            most (new uncovered lines, then the fall in %)
+  --diff FILE               a unified diff as git diff prints it (- for
+  --min-patch-coverage P    standard input): of the lines it adds to its new
+                            files, those some profiler row knows are
+                            coverable, and at least P% of them ran (patch
+                            coverage). Comments and blank lines do not count.
+                            A diff path is matched to the result set's file
+                            names by the longest common path tail, so Go
+                            import paths, LCOV absolute paths and Cobertura
+                            relative ones all match. Fails naming the
+                            uncovered changed lines as file:line ranges.
+                            --diff alone reports patch coverage and holds.
+  --baseline B              the total time of a function-trace result set
+  --max-time-increase P     grew by at most P% over result set B's (the same
+                            counter); fails naming the routines whose own
+                            time grew most
+
+--format text (default) prints a line per rule and the items under it; json
+the same as one object; junit a JUnit XML report (a testcase per rule) for
+CI test reports; github GitHub Actions annotations (::error file=…,line=…)
+on the uncovered changed lines. The report is printed whatever the outcome.`,
+		Example: `  # in CI, after exporting this run's coverage as result set $RUN
+  git diff origin/main...HEAD > change.diff
+  profdb check --db "$PROFDB_DB" "$RUN" --min-coverage 70 \
+    --baseline "$MAIN_RUN" --max-drop 1 \
+    --diff change.diff --min-patch-coverage 80 --format github`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		Annotations: map[string]string{
+			annErrorStatus: strconv.Itoa(exitCheckError),
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inst, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || inst < 1 {
+				return usageErrorf("check: INST_ID must be a positive integer, not %q", args[0])
+			}
+			if cmd.Flags().Changed("baseline") && baseline < 1 {
+				return usageErrorf("check: --baseline must be a positive INST_ID, not %d", baseline)
+			}
+			write, ok := checkFormats[format]
+			if !ok {
+				return usageErrorf("check: --format must be text, json, junit or github, not %q", format)
+			}
+			o.Baseline, o.Top = baseline, topN
+			if diffFile != "" {
+				if o.Diff, err = readDiff(cmd, diffFile); err != nil {
+					return err
+				}
+			}
+			ctx := cmd.Context()
+			db, err := conn.open(ctx, dsn, store.Options{Schema: schema, ReadOnly: true})
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			r, err := readback.Begin(ctx, db)
+			if err != nil {
+				return fmt.Errorf("check: %w", err)
+			}
+			defer r.Close()
+			report, err := gate.Check(ctx, r, inst, o)
+			if errors.Is(err, gate.ErrUsage) {
+				return usageError{err.Error()}
+			}
+			if err != nil {
+				return err
+			}
+			if err := write(report, cmd.OutOrStdout()); err != nil {
+				return fmt.Errorf("check: %w", err)
+			}
+			if failed := report.Failed(); len(failed) > 0 {
+				names := make([]string, len(failed))
+				for i, x := range failed {
+					names[i] = x.Name
+				}
+				return statusError{exitRuleFailed, fmt.Errorf("check: %d of %d rules failed: %s", len(failed), len(report.Rules), strings.Join(names, ", "))}
+			}
+			return nil
+		},
+	}
+	dbFlag(cmd, &dsn)
+	f := cmd.Flags()
+	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
+	f.Var(percentValue{&o.MinCoverage}, "min-coverage", "least line coverage, in %")
+	f.Int64Var(&baseline, "baseline", 0, "INST_ID of the result set --max-drop and --max-time-increase compare with")
+	f.Var(percentValue{&o.MaxDrop}, "max-drop", "largest fall of line coverage from --baseline, in percentage points")
+	f.StringVar(&diffFile, "diff", "", "unified diff whose added lines patch coverage counts (- for standard input)")
+	f.Var(percentValue{&o.MinPatchCoverage}, "min-patch-coverage", "least patch coverage of --diff, in %")
+	f.Var(percentValue{&o.MaxTimeIncrease}, "max-time-increase", "largest growth of total time over --baseline, in %")
+	f.StringVar(&format, "format", "text", "report format: text, json, junit or github")
+	f.IntVar(&topN, "top", 10, "most files or routines a failing rule names")
+	connFlags(cmd, &conn, rep)
+	return cmd
+}
+
+// checkFormats write a check's report in each --format.
+var checkFormats = map[string]func(*gate.Report, io.Writer) error{
+	"text":   (*gate.Report).WriteText,
+	"json":   func(r *gate.Report, w io.Writer) error { return writeJSON(w, r) },
+	"junit":  (*gate.Report).WriteJUnit,
+	"github": (*gate.Report).WriteGitHub,
+}
+
+// readDiff reads and parses the diff of --diff ("-": standard input).
+func readDiff(cmd *cobra.Command, name string) (*gate.Patch, error) {
+	var in io.Reader = cmd.InOrStdin()
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("check: --diff: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	p, err := gate.ParseDiff(in)
+	if err != nil {
+		return nil, fmt.Errorf("check: --diff %s: %w", name, err)
+	}
+	return p, nil
+}

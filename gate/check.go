@@ -1,0 +1,414 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/profdb/profdb/readback"
+)
+
+// Rule names, as reports and JUnit test cases name them.
+const (
+	RuleMinCoverage     = "min-coverage"
+	RuleMaxDrop         = "max-drop"
+	RulePatchCoverage   = "patch-coverage"
+	RuleMaxTimeIncrease = "max-time-increase"
+)
+
+// Options are the rules to check, each a percentage; a nil limit is a rule
+// not checked.
+type Options struct {
+	// MinCoverage: the result set's line coverage is at least this.
+	MinCoverage *float64
+	// Baseline is the INST_ID MaxDrop and MaxTimeIncrease compare with.
+	Baseline int64
+	// MaxDrop: line coverage fell from the baseline's by at most this many
+	// percentage points.
+	MaxDrop *float64
+	// Diff is the change whose added lines patch coverage counts;
+	// MinPatchCoverage is the least patch coverage (0 when nil: the figure
+	// is reported, the rule holds).
+	Diff             *Patch
+	MinPatchCoverage *float64
+	// MaxTimeIncrease: the total time grew from the baseline's by at most
+	// this percentage.
+	MaxTimeIncrease *float64
+	// Top is the most items a rule names; 0 means 10.
+	Top int
+}
+
+func (o Options) top() int {
+	if o.Top <= 0 {
+		return 10
+	}
+	return o.Top
+}
+
+// ErrUsage is matched by errors.Is in the error of Check when the options
+// do not make a check: no rule, a rule without what it needs, or a rule
+// that does not apply to the result set's profiler.
+var ErrUsage = errors.New("check: usage")
+
+type usageErr string
+
+func (e usageErr) Error() string        { return string(e) }
+func (e usageErr) Is(target error) bool { return target == ErrUsage }
+
+// Report is the outcome of a check: one entry per rule, in the order
+// min-coverage, max-drop, patch-coverage, max-time-increase.
+type Report struct {
+	InstID   int64  `json:"inst_id"`
+	Profiler string `json:"profiler"`
+	Baseline int64  `json:"baseline,omitempty"`
+	Passed   bool   `json:"passed"`
+	Rules    []Rule `json:"rules"`
+}
+
+// Failed returns the rules that failed.
+func (r *Report) Failed() []Rule {
+	var out []Rule
+	for _, x := range r.Rules {
+		if !x.Passed {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Rule is one rule's outcome: the figure, its limit, whether it holds, a
+// one-line summary, and the items behind the figure (the worst first, at
+// most Options.Top of them; Omitted says how many more there were).
+type Rule struct {
+	Name   string  `json:"name"`
+	Passed bool    `json:"passed"`
+	Value  float64 `json:"value"` // %, points or % increase, per the rule
+	// Unbounded is set for a time that grew from a baseline of none: an
+	// increase no percentage measures (Value is 0 then).
+	Unbounded bool    `json:"unbounded,omitempty"`
+	Limit     float64 `json:"limit"`
+	Summary   string  `json:"summary"`
+
+	Coverage *readback.Ratio `json:"coverage,omitempty"` // min-coverage, patch-coverage, max-drop (current)
+	Before   *readback.Ratio `json:"baseline_coverage,omitempty"`
+
+	Files    []FileDrop      `json:"files,omitempty"`           // max-drop, min-coverage
+	Lines    []LineRange     `json:"uncovered_lines,omitempty"` // patch-coverage
+	Unknown  []string        `json:"unmatched_files,omitempty"` // patch-coverage: diff files the result set does not name
+	Routines []RoutineChange `json:"routines,omitempty"`        // max-time-increase
+	Omitted  int64           `json:"omitted,omitempty"`
+}
+
+// FileDrop is a source file's coverage in the baseline and now.
+type FileDrop struct {
+	Name   string         `json:"name"`
+	Before readback.Ratio `json:"before"`
+	After  readback.Ratio `json:"after"`
+	// Missed is the change in uncovered lines (now less before).
+	Missed int64 `json:"missed_change"`
+}
+
+// LineRange is a run of uncovered changed lines of one file, From to To
+// (equal for one line), in the diff's path.
+type LineRange struct {
+	Path string `json:"path"`
+	From int64  `json:"from"`
+	To   int64  `json:"to"`
+}
+
+// String is "path:from-to", or "path:line" for one line.
+func (l LineRange) String() string {
+	if l.From == l.To {
+		return l.Path + ":" + strconv.FormatInt(l.From, 10)
+	}
+	return l.Path + ":" + strconv.FormatInt(l.From, 10) + "-" + strconv.FormatInt(l.To, 10)
+}
+
+// RoutineChange is a routine's own time in the baseline and now, in Unit
+// (ms when both result sets' counters give a frequency, else the counter's
+// ticks).
+type RoutineChange struct {
+	Module string  `json:"module,omitempty"`
+	Class  string  `json:"class,omitempty"`
+	Name   string  `json:"name"`
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	Unit   string  `json:"unit"`
+}
+
+// FullName is Class::Name, or Name.
+func (rc RoutineChange) FullName() string {
+	if rc.Class != "" {
+		return rc.Class + "::" + rc.Name
+	}
+	return rc.Name
+}
+
+// Check evaluates the rules of o on result set inst. An error is returned
+// when a result set is missing, the rules do not apply (errors.Is
+// ErrUsage) or the database fails; a rule that fails is no error.
+func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Report, error) {
+	if o.MinCoverage == nil && o.MaxDrop == nil && o.Diff == nil && o.MinPatchCoverage == nil && o.MaxTimeIncrease == nil {
+		return nil, usageErr("check: no rule given: use --min-coverage, --max-drop, --min-patch-coverage or --max-time-increase")
+	}
+	if (o.MaxDrop != nil || o.MaxTimeIncrease != nil) != (o.Baseline != 0) {
+		if o.Baseline == 0 {
+			return nil, usageErr("check: --max-drop and --max-time-increase compare with a baseline: give --baseline")
+		}
+		return nil, usageErr("check: --baseline is for --max-drop or --max-time-increase")
+	}
+	if o.MinPatchCoverage != nil && o.Diff == nil {
+		return nil, usageErr("check: --min-patch-coverage needs --diff")
+	}
+	in, err := r.Instance(ctx, inst)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	rep := &Report{InstID: inst, Profiler: in.Profiler, Baseline: o.Baseline}
+	coverage := o.MinCoverage != nil || o.MaxDrop != nil || o.Diff != nil
+	if coverage && in.Profiler != "light-coverage" {
+		return nil, usageErr(fmt.Sprintf("check: result set %d is a %s result set: coverage rules need a light-coverage one", inst, in.Profiler))
+	}
+	if o.MaxTimeIncrease != nil && in.Profiler != "function-trace" {
+		return nil, usageErr(fmt.Sprintf("check: result set %d is a %s result set: --max-time-increase needs a function-trace one", inst, in.Profiler))
+	}
+	if coverage {
+		if err := need(r, in, lcRoutines, lcLines); err != nil {
+			return nil, fmt.Errorf("check: %w", err)
+		}
+	} else if err := need(r, in, ftCalls, ftMeta); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	var base readback.Instance
+	if o.Baseline != 0 {
+		if base, err = r.Instance(ctx, o.Baseline); err != nil {
+			return nil, fmt.Errorf("check: baseline: %w", err)
+		}
+		if base.Profiler != in.Profiler {
+			return nil, usageErr(fmt.Sprintf("check: baseline %d is a %s result set, result set %d a %s one: they do not compare",
+				o.Baseline, base.Profiler, inst, in.Profiler))
+		}
+	}
+	add := func(rule Rule, err error) error {
+		if err != nil {
+			return fmt.Errorf("check: %s: %w", rule.Name, err)
+		}
+		rep.Rules = append(rep.Rules, rule)
+		return nil
+	}
+	if o.MinCoverage != nil {
+		if err := add(minCoverage(ctx, r, inst, *o.MinCoverage, o.top())); err != nil {
+			return nil, err
+		}
+	}
+	if o.MaxDrop != nil {
+		if err := add(maxDrop(ctx, r, inst, o.Baseline, *o.MaxDrop, o.top())); err != nil {
+			return nil, err
+		}
+	}
+	if o.Diff != nil {
+		limit := 0.0
+		if o.MinPatchCoverage != nil {
+			limit = *o.MinPatchCoverage
+		}
+		if err := add(patchCoverage(ctx, r, inst, o.Diff, limit)); err != nil {
+			return nil, err
+		}
+	}
+	if o.MaxTimeIncrease != nil {
+		if err := add(maxTimeIncrease(ctx, r, base, in, *o.MaxTimeIncrease, o.top())); err != nil {
+			return nil, err
+		}
+	}
+	rep.Passed = len(rep.Failed()) == 0
+	return rep, nil
+}
+
+// pct formats a percentage with one decimal.
+func pct(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }
+
+// num formats a limit as given: 80, 2.5.
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// atLeast reports whether covered/total is at least limit percent, exactly
+// (covered*100 >= limit*total, not through a rounded quotient).
+func atLeast(c readback.Ratio, limit float64) bool {
+	return float64(c.Covered)*100 >= limit*float64(c.Total)
+}
+
+func minCoverage(ctx context.Context, r *readback.Reader, inst int64, limit float64, top int) (Rule, error) {
+	rule := Rule{Name: RuleMinCoverage, Limit: limit}
+	c, err := lineCoverage(ctx, r, inst)
+	if err != nil {
+		return rule, err
+	}
+	rule.Coverage, rule.Value, rule.Passed = &c, c.Percent(), atLeast(c, limit)
+	rule.Summary = fmt.Sprintf("line coverage %s (%d of %d lines), at least %s%% required", pct(c.Percent()), c.Covered, c.Total, num(limit))
+	if rule.Passed {
+		return rule, nil
+	}
+	// The files with the most uncovered lines.
+	worst := newTop(top, func(a, b FileDrop) bool {
+		ma, mb := a.After.Total-a.After.Covered, b.After.Total-b.After.Covered
+		if ma != mb {
+			return ma > mb
+		}
+		return a.Name < b.Name
+	})
+	err = fileCoverage(ctx, r, inst, inst, func(name string, a, _ readback.Ratio) error {
+		if a.Covered < a.Total {
+			worst.add(FileDrop{Name: name, After: a, Missed: a.Total - a.Covered})
+		}
+		return nil
+	})
+	rule.Files, rule.Omitted = worst.items, worst.omitted()
+	return rule, err
+}
+
+func maxDrop(ctx context.Context, r *readback.Reader, inst, baseline int64, limit float64, top int) (Rule, error) {
+	rule := Rule{Name: RuleMaxDrop, Limit: limit}
+	now, err := lineCoverage(ctx, r, inst)
+	if err != nil {
+		return rule, err
+	}
+	before, err := lineCoverage(ctx, r, baseline)
+	if err != nil {
+		return rule, err
+	}
+	drop := before.Percent() - now.Percent()
+	rule.Coverage, rule.Before, rule.Value = &now, &before, drop
+	// drop <= limit, exactly: (bc*nt - nc*bt)*100 <= limit*bt*nt.
+	diff := (float64(before.Covered)*float64(now.Total) - float64(now.Covered)*float64(before.Total)) * 100
+	switch {
+	case before.Total == 0 || now.Total == 0:
+		rule.Passed = drop <= limit
+	default:
+		rule.Passed = diff <= limit*float64(before.Total)*float64(now.Total)
+	}
+	verb := "fell"
+	if drop < 0 {
+		verb = "rose"
+	}
+	rule.Summary = fmt.Sprintf("line coverage %s %.1f points, from %s to %s (baseline %d), at most %s allowed",
+		verb, math.Abs(drop), pct(before.Percent()), pct(now.Percent()), baseline, num(limit))
+	// The files that lost most: the most new uncovered lines, then the
+	// largest fall in %.
+	worst := newTop(top, func(a, b FileDrop) bool {
+		if a.Missed != b.Missed {
+			return a.Missed > b.Missed
+		}
+		da, db := a.Before.Percent()-a.After.Percent(), b.Before.Percent()-b.After.Percent()
+		if da != db {
+			return da > db
+		}
+		return a.Name < b.Name
+	})
+	err = fileCoverage(ctx, r, baseline, inst, func(name string, b, a readback.Ratio) error {
+		f := FileDrop{Name: name, Before: b, After: a, Missed: (a.Total - a.Covered) - (b.Total - b.Covered)}
+		lost := f.Missed > 0 || (b.Total > 0 && a.Total > 0 && a.Percent() < b.Percent())
+		if lost {
+			worst.add(f)
+		}
+		return nil
+	})
+	rule.Files, rule.Omitted = worst.items, worst.omitted()
+	return rule, err
+}
+
+// Status of a changed line.
+const (
+	unknownLine = iota // no profiler row knows it: it does not count
+	coveredLine
+	uncoveredLine
+)
+
+// patchCoverage counts the changed lines of p that the result set knows and
+// those that ran. Its uncovered lines are every uncovered changed line (the
+// diff bounds them, not the tables), as ranges: a range runs over
+// consecutive changed lines that are uncovered or that no row knows, and
+// starts and ends on uncovered ones.
+func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch, limit float64) (Rule, error) {
+	rule := Rule{Name: RulePatchCoverage, Limit: limit}
+	paths := make([]string, len(p.Files))
+	for i, f := range p.Files {
+		paths[i] = f.Path
+	}
+	m := newMatcher(paths)
+	if err := sourceFiles(ctx, r, inst, m.add); err != nil {
+		return rule, err
+	}
+	var c readback.Ratio
+	for i, f := range p.Files {
+		name, ok := m.match(i)
+		if !ok {
+			rule.Unknown = append(rule.Unknown, f.Path)
+			continue
+		}
+		status := make([]byte, len(f.Lines))
+		next := 0 // f.Lines is ascending, and so are the file's lines
+		err := fileLines(ctx, r, inst, name, func(line int64, covered bool) error {
+			for next < len(f.Lines) && f.Lines[next] < line {
+				next++
+			}
+			if next == len(f.Lines) || f.Lines[next] != line {
+				return nil
+			}
+			c.Total++
+			status[next] = uncoveredLine
+			if covered {
+				c.Covered++
+				status[next] = coveredLine
+			}
+			return nil
+		})
+		if err != nil {
+			return rule, err
+		}
+		rule.Lines = append(rule.Lines, uncoveredRanges(f, status)...)
+	}
+	rule.Coverage, rule.Value = &c, c.Percent()
+	rule.Passed = c.Total == 0 || atLeast(c, limit)
+	if c.Total == 0 {
+		rule.Summary = fmt.Sprintf("no changed line is coverable (%d changed lines in %d files)", p.Lines(), len(p.Files))
+	} else {
+		rule.Summary = fmt.Sprintf("patch coverage %s (%d of %d changed lines covered), at least %s%% required",
+			pct(c.Percent()), c.Covered, c.Total, num(limit))
+	}
+	return rule, nil
+}
+
+// uncoveredRanges groups a file's uncovered changed lines into ranges.
+func uncoveredRanges(f ChangedFile, status []byte) []LineRange {
+	var out []LineRange
+	for i, line := range f.Lines {
+		if status[i] != uncoveredLine {
+			continue
+		}
+		if n := len(out); n > 0 && joins(f.Lines, status, out[n-1].To, i) {
+			out[n-1].To = line
+			continue
+		}
+		out = append(out, LineRange{Path: f.Path, From: line, To: line})
+	}
+	return out
+}
+
+// joins reports whether the i-th changed line continues a range ending on
+// line `last`: the changed lines from last to it are consecutive, and those
+// between them are lines no row knows.
+func joins(lines []int64, status []byte, last int64, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		if lines[j]+1 != lines[j+1] {
+			return false
+		}
+		if lines[j] == last {
+			return true
+		}
+		if status[j] != unknownLine {
+			return false
+		}
+	}
+	return false
+}

@@ -1,0 +1,22 @@
+// Package gate is profdb's CI gate (`profdb check`): rules on a result set
+// that a pipeline can fail on. A rule holds or fails; Check evaluates the
+// rules it is given and names, for each one that fails, the items
+// responsible.
+//
+//   - min-coverage: the line coverage of a Light Coverage result set is at
+//     least a percentage.
+//   - max-drop: its line coverage fell by at most so many points from a
+//     baseline result set's; the files that lost most are named.
+//   - patch-coverage: of the lines a unified diff adds (ParseDiff), the
+//     share that ran, among those some profiler row knows, is at least a
+//     percentage; the uncovered changed lines are named as file:line ranges.
+//     Diff paths are matched to the result set's source file names by the
+//     longest common path tail.
+//   - max-time-increase: the total time of a Function Trace result set grew
+//     by at most a percentage over a baseline's; the routines that slowed
+//     most are named.
+//
+// Every figure is computed by SQL in the database (readback.Reader.Query),
+// grouped and joined by name, so memory does not grow with the rows. A
+// Report prints as text, JSON, JUnit XML or GitHub workflow annotations.
+package gate

@@ -1,0 +1,160 @@
+package gate
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/profdb/profdb/readback"
+)
+
+// Tables the figures are read from.
+const (
+	lcRoutines = "LIGHT_COVERAGE_PROFILER_ROUTINES_DATA"
+	lcLines    = "LIGHT_COVERAGE_PROFILER_LINES"
+	ftMeta     = "FUNCTION_TRACE_PROFILER_META_ROUTINES"
+	ftCalls    = "FUNCTION_TRACE_PROFILER_CALL_TRACE"
+)
+
+// covered is 1 for a LINES row (alias l) that ran, else 0.
+const covered = "CASE WHEN {l." + lcLines + ".COL_MARK} > 0 THEN 1 ELSE 0 END"
+
+// need checks that the database has the tables a rule reads.
+func need(r *readback.Reader, in readback.Instance, tables ...string) error {
+	for _, t := range tables {
+		if !r.Has(t) {
+			return fmt.Errorf("result set %d (%s): table %s is missing from the database", in.InstID, in.Profiler, t)
+		}
+	}
+	return nil
+}
+
+// lineCoverage reads the lines and covered lines of a Light Coverage
+// result set (LINES rows, as `profdb show` counts them).
+func lineCoverage(ctx context.Context, r *readback.Reader, inst int64) (readback.Ratio, error) {
+	var c readback.Ratio
+	err := r.Query(ctx, `SELECT COUNT(*), COALESCE(SUM(`+covered+`), 0)
+		FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?1}`, []any{inst},
+		func(rows *sql.Rows) error { return rows.Scan(&c.Total, &c.Covered) })
+	if err != nil {
+		return c, fmt.Errorf("result set %d: line coverage: %w", inst, err)
+	}
+	return c, nil
+}
+
+// fileCoverage streams the coverage per source file of result sets a and
+// b, matched by file name; a file one of them lacks has 0 of 0 lines
+// there. Files come in no particular order.
+func fileCoverage(ctx context.Context, r *readback.Reader, a, b int64, each func(name string, a, b readback.Ratio) error) error {
+	const rd, l = "{rd." + lcRoutines, "{l." + lcLines
+	err := r.Query(ctx, `SELECT `+rd+`.COL_SOURCE_FILE},
+		SUM(CASE WHEN `+rd+`.INST_ID} = {?1} THEN 1 ELSE 0 END),
+		SUM(CASE WHEN `+rd+`.INST_ID} = {?1} AND `+l+`.COL_MARK} > 0 THEN 1 ELSE 0 END),
+		SUM(CASE WHEN `+rd+`.INST_ID} = {?2} THEN 1 ELSE 0 END),
+		SUM(CASE WHEN `+rd+`.INST_ID} = {?2} AND `+l+`.COL_MARK} > 0 THEN 1 ELSE 0 END)
+		FROM {rd:`+lcRoutines+`} JOIN {l:`+lcLines+`} ON `+l+`.INST_ID} = `+rd+`.INST_ID} AND `+l+`.PARENT_ID} = `+rd+`.ID}
+		WHERE `+rd+`.INST_ID} IN ({?1}, {?2}) AND `+rd+`.COL_SOURCE_FILE} IS NOT NULL
+		GROUP BY `+rd+`.COL_SOURCE_FILE}`, []any{a, b},
+		func(rows *sql.Rows) error {
+			var name string
+			var ca, cb readback.Ratio
+			if err := rows.Scan(&name, &ca.Total, &ca.Covered, &cb.Total, &cb.Covered); err != nil {
+				return fmt.Errorf("scan: %w", err)
+			}
+			return each(name, ca, cb)
+		})
+	if err != nil {
+		return fmt.Errorf("result sets %d and %d: coverage by file: %w", a, b, err)
+	}
+	return nil
+}
+
+// sourceFiles streams the distinct source file names of a Light Coverage
+// result set's routines that have lines.
+func sourceFiles(ctx context.Context, r *readback.Reader, inst int64, each func(string)) error {
+	const rd = "{rd." + lcRoutines
+	err := r.Query(ctx, `SELECT DISTINCT `+rd+`.COL_SOURCE_FILE} FROM {rd:`+lcRoutines+`}
+		WHERE `+rd+`.INST_ID} = {?1} AND `+rd+`.COL_SOURCE_FILE} IS NOT NULL`, []any{inst},
+		func(rows *sql.Rows) error {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				return fmt.Errorf("scan: %w", err)
+			}
+			each(name)
+			return nil
+		})
+	if err != nil {
+		return fmt.Errorf("result set %d: source files: %w", inst, err)
+	}
+	return nil
+}
+
+// fileLines streams the lines of one source file of a Light Coverage
+// result set in ascending order, each with whether it ran: a line of
+// several routines ran when any of its rows has a count above 0.
+func fileLines(ctx context.Context, r *readback.Reader, inst int64, file string, each func(line int64, covered bool) error) error {
+	const rd, l = "{rd." + lcRoutines, "{l." + lcLines
+	err := r.Query(ctx, `SELECT `+l+`.COL_SOURCE_LINE}, MAX(`+covered+`)
+		FROM {l:`+lcLines+`} JOIN {rd:`+lcRoutines+`} ON `+rd+`.INST_ID} = `+l+`.INST_ID} AND `+rd+`.ID} = `+l+`.PARENT_ID}
+		WHERE `+l+`.INST_ID} = {?1} AND `+rd+`.COL_SOURCE_FILE} = {?2} AND `+l+`.COL_SOURCE_LINE} IS NOT NULL
+		GROUP BY `+l+`.COL_SOURCE_LINE}
+		ORDER BY `+l+`.COL_SOURCE_LINE}`, []any{inst, file},
+		func(rows *sql.Rows) error {
+			var line, cov int64
+			if err := rows.Scan(&line, &cov); err != nil {
+				return fmt.Errorf("scan: %w", err)
+			}
+			return each(line, cov > 0)
+		})
+	if err != nil {
+		return fmt.Errorf("result set %d: lines of %q: %w", inst, file, err)
+	}
+	return nil
+}
+
+// traceTotal reads the total time of a Function Trace result set: the time
+// with children of its top-level calls, as `profdb show` counts it.
+func traceTotal(ctx context.Context, r *readback.Reader, inst int64) (int64, error) {
+	const c = "{c." + ftCalls
+	var total int64
+	err := r.Query(ctx, `SELECT COALESCE(SUM(`+c+`.COL__S_WITH_CHILDREN}), 0) FROM {c:`+ftCalls+`}
+		WHERE `+c+`.INST_ID} = {?1} AND `+c+`.COL_PARENT_NO} = -1`, []any{inst},
+		func(rows *sql.Rows) error { return rows.Scan(&total) })
+	if err != nil {
+		return 0, fmt.Errorf("result set %d: total time: %w", inst, err)
+	}
+	return total, nil
+}
+
+// routineKey names a routine across result sets.
+type routineKey struct {
+	Module, Class, Name string
+}
+
+// routineTimes streams the own time per routine of Function Trace result
+// sets a and b, routines matched by module, class and name; a routine one
+// of them lacks has no time there.
+func routineTimes(ctx context.Context, r *readback.Reader, a, b int64, each func(k routineKey, ownA, ownB int64) error) error {
+	const c, m = "{c." + ftCalls, "{m." + ftMeta
+	mod := `COALESCE(` + m + `.COL_MODULE_NAME}, '')`
+	cls := `COALESCE(` + m + `.COL_CLASS_NAME}, '')`
+	name := `COALESCE(` + m + `.COL_ROUTINE_NAME}, '')`
+	err := r.Query(ctx, `SELECT `+mod+`, `+cls+`, `+name+`,
+		COALESCE(SUM(CASE WHEN `+c+`.INST_ID} = {?1} THEN `+c+`.COL__S} ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN `+c+`.INST_ID} = {?2} THEN `+c+`.COL__S} ELSE 0 END), 0)
+		FROM {c:`+ftCalls+`} LEFT JOIN {m:`+ftMeta+`} ON `+m+`.INST_ID} = `+c+`.INST_ID} AND `+m+`.REC_ID} = `+c+`.COL_ROUTINE_NAME}
+		WHERE `+c+`.INST_ID} IN ({?1}, {?2})
+		GROUP BY `+mod+`, `+cls+`, `+name, []any{a, b},
+		func(rows *sql.Rows) error {
+			var k routineKey
+			var oa, ob int64
+			if err := rows.Scan(&k.Module, &k.Class, &k.Name, &oa, &ob); err != nil {
+				return fmt.Errorf("scan: %w", err)
+			}
+			return each(k, oa, ob)
+		})
+	if err != nil {
+		return fmt.Errorf("result sets %d and %d: time by routine: %w", a, b, err)
+	}
+	return nil
+}
