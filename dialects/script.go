@@ -85,6 +85,40 @@ type ScriptForm interface {
 	Literal(t ddl.Type, v any) (string, error)
 }
 
+// Literals are how a dialect's script writes canonical values (see
+// ScriptForm.Literal): NULL, integers (IntLiteral) and, through the
+// fields, doubles, decimals and text. A nil Float writes FloatLiteral, a
+// nil Decimal the decimal's text; Text is required.
+type Literals struct {
+	Dialect string // the dialect's name, for errors
+	Float   func(float64) (string, error)
+	Decimal func(ddl.Dec) string
+	Text    func(string) (string, error)
+}
+
+// Literal writes v, a canonical value of logical type t.
+func (l Literals) Literal(t ddl.Type, v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "NULL", nil
+	case int64:
+		return IntLiteral(x), nil
+	case float64:
+		if l.Float != nil {
+			return l.Float(x)
+		}
+		return FloatLiteral(x)
+	case ddl.Dec:
+		if l.Decimal != nil {
+			return l.Decimal(x), nil
+		}
+		return string(x), nil
+	case string:
+		return l.Text(x)
+	}
+	return "", fmt.Errorf("%s: no literal for %T in a %s column", l.Dialect, v, t)
+}
+
 // IntLiteral writes an int64 for a script. The smallest one is written as
 // an expression: 9223372036854775808 alone is out of the integer range in
 // every dialect (SQLite would read it as a REAL, then negate it).

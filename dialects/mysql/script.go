@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -69,23 +68,11 @@ func (f scriptForm) End() []string {
 }
 func (scriptForm) Batch(_ int, stmts []string, _ bool) []string { return stmts }
 
-// Literal writes NULL, integers, doubles (dialects.FloatLiteral), decimals
-// as numeric literals and text (scriptText).
-func (scriptForm) Literal(t ddl.Type, v any) (string, error) {
-	switch x := v.(type) {
-	case nil:
-		return "NULL", nil
-	case int64:
-		return dialects.IntLiteral(x), nil
-	case float64:
-		return dialects.FloatLiteral(x)
-	case ddl.Dec:
-		return string(x), nil
-	case string:
-		return scriptText(x), nil
-	}
-	return "", fmt.Errorf("mysql: no literal for %T in a %s column", v, t)
-}
+// literals writes doubles as dialects.FloatLiteral does, decimals as
+// numeric literals and text as scriptText.
+var literals = dialects.Literals{Dialect: "mysql", Text: func(s string) (string, error) { return scriptText(s), nil }}
+
+func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.Literal(t, v) }
 
 // scriptText quotes text in single quotes, doubling single quotes inside
 // (the script sets NO_BACKSLASH_ESCAPES). A carriage return, which the

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -64,23 +63,11 @@ func (scriptForm) Refuse(query, before, after string) []string {
 }
 func (scriptForm) Batch(_ int, stmts []string, _ bool) []string { return stmts }
 
-// Literal writes NULL, integers, doubles (dialects.FloatLiteral), decimals
-// as numeric literals and text (scriptText).
-func (scriptForm) Literal(t ddl.Type, v any) (string, error) {
-	switch x := v.(type) {
-	case nil:
-		return "NULL", nil
-	case int64:
-		return dialects.IntLiteral(x), nil
-	case float64:
-		return dialects.FloatLiteral(x)
-	case ddl.Dec:
-		return string(x), nil
-	case string:
-		return scriptText(x)
-	}
-	return "", fmt.Errorf("postgres: no literal for %T in a %s column", v, t)
-}
+// literals writes doubles as dialects.FloatLiteral does, decimals as
+// numeric literals and text as scriptText.
+var literals = dialects.Literals{Dialect: "postgres", Text: scriptText}
+
+func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.Literal(t, v) }
 
 // errNUL is the error for text PostgreSQL cannot store.
 var errNUL = errors.New("text contains the character U+0000, which PostgreSQL text cannot hold")

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 	"strconv"
@@ -69,27 +68,19 @@ func (scriptForm) End() []string {
 }
 func (scriptForm) Batch(_ int, stmts []string, _ bool) []string { return stmts }
 
-// Literal writes NULL, integers, doubles as exact REAL arithmetic
-// (scriptReal), decimals as Bind stores them (scriptDecimal) and text
-// (scriptText).
-func (scriptForm) Literal(t ddl.Type, v any) (string, error) {
-	switch x := v.(type) {
-	case nil:
-		return "NULL", nil
-	case int64:
-		return dialects.IntLiteral(x), nil
-	case float64:
-		if err := dialects.Finite(x); err != nil {
+// literals writes doubles as scriptReal does (finite only), decimals as
+// scriptDecimal and text as scriptText.
+var literals = dialects.Literals{Dialect: "sqlite",
+	Float: func(f float64) (string, error) {
+		if err := dialects.Finite(f); err != nil {
 			return "", err
 		}
-		return scriptReal(x), nil
-	case ddl.Dec:
-		return scriptDecimal(string(x)), nil
-	case string:
-		return scriptText(x), nil
-	}
-	return "", fmt.Errorf("sqlite: no literal for %T in a %s column", v, t)
-}
+		return scriptReal(f), nil
+	},
+	Decimal: func(d ddl.Dec) string { return scriptDecimal(string(d)) },
+	Text:    func(s string) (string, error) { return scriptText(s), nil }}
+
+func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.Literal(t, v) }
 
 // pow62 is 2^62, the largest power of two used as one scaling step: an
 // integer literal that converts to a double exactly.

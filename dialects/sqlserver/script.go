@@ -1,7 +1,6 @@
 package sqlserver
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -105,23 +104,11 @@ func (scriptForm) Batch(step int, stmts []string, final bool) []string {
 	return append(out, "UPDATE "+tempIDs+" SET step = "+strconv.Itoa(step), batchSeparator)
 }
 
-// Literal writes NULL, integers, doubles (dialects.FloatLiteral), decimals
-// as numeric literals and text (scriptText).
-func (scriptForm) Literal(t ddl.Type, v any) (string, error) {
-	switch x := v.(type) {
-	case nil:
-		return "NULL", nil
-	case int64:
-		return dialects.IntLiteral(x), nil
-	case float64:
-		return dialects.FloatLiteral(x)
-	case ddl.Dec:
-		return string(x), nil
-	case string:
-		return scriptText(x), nil
-	}
-	return "", fmt.Errorf("sqlserver: no literal for %T in a %s column", v, t)
-}
+// literals writes doubles as dialects.FloatLiteral does, decimals as
+// numeric literals and text as scriptText.
+var literals = dialects.Literals{Dialect: "sqlserver", Text: func(s string) (string, error) { return scriptText(s), nil }}
+
+func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.Literal(t, v) }
 
 // scriptText writes text as N'...', doubling single quotes inside. CR, LF
 // and NUL are written as NCHAR(n), and "$(" is split between two literals,
