@@ -33,7 +33,7 @@ var readCommands = map[string]func(dsn, scratch string) []string{
 }
 
 // writeCommands are the commands that write the database their flags name.
-var writeCommands = map[string]bool{"export": true, "delete": true}
+var writeCommands = map[string]bool{"export": true, "delete": true, "merge": true}
 
 // TestEveryDatabaseCommandIsClassified: every command that takes a
 // database DSN is known to read or to write, so that a new read command is
