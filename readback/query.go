@@ -1,0 +1,49 @@
+package readback
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Each runs a query template over the AQTime tables, as the Reader's own
+// queries are written, and calls each with every row scanned into a new T
+// (sqlx struct scanning by db tags), until each returns an error, which
+// Each returns. In the template {T} names a documented table (qualified and
+// quoted as the database has it), {T.C} a column of it, {alias:T} a table
+// with an alias, {alias.T.C} a column through an alias, and each {?} a
+// parameter: they take args in order, and there must be as many as args.
+// It is how packages above readback (compare) write SQL that runs on every
+// dialect.
+func Each[T any](ctx context.Context, r *Reader, tmpl string, args []any, each func(*T) error) error {
+	q, n, err := r.sqlText(ctx, tmpl)
+	if err != nil {
+		return err
+	}
+	if n != len(args) {
+		return fmt.Errorf("internal: query template has %d parameters, given %d", n, len(args))
+	}
+	raw, err := r.q.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	rows := &sqlx.Rows{Rows: raw, Mapper: r.mapper}
+	defer rows.Close()
+	for rows.Next() {
+		v := new(T)
+		if err := rows.StructScan(v); err != nil {
+			return fmt.Errorf("scan: %w", err)
+		}
+		if err := each(v); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	return nil
+}
+
+// Has reports whether the database has the documented table.
+func (r *Reader) Has(table string) bool { return r.has(table) }
