@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agnivade/levenshtein"
@@ -28,6 +29,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newExportCmd,
 	newListCmd,
 	newShowCmd,
+	newCompareCmd,
 	noLedger(newReportCmd),
 	newVerifyCmd,
 	newDeleteCmd,
@@ -51,7 +53,8 @@ var version = ""
 
 // run runs profdb with the command-line arguments args (without the program
 // name), writing output to stdout and messages to stderr, and returns the
-// exit status: 0 on success, 1 on any error, 130 when SIGINT and 143 when
+// exit status: 0 on success, 1 on any error (or the status of an exitError,
+// or of a command's usageStatusAnnotation for its usage errors), 130 when SIGINT and 143 when
 // SIGTERM interrupted the command. Errors are printed to stderr prefixed
 // "profdb: ", on one line, with any control character in them (names from
 // the input or the database) escaped by termtext.Line; an interruption is
@@ -78,9 +81,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue usageError
 	if errors.As(err, &ue) || isFlagError(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		if s, err := strconv.Atoi(cmd.Annotations[usageStatusAnnotation]); err == nil {
+			return s
+		}
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.status
 	}
 	return 1
 }
+
+// usageStatusAnnotation, in a command's Annotations, is the exit status
+// of its usage errors when it is not 1 (compare's is 2).
+const usageStatusAnnotation = "profdb:usage-status"
+
+// exitError is an error with an exit status of its own (not 1).
+type exitError struct {
+	status int
+	err    error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
 
 // envDefaults maps flags to the environment variables that give their
 // default: a flag given wins, then the variable when set and not empty, then
