@@ -189,11 +189,10 @@ func printComparison(w io.Writer, res *compare.Result, width int) error {
 		p.line("Time:  %s -> %s, change %s", ticks(tr.Time.A), ticks(tr.Time.B), change(st, tr.Time, ticks))
 		p.line("Routines only in A: %d; only in B: %d", tr.OnlyA, tr.OnlyB)
 		t := p.table("Routines, largest change of own time first", tr.Routines.Omitted(),
-			"ROUTINE", "IN", "CALLS A", "CALLS B", "CHANGE", "OWN A", "OWN B", "CHANGE", "WITH CHILDREN A", "WITH CHILDREN B", "CHANGE")
+			"ROUTINE", "CALLS A", "CALLS B", "OWN A", "OWN B", "CHANGE", "CHANGE WITH CHILDREN")
 		for _, x := range tr.Routines.Items {
-			t.row(x.FullName(), string(x.In), count(x.Calls.A), count(x.Calls.B), change(st, x.Calls, count),
-				ticks(x.Own.A), ticks(x.Own.B), change(st, x.Own, ticks),
-				ticks(x.WithChild.A), ticks(x.WithChild.B), change(st, x.WithChild, ticks))
+			t.row(x.FullName(), count(x.Calls.A), count(x.Calls.B), ticks(x.Own.A), ticks(x.Own.B), change(st, x.Own, ticks),
+				change(st, x.WithChild, ticks))
 		}
 		t.flush()
 	case res.Classes != nil:
@@ -203,11 +202,10 @@ func printComparison(w io.Writer, res *compare.Result, width int) error {
 		p.line("Live size:    %s -> %s, change %s", count(c.LiveSize.A), count(c.LiveSize.B), change(st, c.LiveSize, count))
 		p.line("Classes only in A: %d; only in B: %d", c.OnlyA, c.OnlyB)
 		t := p.table("Classes, largest change of live count first", c.Classes.Omitted(),
-			"CLASS", "MODULE", "IN", "LIVE A", "LIVE B", "CHANGE", "LIVE SIZE A", "LIVE SIZE B", "CHANGE", "PEAK A", "PEAK B", "CHANGE")
+			"CLASS", "MODULE", "LIVE A", "LIVE B", "CHANGE", "LIVE SIZE A", "LIVE SIZE B", "CHANGE")
 		for _, x := range c.Classes.Items {
-			t.row(x.Name, x.Module, string(x.In), count(x.LiveCount.A), count(x.LiveCount.B), change(st, x.LiveCount, count),
-				count(x.LiveSize.A), count(x.LiveSize.B), change(st, x.LiveSize, count),
-				count(x.PeakCreated.A), count(x.PeakCreated.B), change(st, x.PeakCreated, count))
+			t.row(x.Name, x.Module, count(x.LiveCount.A), count(x.LiveCount.B), change(st, x.LiveCount, count),
+				count(x.LiveSize.A), count(x.LiveSize.B), change(st, x.LiveSize, count))
 		}
 		t.flush()
 	}

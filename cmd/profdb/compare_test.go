@@ -15,8 +15,8 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-// exportComparable exports two coverage sets (1, 2) and two traces of
-// different counters (3, 4) into dsn.
+// exportComparable exports two coverage sets (1, 2), two traces of
+// different counters (3, 4) and a trace of 3's counter (5) into dsn.
 func exportComparable(t *testing.T, dsn string) {
 	t.Helper()
 	ctx := context.Background()
@@ -36,12 +36,23 @@ func exportComparable(t *testing.T, dsn string) {
 			t.Fatal(err)
 		}
 	}
-	for _, c := range []string{"Time", "CPU Cycles"} {
+	for i, c := range []string{"Time", "CPU Cycles", "Time"} {
 		b := functiontrace.NewBuilder()
-		b.SetCounter(&resultset.Counter{Name: c})
+		b.SetCounter(&resultset.Counter{Name: c, Frequency: 1000})
 		th := b.AddThread(functiontrace.ThreadInfo{})
-		if _, err := th.Enter(functiontrace.CallInfo{Routine: b.AddRoutine(functiontrace.RoutineInfo{Name: "main"}), Count: 1, Time: 5, TimeWithChildren: 5}); err != nil {
+		main := b.AddRoutine(functiontrace.RoutineInfo{Name: "main"})
+		work := b.AddRoutine(functiontrace.RoutineInfo{Name: "Work", Class: "Pool"})
+		n := int64(i + 1)
+		if _, err := th.Enter(functiontrace.CallInfo{Routine: main, Count: 1, Time: 5, TimeWithChildren: 5 + 20*n}); err != nil {
 			t.Fatal(err)
+		}
+		for range n {
+			if _, err := th.Enter(functiontrace.CallInfo{Routine: work, Count: 1, Time: 20, TimeWithChildren: 20}); err != nil {
+				t.Fatal(err)
+			}
+			if err := th.Exit(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if _, err := b.Export(ctx, e, c); err != nil {
 			t.Fatal(err)
@@ -91,6 +102,21 @@ New hits: lines covered in B, not in A
 Lines only in A: 0; only in B: 0
 `
 
+const compareTraceText = `A: INST_ID 3  function-trace  "Time"
+B: INST_ID 5  function-trace  "Time"
+Changes: difference (B - A)
+Counter: Time; times in ms
+
+Calls: 2 -> 4, change +2
+Time:  25.000 ms -> 65.000 ms, change +40.000 ms
+Routines only in A: 0; only in B: 0
+
+Routines, largest change of own time first
+  ROUTINE     CALLS A  CALLS B      OWN A      OWN B      CHANGE  CHANGE WITH CHILDREN
+  Pool::Work        1        3  20.000 ms  60.000 ms  +40.000 ms            +40.000 ms
+  main              1        1   5.000 ms   5.000 ms    0.000 ms            +40.000 ms
+`
+
 func TestCompareCLI(t *testing.T) {
 	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
 		t.Run(dn, func(t *testing.T) {
@@ -99,6 +125,9 @@ func TestCompareCLI(t *testing.T) {
 			out := mustRun(t, "compare", "--db", db, "1", "2")
 			if out != compareText {
 				t.Errorf("compare 1 2:\n%s\nwant\n%s", out, compareText)
+			}
+			if out := mustRun(t, "compare", "--db", db, "3", "5"); out != compareTraceText {
+				t.Errorf("compare 3 5:\n%s\nwant\n%s", out, compareTraceText)
 			}
 			var res compare.Result
 			if err := json.Unmarshal([]byte(mustRun(t, "compare", "--db", db, "1", "2", "--json", "--style", "ratio", "--top", "1")), &res); err != nil {
