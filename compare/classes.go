@@ -76,10 +76,10 @@ func classes(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, 
 		FROM {c:` + t + `} WHERE {c.` + t + `.INST_ID} IN ({?}, {?})`
 	cols := []string{"live_count", "live_size", "peak_created", "peak_size"}
 	top := newTop(o.top(), func(x, y ClassFigDiff) bool {
-		if dx, dy := magnitude(x.LiveCount.Delta()), magnitude(y.LiveCount.Delta()); dx != dy {
+		if dx, dy := o.key(x.LiveCount.Delta()), o.key(y.LiveCount.Delta()); dx != dy {
 			return dx > dy
 		}
-		if dx, dy := magnitude(x.LiveSize.Delta()), magnitude(y.LiveSize.Delta()); dx != dy {
+		if dx, dy := o.key(x.LiveSize.Delta()), o.key(y.LiveSize.Delta()); dx != dy {
 			return dx > dy
 		}
 		return nameLess(x.Module, x.Name, y.Module, y.Name)

@@ -62,6 +62,33 @@ type Options struct {
 	// Top is the most entries each list holds, largest change first; 0
 	// means 20. The lists record how many entries there were in all.
 	Top int
+	// Rank is what "largest change" means; "" is Magnitude.
+	Rank Rank
+}
+
+// Rank is the order of a comparison's lists, by the change B − A of the
+// figure each list is sorted by.
+type Rank string
+
+// The orders of lists.
+const (
+	Magnitude Rank = "magnitude" // the largest |B − A| first: growth and shrinkage alike
+	Increase  Rank = "increase"  // the largest B − A first: what grew (slowed, gained) most
+	Decrease  Rank = "decrease"  // the smallest B − A first: what shrank (lost coverage) most
+)
+
+// key is the sort key of a change d under the rank: larger first.
+func (o Options) key(d float64) float64 {
+	if math.IsNaN(d) {
+		return math.Inf(-1)
+	}
+	switch o.Rank {
+	case Increase:
+		return d
+	case Decrease:
+		return -d
+	}
+	return math.Abs(d)
 }
 
 func (o Options) top() int {
@@ -208,11 +235,3 @@ type List[T any] struct {
 
 // Omitted is the number of entries the list leaves out.
 func (l List[T]) Omitted() int64 { return l.Total - int64(len(l.Items)) }
-
-// magnitude orders changes: the largest |B − A| first; NaN never wins.
-func magnitude(d float64) float64 {
-	if math.IsNaN(d) {
-		return -1
-	}
-	return math.Abs(d)
-}

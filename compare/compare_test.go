@@ -266,6 +266,15 @@ func testCoverage(t *testing.T, r *readback.Reader, f fixture) {
 	equal(t, "B to A: routines", back.RoutineList, compare.List[compare.GroupDiff]{Total: 2, Items: []compare.GroupDiff{
 		{Module: "m.exe", File: "a.go", Name: "g", In: compare.Both, Cover: cover(1, 2, 0, 2, -50)}}})
 
+	// Ranked by decrease: what lost most coverage first.
+	down, err := compare.Coverage(ctx, r, f.covA, f.covB, compare.Options{Rank: compare.Decrease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := down.RoutineList.Items; len(l) != 2 || l[0].Name != "f" || l[1].Name != "g" {
+		t.Errorf("routines ranked by decrease: %+v, want f, g", l)
+	}
+
 	// Ratio and percent of a.go's % covered: 60 / 40.
 	for _, c := range []struct {
 		style compare.Style
@@ -328,6 +337,16 @@ func testTrace(t *testing.T, r *readback.Reader, f fixture) {
 		rt("main", compare.Both, fig(1, 1, 0), fig(10, 15, 5), fig(100, 200, 100)),
 		rt("extra", compare.OnlyB, fig(0, 1, 1), fig(0, 5, 5), fig(0, 5, 5)),
 	}})
+	// Ranked by increase: what slowed most first, what got faster last.
+	up, err := compare.Trace(ctx, r, f.ftA, f.ftB, compare.Options{Rank: compare.Increase})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, x := range up.Routines.Items {
+		names = append(names, x.Name)
+	}
+	equal(t, "ranked by increase", names, []string{"work", "main", "extra", "old"})
 	for _, c := range []struct {
 		style             compare.Style
 		calls, own, extra *float64

@@ -203,10 +203,10 @@ func coverage(ctx context.Context, r *readback.Reader, ia, ib readback.Instance,
 			&d.RoutineList, &d.RoutinesOnlyA, &d.RoutinesOnlyB},
 	} {
 		both := newTop(n, func(x, y GroupDiff) bool {
-			if dx, dy := magnitude(x.Percent.Delta()), magnitude(y.Percent.Delta()); dx != dy {
+			if dx, dy := o.key(x.Percent.Delta()), o.key(y.Percent.Delta()); dx != dy {
 				return dx > dy
 			}
-			if dx, dy := magnitude(float64(x.CoveredB-x.CoveredA)), magnitude(float64(y.CoveredB-y.CoveredA)); dx != dy {
+			if dx, dy := o.key(float64(x.CoveredB-x.CoveredA)), o.key(float64(y.CoveredB-y.CoveredA)); dx != dy {
 				return dx > dy
 			}
 			return groupLess(x, y)

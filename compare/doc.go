@@ -22,5 +22,9 @@
 // with the rows of the result sets. The SQL is written through
 // readback.Each, so it runs on every dialect.
 //
+// Options.Rank says what comes first: the largest change either way
+// (Magnitude, the default), the largest increase (routines that slowed
+// most) or the largest decrease (files that lost most coverage).
+//
 // The functions take a readback.Reader: they read in its snapshot.
 package compare

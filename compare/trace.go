@@ -128,10 +128,10 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 		LEFT JOIN {rt:` + ftRoutines + `} ON {rt.` + ftRoutines + `.INST_ID} = a.inst AND {rt.` + ftRoutines + `.REC_ID} = a.rid`
 	cols := []string{"calls", "own", "total"}
 	top := newTop(o.top(), func(x, y RoutineTimeDiff) bool {
-		if dx, dy := magnitude(x.Own.Delta()), magnitude(y.Own.Delta()); dx != dy {
+		if dx, dy := o.key(x.Own.Delta()), o.key(y.Own.Delta()); dx != dy {
 			return dx > dy
 		}
-		if dx, dy := magnitude(x.WithChild.Delta()), magnitude(y.WithChild.Delta()); dx != dy {
+		if dx, dy := o.key(x.WithChild.Delta()), o.key(y.WithChild.Delta()); dx != dy {
 			return dx > dy
 		}
 		return nameLess(x.Module, x.Class, x.Name, y.Module, y.Class, y.Name)
