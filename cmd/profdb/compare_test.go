@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -160,6 +162,33 @@ func TestCompareCLI(t *testing.T) {
 			}
 		})
 	}
+	// report --compare: the comparison page, and a flame graph of the
+	// change for two traces.
+	db := testdb.Fresh(t, "sqlite")
+	exportComparable(t, db)
+	html := filepath.Join(t.TempDir(), "cmp.html")
+	mustRun(t, "report", "--db", db, "--compare", "3", "5", "-o", html)
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<a href="#compare">Compare 3 and 5</a>`, `<h3>Differential flame graph</h3>`,
+		`<tr data-routine="Pool::Work" data-own-delta="40">`, `<a href="#inst-3">`, `<a href="#inst-5">`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report --compare 3 5: the page has no %s", want)
+		}
+	}
+	if strings.Contains(string(page), `<a href="#inst-4">`) {
+		t.Error("report --compare 3 5 reports result set 4 too")
+	}
+	if _, stderr, code := runCLI(t, "report", "--db", db, "--compare", "3", "-o", html); code != 1 ||
+		stderr != "profdb: report: accepts 2 arg(s), received 1\nRun 'profdb report --help' for usage.\n" {
+		t.Errorf("report --compare 3: exit %d, stderr %q", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "report", "--db", db, "3", "-o", html); code != 1 || !strings.Contains(stderr, "unknown command \"3\"") {
+		t.Errorf("report 3: exit %d, stderr %q", code, stderr)
+	}
+
 	// A database that cannot be opened: 2.
 	if _, stderr, code := runCLI(t, "compare", "--db", "nosuch://x", "1", "2"); code != 2 || !strings.HasPrefix(stderr, "profdb: compare: ") {
 		t.Errorf("compare on a bad DSN: exit %d, stderr %q; want 2", code, stderr)
