@@ -69,8 +69,8 @@ func classes(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, 
 	}
 	st := o.style()
 	col := func(c, as string) string { return "{c." + t + "." + c + "} AS " + as }
-	inner := `SELECT {c.` + t + `.INST_ID} AS inst, COALESCE({c.` + t + `.COL_MODULE_NAME}, '') AS module,
-		COALESCE({c.` + t + `.COL_CLASS_NAME}, '') AS name, ` +
+	inner := `SELECT {c.` + t + `.INST_ID} AS inst, ` + r.ExactText(`COALESCE({c.`+t+`.COL_MODULE_NAME}, '')`) + ` AS module,
+		` + r.ExactText(`COALESCE({c.`+t+`.COL_CLASS_NAME}, '')`) + ` AS name, ` +
 		col("COL_LIVE_COUNT", "live_count") + ", " + col("COL_LIVE_SIZE", "live_size") + ", " +
 		col("COL_PEAK_CREATED", "peak_created") + ", " + col("COL_PEAK_SIZE", "peak_size") + `
 		FROM {c:` + t + `} WHERE {c.` + t + `.INST_ID} IN ({?}, {?})`

@@ -130,11 +130,13 @@ type groupRow struct {
 }
 
 // routinesInner is a routine per row of both result sets (inst, module,
-// file, class, name, total and covered lines, ran); its parameters are A,
-// B, A, B.
-const routinesInner = `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, COALESCE({rd.` + lcRoutines + `.COL_MODULE_NAME}, '') AS module,
-	COALESCE({rd.` + lcRoutines + `.COL_SOURCE_FILE}, '') AS srcfile,
-	COALESCE({m.` + lcMetaRoutines + `.COL_CLASS_NAME}, '') AS class, COALESCE({m.` + lcMetaRoutines + `.COL_ROUTINE_NAME}, '') AS name,
+// srcfile, class, name, total and covered lines, ran); its parameters are
+// A, B, A, B.
+func routinesInner(r *readback.Reader) string {
+	x := r.ExactText
+	return `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, ` + x(`COALESCE({rd.`+lcRoutines+`.COL_MODULE_NAME}, '')`) + ` AS module,
+	` + x(`COALESCE({rd.`+lcRoutines+`.COL_SOURCE_FILE}, '')`) + ` AS srcfile,
+	` + x(`COALESCE({m.`+lcMetaRoutines+`.COL_CLASS_NAME}, '')`) + ` AS class, ` + x(`COALESCE({m.`+lcMetaRoutines+`.COL_ROUTINE_NAME}, '')`) + ` AS name,
 	COALESCE(a.total, 0) AS total, COALESCE(a.covered, 0) AS covered,
 	CASE WHEN {rd.` + lcRoutines + `.COL_MARK} > 0 OR a.covered > 0 THEN 1 ELSE 0 END AS ran
 	FROM {rd:` + lcRoutines + `}
@@ -144,15 +146,19 @@ const routinesInner = `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, COALESCE(
 		ON a.inst = {rd.` + lcRoutines + `.INST_ID} AND a.rid = {rd.` + lcRoutines + `.ID}
 	LEFT JOIN {m:` + lcMetaRoutines + `} ON {m.` + lcMetaRoutines + `.INST_ID} = {rd.` + lcRoutines + `.INST_ID} AND {m.` + lcMetaRoutines + `.ID} = {rd.` + lcRoutines + `.ID}
 	WHERE {rd.` + lcRoutines + `.INST_ID} IN ({?}, {?})`
+}
 
-// filesInner is a source file per row of both result sets (inst, file,
+// filesInner is a source file per row of both result sets (inst, srcfile,
 // total and covered lines of its routines); parameters A, B.
-const filesInner = `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, {rd.` + lcRoutines + `.COL_SOURCE_FILE} AS srcfile,
+func filesInner(r *readback.Reader) string {
+	file := r.ExactText(`{rd.` + lcRoutines + `.COL_SOURCE_FILE}`)
+	return `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, ` + file + ` AS srcfile,
 	COUNT({l.` + lcLines + `.ID}) AS total, COALESCE(SUM(` + coveredCase + `), 0) AS covered
 	FROM {rd:` + lcRoutines + `} LEFT JOIN {l:` + lcLines + `} ON {l.` + lcLines + `.INST_ID} = {rd.` + lcRoutines + `.INST_ID}
 		AND {l.` + lcLines + `.PARENT_ID} = {rd.` + lcRoutines + `.ID}
 	WHERE {rd.` + lcRoutines + `.INST_ID} IN ({?}, {?}) AND {rd.` + lcRoutines + `.COL_SOURCE_FILE} IS NOT NULL
-	GROUP BY {rd.` + lcRoutines + `.INST_ID}, {rd.` + lcRoutines + `.COL_SOURCE_FILE}`
+	GROUP BY {rd.` + lcRoutines + `.INST_ID}, ` + file
+}
 
 func coverage(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o Options) (*CoverageDiff, error) {
 	if err := needCoverage(r); err != nil {
@@ -182,7 +188,7 @@ func coverage(ctx context.Context, r *readback.Reader, ia, ib readback.Instance,
 	if err != nil {
 		return nil, wrap("lines covered", err)
 	}
-	err = readback.Each(ctx, r, `SELECT x.inst, COUNT(*) AS total, COALESCE(SUM(x.ran), 0) AS covered FROM (`+routinesInner+`) x GROUP BY x.inst`,
+	err = readback.Each(ctx, r, `SELECT x.inst, COUNT(*) AS total, COALESCE(SUM(x.ran), 0) AS covered FROM (`+routinesInner(r)+`) x GROUP BY x.inst`,
 		[]any{a, b, a, b}, collect(&routines))
 	if err != nil {
 		return nil, wrap("routines covered", err)
@@ -198,8 +204,8 @@ func coverage(ctx context.Context, r *readback.Reader, ia, ib readback.Instance,
 		args       []any
 		both, a, b *List[GroupDiff]
 	}{
-		{"source files", byName([]string{"total", "covered"}, filesInner, "srcfile"), byNameArgs(a, b, 2, a, b), &d.Files, &d.FilesOnlyA, &d.FilesOnlyB},
-		{"routines", byName([]string{"total", "covered"}, routinesInner, "module", "srcfile", "class", "name"), byNameArgs(a, b, 2, a, b, a, b),
+		{"source files", byName([]string{"total", "covered"}, filesInner(r), "srcfile"), byNameArgs(a, b, 2, a, b), &d.Files, &d.FilesOnlyA, &d.FilesOnlyB},
+		{"routines", byName([]string{"total", "covered"}, routinesInner(r), "module", "srcfile", "class", "name"), byNameArgs(a, b, 2, a, b, a, b),
 			&d.RoutineList, &d.RoutinesOnlyA, &d.RoutinesOnlyB},
 	} {
 		both := newTop(n, func(x, y GroupDiff) bool {
@@ -289,7 +295,7 @@ func lineDiffs(ctx context.Context, r *readback.Reader, a, b int64, each func(Li
 	if err := needCoverage(r); err != nil {
 		return err
 	}
-	file := `COALESCE({rd.` + lcRoutines + `.COL_SOURCE_FILE}, '')`
+	file := r.ExactText(`COALESCE({rd.` + lcRoutines + `.COL_SOURCE_FILE}, '')`)
 	line := `COALESCE({l.` + lcLines + `.COL_SOURCE_LINE}, 0)`
 	q := `SELECT z.srcfile, z.line, z.a, z.b FROM (
 		SELECT y.srcfile, y.line, SUM(CASE WHEN y.inst = {?} THEN 1 + y.cov ELSE 0 END) AS a, SUM(CASE WHEN y.inst = {?} THEN 1 + y.cov ELSE 0 END) AS b

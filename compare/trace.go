@@ -116,9 +116,10 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 	st := o.style()
 	d := &TraceDiff{Counter: ia.CounterName, Frequency: ia.CounterFrequency.Float()}
 	// Per result set and routine (REC_ID) first, as few rows as routines;
-	// then by name across the two.
-	inner := `SELECT a.inst, COALESCE({m.` + ftMetaRoutines + `.COL_MODULE_NAME}, '') AS module,
-		COALESCE({m.` + ftMetaRoutines + `.COL_CLASS_NAME}, '') AS class, COALESCE({m.` + ftMetaRoutines + `.COL_ROUTINE_NAME}, '') AS name,
+	// then by name across the two, names compared exactly.
+	x := r.ExactText
+	inner := `SELECT a.inst, ` + x(`COALESCE({m.`+ftMetaRoutines+`.COL_MODULE_NAME}, '')`) + ` AS module,
+		` + x(`COALESCE({m.`+ftMetaRoutines+`.COL_CLASS_NAME}, '')`) + ` AS class, ` + x(`COALESCE({m.`+ftMetaRoutines+`.COL_ROUTINE_NAME}, '')`) + ` AS name,
 		COALESCE({rt.` + ftRoutines + `.COL_HIT_COUNT}, a.n) AS calls, a.own, a.total
 		FROM (SELECT {c.` + ftCallTrace + `.INST_ID} AS inst, COALESCE({c.` + ftCallTrace + `.COL_ROUTINE_NAME}, -1) AS rid, COUNT(*) AS n,
 			COALESCE(SUM({c.` + ftCallTrace + `.COL__S}), 0) AS own, COALESCE(SUM({c.` + ftCallTrace + `.COL__S_WITH_CHILDREN}), 0) AS total

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/profdb/profdb/dialects"
 )
 
 // Each runs a query template over the AQTime tables, as the Reader's own
@@ -47,3 +49,15 @@ func Each[T any](ctx context.Context, r *Reader, tmpl string, args []any, each f
 
 // Has reports whether the database has the documented table.
 func (r *Reader) Has(table string) bool { return r.has(table) }
+
+// ExactText returns a text expression (of a query template) that compares,
+// groups and sorts code point by code point on every dialect: for names
+// matched across result sets, which must not merge when they differ only in
+// case. It is expr itself where the dialect compares text exactly already
+// (see dialects.Collator).
+func (r *Reader) ExactText(expr string) string {
+	if c, ok := r.d.(dialects.Collator); ok {
+		return c.ExactText(expr)
+	}
+	return expr
+}
