@@ -44,7 +44,13 @@ how many there are in all. --json prints the same data as one JSON object.
 Exit status: 0 when compared; 1 when the sets cannot be compared (different
 profilers or counters) or the comparison failed; 2 for usage errors, a
 database that cannot be opened and an INST_ID that names no result set.`,
-		Example: `  profdb compare 1 2
+		Example: `  # two Go coverage runs of a module, before and after a change
+  go test -coverprofile=before.out ./...
+  go test -coverprofile=after.out ./...
+  profdb export --caption before before.out    # INST_ID 1
+  profdb export --caption after after.out      # INST_ID 2
+  profdb compare 1 2
+
   profdb compare --db postgres://me@db/prof 12 14 --style percent --top 10
   profdb compare 1 2 --json`,
 		Args:        usageArgs(cobra.ExactArgs(2)),
