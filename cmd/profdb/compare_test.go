@@ -194,3 +194,31 @@ func TestCompareCLI(t *testing.T) {
 		t.Errorf("compare on a bad DSN: exit %d, stderr %q; want 2", code, stderr)
 	}
 }
+
+// The guide's worked example: two go test -coverprofile runs of a small
+// module (testdata/calc, before and after its tests changed), exported
+// and compared, print what the guide shows.
+func TestCompareGuideExample(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "prof.db")
+	for _, run := range []string{"before", "after"} {
+		mustRun(t, "export", "--db", db, "--source-root", filepath.Join("testdata", "calc"), "--caption", run,
+			filepath.Join("testdata", "calc", run+".out"))
+	}
+	out := mustRun(t, "compare", "--db", db, "1", "2")
+	guide := readRepoFile(t, "docs/guide.md")
+	start := strings.Index(guide, "$ profdb compare 1 2\n")
+	if start < 0 {
+		t.Fatal("docs/guide.md: no `$ profdb compare 1 2` example")
+	}
+	example := guide[start+len("$ profdb compare 1 2\n"):]
+	example = example[:strings.Index(example, "```")]
+	parts := strings.Split(example, "...\n")
+	if len(parts) < 3 {
+		t.Fatalf("docs/guide.md: the compare example has %d parts", len(parts))
+	}
+	for _, part := range parts {
+		if !strings.Contains(out, part) {
+			t.Errorf("profdb compare 1 2 does not print the guide's\n%s\nit prints\n%s", part, out)
+		}
+	}
+}
