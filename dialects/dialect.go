@@ -191,6 +191,16 @@ type RowKeyer interface {
 	CreateTableWithRowKey(schema string, t ddl.Table, invisible bool) []string
 }
 
+// Collator is implemented by dialects whose text comparisons may ignore
+// case or accents (SQL Server's default collations): ExactText turns a text
+// expression into one that compares, groups and sorts code point by code
+// point, so that names differing only in case stay apart in a GROUP BY or
+// a join. Where text compares exactly already (profdb's MySQL tables are
+// utf8mb4_bin) a dialect does not implement it.
+type Collator interface {
+	ExactText(expr string) string
+}
+
 // ErrSkip is returned by an optional capability that cannot serve this
 // call; the caller falls back to the portable path.
 var ErrSkip = errors.New("dialects: skip to the portable path")

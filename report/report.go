@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/profdb/profdb/internal/termtext"
@@ -30,6 +31,10 @@ type Options struct {
 	Top        int // entries per list (0: 200)
 	MaxLines   int // coverage lines (or source lines) embedded per result set (0: 20000)
 	MaxNodes   int // call tree and flame graph nodes (0: 1000)
+	// Compare, when set, holds two INST_IDs, A and B: the report adds a
+	// page comparing B with A (package compare), and for two function
+	// traces a differential flame graph.
+	Compare []int64
 }
 
 func (o *Options) defaults() {
@@ -54,6 +59,7 @@ type page struct {
 	JS    template.JS
 	Top   int
 	Sets  []*set
+	Cmp   *comparison
 }
 
 // policy is the page's Content-Security-Policy: nothing may load, and the
@@ -126,6 +132,15 @@ func Write(ctx context.Context, r *readback.Reader, w io.Writer, o Options) erro
 		}
 		p.Sets = append(p.Sets, s)
 	}
+	switch len(o.Compare) {
+	case 0:
+	case 2:
+		if p.Cmp, err = compareOf(ctx, r, o); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	default:
+		return fmt.Errorf("report: Compare needs two INST_IDs, A and B, not %d", len(o.Compare))
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := tmpl.ExecuteTemplate(bw, "report.html.tmpl", p); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -143,6 +158,11 @@ func parse() (*template.Template, error) {
 		"name":      termtext.Name, // names are shown as the CLI prints them
 		"args":      func(v ...any) []any { return v },
 		"inc":       func(i int) int { return i + 1 },
+		"change":    change,
+		"changev":   changeValue,
+		"tchange":   timeChange,
+		"num":       func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },
+		"ticks":     func(t *readback.Trace, v float64) string { return t.Format(int64(v)) },
 	}
 	t, err := template.New("report.html.tmpl").Funcs(funcs).ParseFS(assets, "assets/report.html.tmpl")
 	if err != nil {

@@ -64,7 +64,7 @@ func (db *DB) List(ctx context.Context) ([]Listing, error) {
 func (c *Catalog) List(ctx context.Context, ids ...int64) ([]Listing, error) {
 	if !c.Has(profilers.InstancesTable) {
 		if len(ids) > 0 {
-			return nil, fmt.Errorf("no result set %d: the database has no INSTANCES table", ids[0])
+			return nil, &NoResultSetError{InstID: ids[0], NoTable: true}
 		}
 		return nil, nil
 	}
@@ -199,7 +199,7 @@ func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error)
 	}
 	for _, id := range ids {
 		if want[id] {
-			return nil, fmt.Errorf("no result set %d in INSTANCES", id)
+			return nil, &NoResultSetError{InstID: id}
 		}
 	}
 	return out, nil
@@ -240,4 +240,19 @@ func (c *Catalog) recorded(ctx context.Context, out []Listing) error {
 		return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
 	}
 	return nil
+}
+
+// NoResultSetError is the error for an INST_ID that names no result set:
+// errors.As finds it, so that a command can tell a missing result set from
+// a failure.
+type NoResultSetError struct {
+	InstID  int64
+	NoTable bool // the database has no INSTANCES table at all
+}
+
+func (e *NoResultSetError) Error() string {
+	if e.NoTable {
+		return fmt.Sprintf("no result set %d: the database has no INSTANCES table", e.InstID)
+	}
+	return fmt.Sprintf("no result set %d in INSTANCES", e.InstID)
 }

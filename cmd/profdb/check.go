@@ -23,19 +23,6 @@ const (
 	exitCheckError = 2
 )
 
-// annErrorStatus is the annotation of a command whose errors exit with a
-// status of their own (the value) instead of 1.
-const annErrorStatus = "profdb:error-status"
-
-// statusError is an error that exits with its own status.
-type statusError struct {
-	status int
-	err    error
-}
-
-func (e statusError) Error() string { return e.err.Error() }
-func (e statusError) Unwrap() error { return e.err }
-
 // percentValue is a flag holding a percentage ("80", "80%", "2.5") that
 // may be unset.
 type percentValue struct{ p **float64 }

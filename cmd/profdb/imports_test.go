@@ -20,8 +20,9 @@ var importLayers = []struct {
 	{3, []string{"profilers/*", "internal/testdb"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},
 	{5, []string{"exporter", "input/*", "readback", "merge"}},
-	{6, []string{"exporter/*", "report", "gate", "internal/examplefig"}},
-	{7, []string{"cmd/*"}},
+	{6, []string{"exporter/*", "compare", "gate", "internal/examplefig"}},
+	{7, []string{"report"}},
+	{8, []string{"cmd/*"}},
 }
 
 // forbiddenImports are imports the layers would allow but the design does
@@ -31,6 +32,7 @@ var forbiddenImports = map[string][]string{
 	"input/*":     {"store", "exporter", "exporter/*", "dialects", "dialects/*"},
 	"readback":    {"exporter", "exporter/*"},
 	"gate":        {"exporter", "exporter/*"},
+	"compare":     {"exporter", "exporter/*"},
 	"profilers/*": {"dialects", "dialects/*", "exporter", "exporter/*"},
 	"resultset":   {"dialects", "dialects/*"},
 }

@@ -18,9 +18,10 @@ import (
 // into a scratch SQLite file). A command with a database flag must be
 // listed here or in writeCommands (TestEveryDatabaseCommandIsClassified).
 var readCommands = map[string]func(dsn, scratch string) []string{
-	"list":   func(dsn, _ string) []string { return []string{"list", "--db", dsn} },
-	"verify": func(dsn, _ string) []string { return []string{"verify", "--db", dsn} },
-	"show":   func(dsn, _ string) []string { return []string{"show", "--db", dsn, "1"} },
+	"list":    func(dsn, _ string) []string { return []string{"list", "--db", dsn} },
+	"verify":  func(dsn, _ string) []string { return []string{"verify", "--db", dsn} },
+	"show":    func(dsn, _ string) []string { return []string{"show", "--db", dsn, "1"} },
+	"compare": func(dsn, _ string) []string { return []string{"compare", "--db", dsn, "1", "1"} },
 	"check": func(dsn, _ string) []string {
 		return []string{"check", "--db", dsn, "1", "--baseline", "1", "--max-time-increase", "0"}
 	},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -15,8 +16,9 @@ import (
 func newReportCmd() *cobra.Command {
 	var dsn, schema, out string
 	var o report.Options
+	var cmpAB bool
 	cmd := &cobra.Command{
-		Use:   "report [--db DSN] [--schema S] [--inst N]... [--source-root DIR] -o FILE.html",
+		Use:   "report [--db DSN] [--schema S] [--inst N]... [--source-root DIR] [--compare A B] -o FILE.html",
 		Short: "Write an HTML report of result sets",
 		Long: `report writes one self-contained HTML file (inline CSS, JavaScript and SVG; it
 loads nothing from the network) about the result sets (all, or those --inst
@@ -25,13 +27,37 @@ figure, and per result set the figures of show as sortable, filterable
 tables; for coverage the sources with covered and uncovered lines marked
 when --source-root finds them, else the line table; for a function trace a
 call tree and a flame graph. Lists hold --top entries, coverage lines
---max-lines and the call tree --max-nodes; the page says what it leaves out.`,
+--max-lines and the call tree --max-nodes; the page says what it leaves out.
+
+--compare A B adds a page comparing result set B with A, as profdb compare
+does (the report then holds A and B unless --inst says otherwise): its
+tables, and for two function traces a differential flame graph, the shape
+of B coloured by the change of each call route from A (red slower, blue
+faster).`,
 		Example: `  profdb report -o report.html
-  profdb report --db postgres://me@db/prof --inst 12 --source-root ~/src/app -o run12.html`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  profdb report --db postgres://me@db/prof --inst 12 --source-root ~/src/app -o run12.html
+  profdb report --compare 12 14 -o before-after.html`,
+		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
+			if cmpAB {
+				return cobra.ExactArgs(2)(cmd, args)
+			}
+			return cobra.NoArgs(cmd, args)
+		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErrorf("report: -o FILE.html is required")
+			}
+			if cmpAB {
+				for _, s := range args {
+					n, err := strconv.ParseInt(s, 10, 64)
+					if err != nil || n < 1 {
+						return usageErrorf("report: --compare: INST_ID must be a positive integer, not %q", s)
+					}
+					o.Compare = append(o.Compare, n)
+				}
+				if len(o.Inst) == 0 {
+					o.Inst = o.Compare
+				}
 			}
 			ctx := cmd.Context()
 			r, err := readback.Open(ctx, dsn, store.Options{Schema: schema, ReadOnly: true})
@@ -72,5 +98,6 @@ call tree and a flame graph. Lists hold --top entries, coverage lines
 	f.IntVar(&o.Top, "top", 200, "entries per list")
 	f.IntVar(&o.MaxLines, "max-lines", 20000, "coverage lines embedded per result set")
 	f.IntVar(&o.MaxNodes, "max-nodes", 1000, "call tree nodes embedded per result set")
+	f.BoolVar(&cmpAB, "compare", false, "add a page comparing result set B with A, given as the two arguments A B")
 	return cmd
 }

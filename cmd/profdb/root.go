@@ -29,6 +29,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newExportCmd,
 	newListCmd,
 	newShowCmd,
+	newCompareCmd,
 	noLedger(newReportCmd),
 	newVerifyCmd,
 	newCheckCmd,
@@ -54,9 +55,11 @@ var version = ""
 
 // run runs profdb with the command-line arguments args (without the program
 // name), writing output to stdout and messages to stderr, and returns the
-// exit status: 0 on success, 1 on any error (or the status the command
-// gives its errors: check exits 2 for them and 1 for a failed rule), 130
-// when SIGINT and 143 when SIGTERM interrupted the command. Errors are printed to stderr prefixed
+// exit status: 0 on success, 1 on any error (or the status of a
+// statusError, or the one a command gives its errors in its annErrorStatus
+// annotation: check and compare exit 2 when they cannot do their work and 1
+// when a rule fails or the sets cannot be compared), 130 when SIGINT and
+// 143 when SIGTERM interrupted the command. Errors are printed to stderr prefixed
 // "profdb: ", on one line, with any control character in them (names from
 // the input or the database) escaped by termtext.Line; an interruption is
 // reported as what it left behind.
@@ -100,6 +103,19 @@ func errorStatus(cmd *cobra.Command, err error) int {
 	}
 	return 1
 }
+
+// annErrorStatus is the annotation of a command whose errors exit with a
+// status of their own (the value) instead of 1.
+const annErrorStatus = "profdb:error-status"
+
+// statusError is an error that exits with its own status.
+type statusError struct {
+	status int
+	err    error
+}
+
+func (e statusError) Error() string { return e.err.Error() }
+func (e statusError) Unwrap() error { return e.err }
 
 // envDefaults maps flags to the environment variables that give their
 // default: a flag given wins, then the variable when set and not empty, then

@@ -32,6 +32,7 @@ type Dialect struct{}
 var (
 	_ dialects.Dialect   = Dialect{}
 	_ dialects.Locker    = Dialect{}
+	_ dialects.Collator  = Dialect{}
 	_ ddl.BatchSeparator = Dialect{}
 )
 
@@ -175,3 +176,7 @@ func errorNumber(err error) int32 {
 	}
 	return 0
 }
+
+// ExactText implements dialects.Collator: a binary (code point) collation,
+// as the database's default collation usually ignores case.
+func (Dialect) ExactText(expr string) string { return expr + " COLLATE Latin1_General_100_BIN2" }
