@@ -7,6 +7,7 @@ import (
 
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -91,9 +92,13 @@ func Merge(ctx context.Context, db *store.DB, insts []int64, op Op, caption stri
 			}
 			return set, err
 		}
+	case resource.Name:
+		var m *resources
+		m, err = readResources(ctx, in, insts)
+		rs = func() (*resultset.ResultSet, error) { return m.resultSet(op, caption), nil }
 	default:
-		err = fmt.Errorf("result sets of profiler %s: merging them is not supported yet (supported: %s, %s)",
-			in.profiler, lightcoverage.Name, functiontrace.Name)
+		err = fmt.Errorf("result sets of profiler %s: merging them is not supported yet (supported: %s, %s, %s)",
+			in.profiler, lightcoverage.Name, functiontrace.Name, resource.Name)
 	}
 	in.close()
 	if err != nil {
