@@ -7,6 +7,7 @@ import (
 
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/profilers/referencecount"
 	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -96,9 +97,13 @@ func Merge(ctx context.Context, db *store.DB, insts []int64, op Op, caption stri
 		var m *resources
 		m, err = readResources(ctx, in, insts)
 		rs = func() (*resultset.ResultSet, error) { return m.resultSet(op, caption), nil }
+	case referencecount.Name:
+		var m *refcounts
+		m, err = readRefcounts(ctx, in, insts)
+		rs = func() (*resultset.ResultSet, error) { return m.resultSet(op, caption), nil }
 	default:
-		err = fmt.Errorf("result sets of profiler %s: merging them is not supported yet (supported: %s, %s, %s)",
-			in.profiler, lightcoverage.Name, functiontrace.Name, resource.Name)
+		err = fmt.Errorf("result sets of profiler %s: merging them is not supported yet (supported: %s, %s, %s, %s)",
+			in.profiler, lightcoverage.Name, functiontrace.Name, resource.Name, referencecount.Name)
 	}
 	in.close()
 	if err != nil {

@@ -34,13 +34,12 @@ the thread and which call of that routine by that caller they are; own time,
 time with children and counts combine by --op, and routine and route hit
 counts are recomputed. Results of different counters are refused.
 
-For a Resource set, classes are matched by name and module, threads as
-above, objects by class, thread and creation number (#), errors by thread
-and position; live, peak and total counts and sizes, thread and object sizes
-and hit counts combine by --op.
+For Resource and Reference Count sets, classes are matched by name and
+module, threads as above, objects by class, thread and creation number (#);
+live, peak and total counts, sizes and references, hit counts and
+reference-count changes combine by --op.
 
-The inputs must be of one profiler; merging supports Light Coverage,
-Function Trace and Resource so far, and says so for the others. The new result set is written in one
+The inputs must be of one profiler. The new result set is written in one
 transaction and checked before it commits, as export writes one; merge
 prints its INST_ID line as export does (--json: the same as a JSON object).`,
 		Example: `  profdb merge 1 2 3

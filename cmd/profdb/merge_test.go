@@ -32,8 +32,8 @@ func TestMergeCommand(t *testing.T) {
 	if res.InstID != 7 || res.Caption != "best" || res.Profiler != "light-coverage" || res.Rows == 0 {
 		t.Errorf("merge --json: %+v", res)
 	}
-	// A function trace and a resource set, each merged with itself.
-	for i, p := range []string{"function-trace", "resource"} {
+	// A set of each other profiler, merged with itself.
+	for i, p := range []string{"function-trace", "resource", "reference-count"} {
 		in, inst := fmt.Sprint(3+i), fmt.Sprint(8+i)
 		out = mustRun(t, "merge", "--db", dsn, in, in)
 		if want := "INST_ID " + inst + "  " + p + "  "; !strings.HasPrefix(out, want) {
@@ -52,7 +52,6 @@ func TestMergeCommand(t *testing.T) {
 		{[]string{"1", "x"}, true, `INST_ID must be a positive integer, not "x"`},
 		{[]string{"--op", "mean", "1", "2"}, true, `--op: want sum, avg, max or min, got "mean"`},
 		{[]string{"1", "3"}, false, "only result sets of one profiler merge"},
-		{[]string{"5", "5"}, false, "merging them is not supported yet"},
 		{[]string{"1", "99"}, false, "99"},
 	} {
 		args := append([]string{"merge", "--db", dsn}, tc.args...)
