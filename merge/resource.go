@@ -380,12 +380,10 @@ func (m *resources) resultSet(op Op, caption string) *resultset.ResultSet {
 		for f := range c.figs {
 			v[f] = c.figs[f].value(op)
 		}
-		known := c.known
-		if known == 0 {
-			known = 1 << 7 // no figure known: none written (0 would mean all)
+		if c.known != 0 { // else no input knows a figure: all are NULL (Known 0 would mean all)
+			cls[i].Add(resource.ClassStats{LiveCount: v[0], LiveSize: v[1], PeakCreated: v[2], PeakSize: v[3],
+				TotalCreated: v[4], TotalSize: v[5], Known: c.known})
 		}
-		cls[i].Add(resource.ClassStats{LiveCount: v[0], LiveSize: v[1], PeakCreated: v[2], PeakSize: v[3],
-			TotalCreated: v[4], TotalSize: v[5], Known: known})
 	}
 	rs := make([]*resource.Routine, len(m.routines))
 	for i, r := range m.routines {
