@@ -298,8 +298,9 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 			return err
 		}
 		k := ftCallKey{parent: parent, routine: j}
-		k.occ = occ[k]
-		occ[k]++
+		n0 := occ[k] // counted under the key with occ 0
+		occ[k] = n0 + 1
+		k.occ = n0
 		c, ok := m.calls[k]
 		if !ok {
 			c = &ftCall{routine: j, route: m.route(parent.route, j), line: integer(row[6])}

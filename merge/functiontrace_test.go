@@ -108,6 +108,7 @@ var (
 				}},
 				{routine: "f", count: 1, self: 5, all: 5},
 				{routine: "g", count: 2, self: 40, all: 40},
+				{routine: "f", count: 1, self: 1, all: 1}, // the third call of f from main
 			}}}},
 			{win: 200, calls: []ftCall{{routine: "main", count: 1, self: 7, all: 7}}},
 			{calls: []ftCall{{routine: "main", count: 1, self: 1, all: 1}}},
@@ -155,6 +156,7 @@ func ftMergedAB(op merge.Op) ft {
 						}},
 					{routine: "f", count: 1, self: 5, all: 5}, // A only
 					{routine: "g", count: p([4]int64{3, 2, 2, 1}), self: p([4]int64{120, 60, 80, 40}), all: p([4]int64{120, 60, 80, 40})},
+					{routine: "f", count: 1, self: 1, all: 1}, // A only
 				}}}},
 			{win: 200, calls: []ftCall{{routine: "main", count: p([4]int64{3, 2, 2, 1}), self: p([4]int64{16, 8, 9, 7}),
 				all: p([4]int64{27, 14, 20, 7}), children: []ftCall{

@@ -413,8 +413,9 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 			return err
 		}
 		k := rcNodeKey{object: o, parent: parent, entry: e}
-		k.occ = occ[k]
-		occ[k]++
+		n0 := occ[k] // counted under the key with occ 0
+		occ[k] = n0 + 1
+		k.occ = n0
 		n, ok := m.nodes[k]
 		if !ok {
 			n = &rcNode{parent: parent, pos: int64(len(o.tree)), entry: e, line: integer(row[4])}

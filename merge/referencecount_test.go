@@ -145,7 +145,7 @@ var (
 			{class: "IFoo", thread: 0, number: 0, size: 16, live: 3, peak: 4, total: 7,
 				frames: []rsFrame{{"make", 2, 3}, {"main", 0, 1}},
 				refs:   []rcRef{{1, true, []string{"make"}}},
-				tree:   []rcNode{{-1, "T0", 2, 1}, {0, "main", 2, 1}, {1, "make", 5, -3}, {1, "make", 1, 3}}},
+				tree:   []rcNode{{-1, "T0", 2, 1}, {0, "main", 2, 1}, {1, "make", 5, -3}, {1, "make", 1, 3}, {1, "make", 2, -1}}},
 		},
 	}
 )
@@ -173,7 +173,8 @@ func rcMergedAB(op merge.Op) rc {
 				tree: []rcNode{{-1, "T0", p([4]int64{3, 2, 2, 1}), p([4]int64{3, 2, 2, 1})},
 					{0, "main", p([4]int64{3, 2, 2, 1}), p([4]int64{3, 2, 2, 1})},
 					{1, "make", p([4]int64{8, 4, 5, 3}), p([4]int64{-4, -2, -1, -3})},
-					{1, "make", 1, 3}}, // B only: the second call of make from main
+					{1, "make", 1, 3},   // B only: the second call of make from main
+					{1, "make", 2, -1}}, // and the third
 			},
 			{class: "IBar", thread: 1, number: 0, size: 8, live: 1, peak: 1, total: 1,
 				frames: []rsFrame{{"main", 5, 1}}, refs: []rcRef{{1, true, []string{"main"}}},
