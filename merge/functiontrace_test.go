@@ -242,3 +242,46 @@ func TestMergeFunctionTraceWithItself(t *testing.T) {
 		})
 	}
 }
+
+// A generated trace of a few hundred calls, with many calls of a routine by
+// one caller, deep and shallow, merged with itself under max, is itself.
+func TestMergeFunctionTraceGenerated(t *testing.T) {
+	for _, dn := range dialectNames {
+		t.Run(dn, func(t *testing.T) {
+			db, x := open(t, dn)
+			b := functiontrace.NewBuilder()
+			defer b.Close()
+			b.SetCounter(elapsed)
+			var rs []*functiontrace.Routine
+			for i := range 7 {
+				rs = append(rs, b.AddRoutine(functiontrace.RoutineInfo{Name: fmt.Sprint("r", i), Module: "m"}))
+			}
+			for w := range 2 {
+				th := b.AddThread(functiontrace.ThreadInfo{Win32ThreadID: int64(w + 1)})
+				for i := range 300 {
+					if _, err := th.Enter(functiontrace.CallInfo{Routine: rs[(i*i+w)%7], Count: 1, Time: int64(i), TimeWithChildren: int64(2 * i)}); err != nil {
+						t.Fatal(err)
+					}
+					for i%3 != 0 && th.Depth() > 0 || th.Depth() > 6 {
+						if err := th.Exit(); err != nil {
+							t.Fatal(err)
+						}
+						if i%5 != 0 {
+							break
+						}
+					}
+				}
+			}
+			res, err := b.Export(t.Context(), x, "generated")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := merge.Merge(t.Context(), db, []int64{res.InstID, res.InstID}, merge.Max, "", x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			verified(t, db, m.InstID)
+			sameTables(t, "max", read(t, db, m.InstID), read(t, db, res.InstID))
+		})
+	}
+}
