@@ -13,6 +13,12 @@
 // with the number of distinct items of the merged result set, not with the
 // number of inputs or of their rows.
 //
-// Light Coverage is supported; other profilers are refused with an error
-// that says so.
+// Light Coverage, Function Trace, Resource and Reference Count are
+// supported; another profiler is refused with an error that says so.
+// Resource and Reference Count merges match classes by name and module,
+// objects by class, thread and creation number. A Function Trace merge matches
+// threads by thread id (by position without one) and calls by their call
+// path of routines from the top of the thread and their occurrence among
+// the calls of that routine by that caller; the memory it holds grows with
+// the distinct calls of the merged call tree.
 package merge

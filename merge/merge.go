@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/profilers/referencecount"
+	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -74,13 +77,33 @@ func Merge(ctx context.Context, db *store.DB, insts []int64, op Op, caption stri
 		return resultset.Result{}, fmt.Errorf("merge: %w", err)
 	}
 	var rs func() (*resultset.ResultSet, error)
+	closeB := func() error { return nil }
 	switch in.profiler {
 	case lightcoverage.Name:
 		var m *coverage
 		m, err = readCoverage(ctx, in, insts)
 		rs = func() (*resultset.ResultSet, error) { return m.resultSet(op, caption), nil }
+	case functiontrace.Name:
+		var m *trace
+		m, err = readTrace(ctx, in, insts)
+		rs = func() (*resultset.ResultSet, error) {
+			set, b, err := m.resultSet(op, caption)
+			if b != nil {
+				closeB = b.Close
+			}
+			return set, err
+		}
+	case resource.Name:
+		var m *resources
+		m, err = readResources(ctx, in, insts)
+		rs = func() (*resultset.ResultSet, error) { return m.resultSet(op, caption), nil }
+	case referencecount.Name:
+		var m *refcounts
+		m, err = readRefcounts(ctx, in, insts)
+		rs = func() (*resultset.ResultSet, error) { return m.resultSet(op, caption), nil }
 	default:
-		err = fmt.Errorf("result sets of profiler %s: merging them is not supported yet (supported: %s)", in.profiler, lightcoverage.Name)
+		err = fmt.Errorf("result sets of profiler %s: merging them is not supported yet (supported: %s, %s, %s, %s)",
+			in.profiler, lightcoverage.Name, functiontrace.Name, resource.Name, referencecount.Name)
 	}
 	in.close()
 	if err != nil {
@@ -91,6 +114,9 @@ func Merge(ctx context.Context, db *store.DB, insts []int64, op Op, caption stri
 		return resultset.Result{}, fmt.Errorf("merge: %w", err)
 	}
 	res, err := resultset.Export(ctx, t, set)
+	if cerr := closeB(); err == nil && cerr != nil {
+		err = cerr
+	}
 	if err != nil {
 		return resultset.Result{}, fmt.Errorf("merge: %w", err)
 	}

@@ -28,8 +28,18 @@ when it ran in any input, whatever the operation; % covered and the other
 derived figures are recomputed from the merged lines, not combined. A result
 set may be named twice (it then counts twice).
 
-The inputs must be of one profiler; merging supports Light Coverage so far,
-and says so for the others. The new result set is written in one
+For a Function Trace, threads are matched by thread id (by position
+when the id is unknown) and calls by their path of routines from the top of
+the thread and which call of that routine by that caller they are; own time,
+time with children and counts combine by --op, and routine and route hit
+counts are recomputed. Results of different counters are refused.
+
+For Resource and Reference Count sets, classes are matched by name and
+module, threads as above, objects by class, thread and creation number (#);
+live, peak and total counts, sizes and references, hit counts and
+reference-count changes combine by --op.
+
+The inputs must be of one profiler. The new result set is written in one
 transaction and checked before it commits, as export writes one; merge
 prints its INST_ID line as export does (--json: the same as a JSON object).`,
 		Example: `  profdb merge 1 2 3
