@@ -170,3 +170,18 @@ func TestCheckGuideWorkedExample(t *testing.T) {
 		}
 	}
 }
+
+// check's and merge's --help point to the guide's worked example by a
+// heading the guide has.
+func TestGuideWorkedExampleInHelp(t *testing.T) {
+	const title = "A worked example: two runs in CI"
+	if !strings.Contains(readRepoFile(t, "docs/guide.md"), "\n### "+title+"\n") {
+		t.Fatalf("docs/guide.md has no heading %q", title)
+	}
+	for _, cmd := range []string{"check", "merge"} {
+		help := mustRun(t, cmd, "--help")
+		if !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(help, "#", "")), " "), `docs/guide.md, "`+title+`"`) {
+			t.Errorf("profdb %s --help does not point to docs/guide.md, %q:\n%s", cmd, title, help)
+		}
+	}
+}
