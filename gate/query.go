@@ -152,17 +152,21 @@ type routineKey struct {
 
 // routineTimes streams the own time per routine of Function Trace result
 // sets a and b, routines matched by module, class and name; a routine one
-// of them lacks has no time there.
+// of them lacks has no time there. CALL_TRACE is first summed per result
+// set and routine ID, so the join with META_ROUTINES (which has no index
+// on REC_ID) is over one row per routine, not one per call.
 func routineTimes(ctx context.Context, r *readback.Reader, a, b int64, each func(k routineKey, ownA, ownB int64) error) error {
 	const c, m = "{c." + ftCalls, "{m." + ftMeta
 	mod := `COALESCE(` + m + `.COL_MODULE_NAME}, '')`
 	cls := `COALESCE(` + m + `.COL_CLASS_NAME}, '')`
 	name := `COALESCE(` + m + `.COL_ROUTINE_NAME}, '')`
 	err := r.Query(ctx, `SELECT `+mod+`, `+cls+`, `+name+`,
-		COALESCE(SUM(CASE WHEN `+c+`.INST_ID} = {?1} THEN `+c+`.COL__S} ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN `+c+`.INST_ID} = {?2} THEN `+c+`.COL__S} ELSE 0 END), 0)
-		FROM {c:`+ftCalls+`} LEFT JOIN {m:`+ftMeta+`} ON `+m+`.INST_ID} = `+c+`.INST_ID} AND `+m+`.REC_ID} = `+c+`.COL_ROUTINE_NAME}
-		WHERE `+c+`.INST_ID} IN ({?1}, {?2})
+		COALESCE(SUM(CASE WHEN t.inst = {?1} THEN t.own ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN t.inst = {?2} THEN t.own ELSE 0 END), 0)
+		FROM (SELECT `+c+`.INST_ID} AS inst, `+c+`.COL_ROUTINE_NAME} AS rid, SUM(`+c+`.COL__S}) AS own
+			FROM {c:`+ftCalls+`} WHERE `+c+`.INST_ID} IN ({?1}, {?2})
+			GROUP BY `+c+`.INST_ID}, `+c+`.COL_ROUTINE_NAME}) t
+		LEFT JOIN {m:`+ftMeta+`} ON `+m+`.INST_ID} = t.inst AND `+m+`.REC_ID} = t.rid
 		GROUP BY `+mod+`, `+cls+`, `+name, []any{a, b},
 		func(rows *sql.Rows) error {
 			var k routineKey
