@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/profdb/profdb/readback"
@@ -339,34 +340,58 @@ func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch
 	if err := sourceFiles(ctx, r, inst, m.add); err != nil {
 		return rule, err
 	}
-	var c readback.Ratio
+	// The matched files' changed lines, by the file name the result set
+	// gives: one pass over the rows, each marking its line.
+	status := make([][]byte, len(p.Files))
+	byName := map[string]int{}
+	var names []string
 	for i, f := range p.Files {
 		name, ok := m.match(i)
 		if !ok {
 			rule.Unknown = append(rule.Unknown, f.Path)
 			continue
 		}
-		status := make([]byte, len(f.Lines))
-		next := 0 // f.Lines is ascending, and so are the file's lines
-		err := fileLines(ctx, r, inst, name, func(line int64, covered bool) error {
-			for next < len(f.Lines) && f.Lines[next] < line {
-				next++
-			}
-			if next == len(f.Lines) || f.Lines[next] != line {
+		status[i] = make([]byte, len(f.Lines))
+		byName[name] = i
+		names = append(names, name)
+	}
+	if len(names) > 0 {
+		err := changedLines(ctx, r, inst, names, func(name string, line int64, covered bool) error {
+			i, ok := byName[name]
+			if !ok {
 				return nil
 			}
-			c.Total++
-			status[next] = uncoveredLine
-			if covered {
-				c.Covered++
-				status[next] = coveredLine
+			lines := p.Files[i].Lines // ascending
+			at, found := slices.BinarySearch(lines, line)
+			if !found {
+				return nil
+			}
+			switch {
+			case covered:
+				status[i][at] = coveredLine
+			case status[i][at] == unknownLine:
+				status[i][at] = uncoveredLine
 			}
 			return nil
 		})
 		if err != nil {
 			return rule, err
 		}
-		rule.Lines = append(rule.Lines, uncoveredRanges(f, status)...)
+	}
+	var c readback.Ratio
+	for i, f := range p.Files {
+		if status[i] == nil {
+			continue // not in the result set
+		}
+		for _, st := range status[i] {
+			if st != unknownLine {
+				c.Total++
+			}
+			if st == coveredLine {
+				c.Covered++
+			}
+		}
+		rule.Lines = append(rule.Lines, uncoveredRanges(f, status[i])...)
 	}
 	rule.Coverage, rule.Value = &c, c.Percent()
 	rule.Passed = c.Total == 0 || atLeast(c, limit)

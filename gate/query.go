@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/profdb/profdb/readback"
 )
@@ -89,25 +91,42 @@ func sourceFiles(ctx context.Context, r *readback.Reader, inst int64, each func(
 	return nil
 }
 
-// fileLines streams the lines of one source file of a Light Coverage
-// result set in ascending order, each with whether it ran: a line of
-// several routines ran when any of its rows has a count above 0.
-func fileLines(ctx context.Context, r *readback.Reader, inst int64, file string, each func(line int64, covered bool) error) error {
+// fewFiles is the most source files whose lines changedLines selects by
+// name in its query; for more it reads every line of the result set once.
+const fewFiles = 32
+
+// changedLines streams the LINES rows of a Light Coverage result set that
+// belong to the source files named (every file when there are more than
+// fewFiles), each with its file, line and whether it ran, in no particular
+// order and not grouped: a line of several routines comes once per row. It
+// is one query however many files a diff names, a join driven by the
+// lines' INST_ID with no sort, so its time grows with the result set's
+// lines once, and memory not at all.
+func changedLines(ctx context.Context, r *readback.Reader, inst int64, files []string, each func(file string, line int64, covered bool) error) error {
 	const rd, l = "{rd." + lcRoutines, "{l." + lcLines
-	err := r.Query(ctx, `SELECT `+l+`.COL_SOURCE_LINE}, MAX(`+covered+`)
+	args := []any{inst}
+	where := ""
+	if len(files) <= fewFiles {
+		ps := make([]string, len(files))
+		for i, f := range files {
+			args = append(args, f)
+			ps[i] = "{?" + strconv.Itoa(i+2) + "}"
+		}
+		where = ` AND ` + rd + `.COL_SOURCE_FILE} IN (` + strings.Join(ps, ", ") + `)`
+	}
+	err := r.Query(ctx, `SELECT `+rd+`.COL_SOURCE_FILE}, `+l+`.COL_SOURCE_LINE}, `+covered+`
 		FROM {l:`+lcLines+`} JOIN {rd:`+lcRoutines+`} ON `+rd+`.INST_ID} = `+l+`.INST_ID} AND `+rd+`.ID} = `+l+`.PARENT_ID}
-		WHERE `+l+`.INST_ID} = {?1} AND `+rd+`.COL_SOURCE_FILE} = {?2} AND `+l+`.COL_SOURCE_LINE} IS NOT NULL
-		GROUP BY `+l+`.COL_SOURCE_LINE}
-		ORDER BY `+l+`.COL_SOURCE_LINE}`, []any{inst, file},
-		func(rows *sql.Rows) error {
+		WHERE `+l+`.INST_ID} = {?1} AND `+rd+`.COL_SOURCE_FILE} IS NOT NULL AND `+l+`.COL_SOURCE_LINE} IS NOT NULL`+where,
+		args, func(rows *sql.Rows) error {
+			var file string
 			var line, cov int64
-			if err := rows.Scan(&line, &cov); err != nil {
+			if err := rows.Scan(&file, &line, &cov); err != nil {
 				return fmt.Errorf("scan: %w", err)
 			}
-			return each(line, cov > 0)
+			return each(file, line, cov > 0)
 		})
 	if err != nil {
-		return fmt.Errorf("result set %d: lines of %q: %w", inst, file, err)
+		return fmt.Errorf("result set %d: lines of the changed files: %w", inst, err)
 	}
 	return nil
 }
@@ -133,17 +152,21 @@ type routineKey struct {
 
 // routineTimes streams the own time per routine of Function Trace result
 // sets a and b, routines matched by module, class and name; a routine one
-// of them lacks has no time there.
+// of them lacks has no time there. CALL_TRACE is first summed per result
+// set and routine ID, so the join with META_ROUTINES (which has no index
+// on REC_ID) is over one row per routine, not one per call.
 func routineTimes(ctx context.Context, r *readback.Reader, a, b int64, each func(k routineKey, ownA, ownB int64) error) error {
 	const c, m = "{c." + ftCalls, "{m." + ftMeta
 	mod := `COALESCE(` + m + `.COL_MODULE_NAME}, '')`
 	cls := `COALESCE(` + m + `.COL_CLASS_NAME}, '')`
 	name := `COALESCE(` + m + `.COL_ROUTINE_NAME}, '')`
 	err := r.Query(ctx, `SELECT `+mod+`, `+cls+`, `+name+`,
-		COALESCE(SUM(CASE WHEN `+c+`.INST_ID} = {?1} THEN `+c+`.COL__S} ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN `+c+`.INST_ID} = {?2} THEN `+c+`.COL__S} ELSE 0 END), 0)
-		FROM {c:`+ftCalls+`} LEFT JOIN {m:`+ftMeta+`} ON `+m+`.INST_ID} = `+c+`.INST_ID} AND `+m+`.REC_ID} = `+c+`.COL_ROUTINE_NAME}
-		WHERE `+c+`.INST_ID} IN ({?1}, {?2})
+		COALESCE(SUM(CASE WHEN t.inst = {?1} THEN t.own ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN t.inst = {?2} THEN t.own ELSE 0 END), 0)
+		FROM (SELECT `+c+`.INST_ID} AS inst, `+c+`.COL_ROUTINE_NAME} AS rid, SUM(`+c+`.COL__S}) AS own
+			FROM {c:`+ftCalls+`} WHERE `+c+`.INST_ID} IN ({?1}, {?2})
+			GROUP BY `+c+`.INST_ID}, `+c+`.COL_ROUTINE_NAME}) t
+		LEFT JOIN {m:`+ftMeta+`} ON `+m+`.INST_ID} = t.inst AND `+m+`.REC_ID} = t.rid
 		GROUP BY `+mod+`, `+cls+`, `+name, []any{a, b},
 		func(rows *sql.Rows) error {
 			var k routineKey

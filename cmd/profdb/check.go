@@ -88,7 +88,11 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
   git diff origin/main...HEAD > change.diff
   profdb check --db "$PROFDB_DB" "$RUN" --min-coverage 70 \
     --baseline "$MAIN_RUN" --max-drop 1 \
-    --diff change.diff --min-patch-coverage 80 --format github`,
+    --diff change.diff --min-patch-coverage 80 --format github
+
+  # a worked example (two test shards exported, compared, merged, gated on
+  # a real diff) with its output: docs/guide.md, "A worked example: two
+  # runs in CI"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		Annotations: map[string]string{
 			annErrorStatus: strconv.Itoa(exitCheckError),

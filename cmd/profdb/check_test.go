@@ -297,3 +297,70 @@ func TestCheckRules(t *testing.T) {
 		})
 	}
 }
+
+// Patch coverage of a diff over more files than check selects by name (it
+// then reads every line of the result set once): each of 40 files has
+// line 1 covered, line 2 not, line 3 in two routines, covered in the
+// second only (so covered), and the diff adds lines 1-4 of each (line 4
+// no row knows), and one file the result set does not name.
+func TestCheckPatchCoverageManyFiles(t *testing.T) {
+	const files = 40
+	var diff strings.Builder
+	for f := range files {
+		p := "pkg/f" + strconv.Itoa(f) + ".go"
+		diff.WriteString("diff --git a/" + p + " b/" + p + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + p + "\n@@ -0,0 +1,4 @@\n+a\n+b\n+c\n+d\n")
+	}
+	diff.WriteString("diff --git a/doc.txt b/doc.txt\n--- a/doc.txt\n+++ b/doc.txt\n@@ -1,0 +2,1 @@\n+x\n")
+	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+		t.Run(dn, func(t *testing.T) {
+			dsn := testdb.Fresh(t, dn)
+			ctx := context.Background()
+			db, err := store.Open(ctx, dsn, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := lightcoverage.NewBuilder()
+			defer b.Close()
+			for f := range files {
+				file := "example.com/m/pkg/f" + strconv.Itoa(f) + ".go"
+				r := b.AddRoutine(lightcoverage.RoutineInfo{Name: "A", Module: "m", SourceFile: file, LineLevel: true, Count: 1})
+				r.AddLine(1, 1)
+				r.AddLine(2, 0)
+				r.AddLine(3, 0)
+				r = b.AddRoutine(lightcoverage.RoutineInfo{Name: "B", Module: "m", SourceFile: file, LineLevel: true, Count: 1})
+				r.AddLine(3, 2)
+			}
+			res, err := b.Export(ctx, exporter.New(db, exporter.Options{}), "many files")
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.Join(t.TempDir(), "change.diff")
+			if err := os.WriteFile(name, []byte(diff.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, rep, errOut := runCheckJSON(t, "--db", dsn, itoa64(res.InstID), "--diff", name, "--min-patch-coverage", "67")
+			if code != 1 || len(rep.Rules) != 1 {
+				t.Fatalf("check: exit %d, want 1; report %+v\n%s", code, rep, errOut)
+			}
+			r := rep.Rules[0]
+			if r.Coverage == nil || r.Coverage.Covered != 2*files || r.Coverage.Total != 3*files {
+				t.Errorf("patch coverage %+v, want %d of %d", r.Coverage, 2*files, 3*files)
+			}
+			var want []string
+			for f := range files {
+				want = append(want, "pkg/f"+strconv.Itoa(f)+".go:2")
+			}
+			var got []string
+			for _, l := range r.Lines {
+				got = append(got, l.String())
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("uncovered changed lines %v, want %v", got, want)
+			}
+			if !reflect.DeepEqual(r.Unknown, []string{"doc.txt"}) {
+				t.Errorf("unmatched files %v, want [doc.txt]", r.Unknown)
+			}
+		})
+	}
+}

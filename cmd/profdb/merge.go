@@ -43,7 +43,10 @@ The inputs must be of one profiler. The new result set is written in one
 transaction and checked before it commits, as export writes one; merge
 prints its INST_ID line as export does (--json: the same as a JSON object).`,
 		Example: `  profdb merge 1 2 3
-  profdb merge --db postgres://me@db/prof 4 5 --op max --caption "all shards"`,
+  profdb merge --db postgres://me@db/prof 4 5 --op max --caption "all shards"
+
+  # two test shards merged and the merge gated on patch coverage in CI,
+  # with the output: docs/guide.md, "A worked example: two runs in CI"`,
 		Args: usageArgs(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			insts := make([]int64, len(args))
