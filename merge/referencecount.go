@@ -7,7 +7,6 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers/referencecount"
-	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/resultset"
 )
 
@@ -144,15 +143,14 @@ type rcNodeKey struct {
 
 // refcounts is a Reference Count result set being merged.
 type refcounts struct {
-	threads  []*rcThread
-	tIdx     map[rcThreadKey]int32
-	classes  []*rcClass
-	cIdx     map[[2]string]int32
-	routines []*rsRoutine
-	rIdx     map[routineKey]int32
-	objects  []*rcObject
-	oIdx     map[rcObjectKey]int32
-	nodes    map[rcNodeKey]*rcNode
+	threads []*rcThread
+	tIdx    map[rcThreadKey]int32
+	classes []*rcClass
+	cIdx    map[[2]string]int32
+	routineTable
+	objects []*rcObject
+	oIdx    map[rcObjectKey]int32
+	nodes   map[rcNodeKey]*rcNode
 }
 
 func readRefcounts(ctx context.Context, in *inputs, insts []int64) (*refcounts, error) {
@@ -161,7 +159,7 @@ func readRefcounts(ctx context.Context, in *inputs, insts []int64) (*refcounts, 
 			return nil, fmt.Errorf("table %s is missing from the database", t)
 		}
 	}
-	m := &refcounts{tIdx: map[rcThreadKey]int32{}, cIdx: map[[2]string]int32{}, rIdx: map[routineKey]int32{},
+	m := &refcounts{tIdx: map[rcThreadKey]int32{}, cIdx: map[[2]string]int32{}, routineTable: routineTable{rIdx: map[routineKey]int32{}},
 		oIdx: map[rcObjectKey]int32{}, nodes: map[rcNodeKey]*rcNode{}}
 	for i, inst := range insts {
 		if err := m.read(ctx, in, i, inst); err != nil {
@@ -228,21 +226,7 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 	}
 	byID, byRec := map[int64]int32{}, map[int64]int32{}
 	err = in.scan(ctx, inst, rcRoutineSQL, rcRoutineTypes, func(row []any) error {
-		k := routineKey{module: str(row[2]), file: str(row[3]), namespace: str(row[4]), class: str(row[5]),
-			name: str(row[6]), line: integer(row[7])}
-		j, ok := m.rIdx[k]
-		if !ok {
-			j = int32(len(m.routines))
-			m.rIdx[k] = j
-			addr, _ := strconv.ParseUint(str(row[9]), 10, 64)
-			m.routines = append(m.routines, &rsRoutine{info: resource.RoutineInfo{
-				Name: k.name, Class: k.class, Namespace: k.namespace, Module: k.module, SourceFile: k.file,
-				SourceLine: k.line, CodeType: str(row[8]), Address: addr, Token: integer(row[10]),
-				UnitName: str(row[11]), SymbolMoniker: str(row[12]), AnalysisResult: str(row[13]),
-				LineLevel: integer(row[14]) != 0,
-			}})
-		}
-		m.routines[j].hits.add(i, integer(row[15]))
+		j := m.addRoutine(i, row, false)
 		byID[integer(row[0])] = j
 		byRec[integer(row[1])] = j
 		return nil
@@ -252,17 +236,9 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 	}
 	lineOf := map[int64]int64{} // line REC_ID -> source line
 	err = in.scan(ctx, inst, rcLineSQL, rcLineTypes, func(row []any) error {
-		j, ok := byID[integer(row[0])]
-		if !ok {
-			return fmt.Errorf("a line's PARENT_ID names no routine %d (run verify)", integer(row[0]))
-		}
-		r, l := m.routines[j], integer(row[2])
-		if !r.seen[l] {
-			if r.seen == nil {
-				r.seen = map[int64]bool{}
-			}
-			r.seen[l] = true
-			r.lines = append(r.lines, l)
+		l, err := m.addLine(row, byID)
+		if err != nil {
+			return err
 		}
 		lineOf[integer(row[1])] = l
 		return nil

@@ -121,16 +121,15 @@ type rsErrorKey struct{ thread, rec int32 }
 
 // resources is a Resource result set being merged.
 type resources struct {
-	classes  []*rsClass
-	cIdx     map[[2]string]int32
-	routines []*rsRoutine
-	rIdx     map[routineKey]int32
-	threads  []*rsThread
-	tIdx     map[ftThreadKey]int32
-	objects  []*rsObject
-	oIdx     map[rsObjectKey]int32
-	errors   []*rsError
-	eIdx     map[rsErrorKey]int32
+	classes []*rsClass
+	cIdx    map[[2]string]int32
+	routineTable
+	threads []*rsThread
+	tIdx    map[ftThreadKey]int32
+	objects []*rsObject
+	oIdx    map[rsObjectKey]int32
+	errors  []*rsError
+	eIdx    map[rsErrorKey]int32
 }
 
 func readResources(ctx context.Context, in *inputs, insts []int64) (*resources, error) {
@@ -139,7 +138,7 @@ func readResources(ctx context.Context, in *inputs, insts []int64) (*resources, 
 			return nil, fmt.Errorf("table %s is missing from the database", t)
 		}
 	}
-	m := &resources{cIdx: map[[2]string]int32{}, rIdx: map[routineKey]int32{}, tIdx: map[ftThreadKey]int32{},
+	m := &resources{cIdx: map[[2]string]int32{}, routineTable: routineTable{rIdx: map[routineKey]int32{}}, tIdx: map[ftThreadKey]int32{},
 		oIdx: map[rsObjectKey]int32{}, eIdx: map[rsErrorKey]int32{}}
 	for i, inst := range insts {
 		if err := m.read(ctx, in, i, inst); err != nil {
@@ -189,21 +188,7 @@ func (m *resources) read(ctx context.Context, in *inputs, i int, inst int64) err
 
 	byID, byRec := map[int64]int32{}, map[int64]int32{}
 	err = in.scan(ctx, inst, rsRoutineSQL, rsRoutineTypes, func(row []any) error {
-		k := routineKey{module: str(row[2]), file: str(row[3]), namespace: str(row[4]), class: str(row[5]),
-			name: str(row[6]), line: integer(row[7])}
-		j, ok := m.rIdx[k]
-		if !ok {
-			j = int32(len(m.routines))
-			m.rIdx[k] = j
-			addr, _ := strconv.ParseUint(str(row[9]), 10, 64)
-			m.routines = append(m.routines, &rsRoutine{info: resource.RoutineInfo{
-				Name: k.name, Class: k.class, Namespace: k.namespace, Module: k.module, SourceFile: k.file,
-				SourceLine: k.line, CodeType: str(row[8]), Address: addr, Token: integer(row[10]),
-				UnitName: str(row[11]), SymbolMoniker: str(row[12]), AnalysisResult: str(row[13]),
-				LineLevel: integer(row[14]) != 0, Compiler: str(row[15]),
-			}})
-		}
-		m.routines[j].hits.add(i, integer(row[16]))
+		j := m.addRoutine(i, row, true)
 		byID[integer(row[0])] = j
 		byRec[integer(row[1])] = j
 		return nil
@@ -213,17 +198,9 @@ func (m *resources) read(ctx context.Context, in *inputs, i int, inst int64) err
 	}
 	lineOf := map[[2]int64]int64{} // routine ID, line REC_ID -> source line
 	err = in.scan(ctx, inst, rsLineSQL, rsLineTypes, func(row []any) error {
-		j, ok := byID[integer(row[0])]
-		if !ok {
-			return fmt.Errorf("a line's PARENT_ID names no routine %d (run verify)", integer(row[0]))
-		}
-		r, l := m.routines[j], integer(row[2])
-		if !r.seen[l] {
-			if r.seen == nil {
-				r.seen = map[int64]bool{}
-			}
-			r.seen[l] = true
-			r.lines = append(r.lines, l)
+		l, err := m.addLine(row, byID)
+		if err != nil {
+			return err
 		}
 		lineOf[[2]int64{integer(row[0]), integer(row[1])}] = l
 		return nil
