@@ -3,17 +3,26 @@ package pprof_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/input/pprof"
 	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
 )
 
 var (
@@ -123,4 +132,112 @@ func BenchmarkReadPprof(b *testing.B) {
 		rows = d.rows
 	}
 	b.ReportMetric(float64(rows), "rows")
+}
+
+// rssChild names the environment variable that makes the test binary a
+// child of BenchmarkPprofPeakRSS: "parse:FILE" decodes FILE with
+// profile.Parse and keeps the result; "export:FILE" exports it with Read
+// into a new SQLite database beside it, as profdb export does.
+const rssChild = "PROFDB_PPROF_RSS_CHILD"
+
+// runRSSChild runs the child of BenchmarkPprofPeakRSS and exits when the
+// environment asks for one (TestMain calls it first).
+func runRSSChild() {
+	spec := os.Getenv(rssChild)
+	if spec == "" {
+		return
+	}
+	if err := rssChildRun(spec); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// The child's own peak: its rusage would also count the parent's
+	// memory, which Linux carries over the exec.
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			fmt.Println(strings.TrimSpace(v))
+			os.Exit(0)
+		}
+	}
+	fmt.Fprintln(os.Stderr, "no VmHWM in /proc/self/status")
+	os.Exit(1)
+}
+
+func rssChildRun(spec string) error {
+	mode, file, ok := strings.Cut(spec, ":")
+	if !ok {
+		return fmt.Errorf("%s=%q: want parse:FILE or export:FILE", rssChild, spec)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	switch mode {
+	case "parse":
+		p, err := profile.Parse(f)
+		if err != nil {
+			return err
+		}
+		runtime.KeepAlive(p)
+		return nil
+	case "export":
+		ctx := context.Background()
+		db, err := store.Open(ctx, "sqlite://"+file+".db", store.Options{})
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		_, err = pprof.Read(ctx, f, file, exporter.New(db, exporter.Options{}), input.Options{})
+		return err
+	}
+	return fmt.Errorf("%s=%q: unknown mode %q", rssChild, spec, mode)
+}
+
+// peakRSS runs the test binary as a child in mode on file and returns its
+// peak RSS in bytes.
+func peakRSS(b *testing.B, mode, file string) int64 {
+	b.Helper()
+	cmd := exec.CommandContext(b.Context(), os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), rssChild+"="+mode+":"+file)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("child %s: %v\n%s", mode, err, stderr.Bytes())
+	}
+	kb, ok := strings.CutSuffix(strings.TrimSpace(string(out)), " kB")
+	n, err := strconv.ParseInt(kb, 10, 64)
+	if !ok || err != nil {
+		b.Fatalf("child %s: peak RSS %q", mode, out)
+	}
+	return n * 1024
+}
+
+// BenchmarkPprofPeakRSS measures the peak RSS of exporting a generated CPU
+// profile (-samples, -stacks, -depth) into SQLite against that of decoding
+// it with profile.Parse alone: the floor for any reader that uses the
+// library. export/parse near 1 means memory follows the profile's size and
+// no more. docs/pprof.md has figures.
+func BenchmarkPprofPeakRSS(b *testing.B) {
+	file := filepath.Join(b.TempDir(), "gen.pb.gz")
+	if err := os.WriteFile(file, generated(b, *benchSamples, *benchStacks, *benchDepth), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var parse, export int64
+	for b.Loop() {
+		parse = peakRSS(b, "parse", file)
+		if err := os.Remove(file + ".db"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			b.Fatal(err)
+		}
+		export = peakRSS(b, "export", file)
+	}
+	b.ReportMetric(float64(parse)/(1<<20), "parse-MiB")
+	b.ReportMetric(float64(export)/(1<<20), "export-MiB")
+	b.ReportMetric(float64(export)/float64(parse), "export/parse")
 }

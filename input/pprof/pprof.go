@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -32,42 +34,53 @@ func init() {
 // not decode, is not valid, or has sample types without a mapping writes
 // nothing; the error names the file.
 func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o input.Options) ([]resultset.Result, error) {
-	p, err := parse(ctx, r)
+	f, err := load(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: pprof: %w", name, err)
 	}
-	caption := "pprof: " + filepath.Base(name)
-	var res resultset.Result
-	switch kindOf(p) {
-	case kindCPU:
-		b, err := buildTrace(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: pprof: %w", name, err)
-		}
-		defer b.Close()
-		res, err = b.Export(ctx, t, caption)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-	case kindHeap:
-		b, err := buildResource(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: pprof: %w", name, err)
-		}
-		res, err = b.Export(ctx, t, caption)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-	default:
-		return nil, fmt.Errorf("%s: pprof: sample types %s have no mapping: profdb reads CPU profiles (%s) and heap or allocation profiles (%s)",
-			name, typeList(p.SampleType), strings.Join(cpuTypes, ", "), strings.Join(heapTypes, ", "))
+	// The profile is garbage now, yet the collector's goal still counts
+	// it: collect it before the result set is made, so that the rows are
+	// allocated in its place.
+	runtime.GC()
+	res, err := f.export(ctx, t, "pprof: "+filepath.Base(name))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return []resultset.Result{res}, nil
 }
 
-// parse reads and decodes the whole profile: gzipped or not, protobuf only
-// (not the legacy text formats profile.Parse also accepts).
-func parse(ctx context.Context, r io.Reader) (*profile.Profile, error) {
+// folded is what Read keeps of a profile once its samples are read: the
+// figures folded out of them, which make the result set.
+type folded interface {
+	export(ctx context.Context, t resultset.Target, caption string) (resultset.Result, error)
+}
+
+// load decodes the profile and folds its samples; the profile itself is
+// not kept.
+func load(ctx context.Context, r io.Reader) (folded, error) {
+	d, err := parse(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	p := d.head
+	switch kindOf(p) {
+	case kindCPU:
+		return foldTrace(ctx, d)
+	case kindHeap:
+		b, err := buildResource(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		return resourceSet{b}, nil
+	}
+	return nil, fmt.Errorf("sample types %s have no mapping: profdb reads CPU profiles (%s) and heap or allocation profiles (%s)",
+		typeList(p.SampleType), strings.Join(cpuTypes, ", "), strings.Join(heapTypes, ", "))
+}
+
+// parse reads the whole profile, gzipped or not, and decodes all of it
+// but its samples: protobuf only (not the legacy text formats
+// profile.Parse also accepts).
+func parse(ctx context.Context, r io.Reader) (*decoded, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("reading: %w", err)
@@ -76,12 +89,8 @@ func parse(ctx context.Context, r io.Reader) (*profile.Profile, error) {
 		return nil, err
 	}
 	if isGzip(data) {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("decompressing: %w", err)
-		}
-		if data, err = io.ReadAll(zr); err != nil {
-			return nil, fmt.Errorf("decompressing (%d bytes decompressed): %w", len(data), err)
+		if data, err = gunzip(data); err != nil {
+			return nil, err
 		}
 	}
 	if len(data) == 0 {
@@ -90,14 +99,33 @@ func parse(ctx context.Context, r io.Reader) (*profile.Profile, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p, err := profile.ParseUncompressed(data)
+	return decode(data)
+}
+
+// maxDeflateRatio is the most deflate can compress: 1032 to 1.
+const maxDeflateRatio = 1032
+
+// gunzip decompresses a whole gzip stream. Its trailer gives the size
+// (modulo 2^32, and of the last member only): when that size is possible
+// for the input, the buffer is made that large once rather than grown by
+// copying, which for a profile of tens of megabytes saves as much again.
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("decoding the protobuf profile (%d bytes): %w", len(data), err)
+		return nil, fmt.Errorf("decompressing: %w", err)
 	}
-	if err := p.CheckValid(); err != nil {
-		return nil, fmt.Errorf("malformed profile: %w", err)
+	size := 0
+	if n := len(data); n >= 18 { // header 10, trailer 8
+		size = int(binary.LittleEndian.Uint32(data[n-4:]))
+		if size > maxDeflateRatio*n {
+			size = 0
+		}
 	}
-	return p, nil
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(zr); err != nil {
+		return nil, fmt.Errorf("decompressing (%d bytes decompressed): %w", buf.Len(), err)
+	}
+	return buf.Bytes(), nil
 }
 
 func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }

@@ -17,6 +17,7 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/input/pprof"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/resource"
@@ -27,7 +28,6 @@ import (
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	_ "github.com/profdb/profdb/dialects/sqlserver"
-	_ "github.com/profdb/profdb/input/pprof"
 )
 
 // realProfiles builds testdata/prog, which profiles itself, and runs it
@@ -49,6 +49,7 @@ var realProfiles = sync.OnceValues(func() ([2]string, error) {
 })
 
 func TestMain(m *testing.M) {
+	runRSSChild()
 	code := m.Run()
 	if files, err := realProfiles(); err == nil {
 		os.RemoveAll(filepath.Dir(files[0]))
@@ -122,7 +123,8 @@ func top(t *testing.T, file, index, unit string) figures {
 		if len(fields) < 6 {
 			t.Fatalf("go tool pprof -top: line %q", sc.Text())
 		}
-		name := strings.TrimSuffix(strings.Join(fields[5:], " "), " (inline)")
+		name := strings.Join(fields[5:], " ")
+		name = strings.TrimSuffix(strings.TrimSuffix(name, " (inline)"), " (partial-inline)")
 		f.add(name, num(fields[0]), num(fields[3]))
 	}
 	if !header {
@@ -431,4 +433,23 @@ func TestRealProfilesInDatabases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestChunksAgreeWithPprofTop reads a generated CPU profile whose samples
+// are decoded in several chunks and compares the tables with go tool pprof
+// -top on the same file: no sample is lost or counted twice at a chunk's
+// edge.
+func TestChunksAgreeWithPprofTop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a large profile")
+	}
+	data := generated(t, 300_000, 5_000, 32)
+	if n := len(gunzip(t, data)); n < 3*pprof.ChunkBytes {
+		t.Fatalf("the profile is %d bytes: fewer than three chunks of %d", n, pprof.ChunkBytes)
+	}
+	file := filepath.Join(t.TempDir(), "gen.pb.gz")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkCPU(t, memTables(readMemory(t, file)), file)
 }

@@ -34,11 +34,19 @@ func counter(p *profile.Profile, i int) *resultset.Counter {
 	return c
 }
 
+// resourceSet is a heap or allocation profile folded into its builder.
+type resourceSet struct{ b *resource.Builder }
+
+func (s resourceSet) export(ctx context.Context, t resultset.Target, caption string) (resultset.Result, error) {
+	return s.b.Export(ctx, t, caption)
+}
+
 // buildResource maps a heap or allocation profile to a Resource builder:
 // one class per allocation site (the function at the top of a sample's
 // stack) with the allocated and in-use figures, and one object per sample
 // with objects in use, with its creation call stack.
-func buildResource(ctx context.Context, p *profile.Profile) (*resource.Builder, error) {
+func buildResource(ctx context.Context, d *decoded) (*resource.Builder, error) {
+	p := d.head
 	allocObjects := typeIndex(p, "alloc_objects", "count")
 	allocSpace := typeIndex(p, "alloc_space", "bytes")
 	inuseObjects := typeIndex(p, "inuse_objects", "count")
@@ -71,40 +79,41 @@ func buildResource(ctx context.Context, p *profile.Profile) (*resource.Builder, 
 	classes := make([]*resource.Class, len(st.fns))
 	var buf []frame
 	var objects int64
-	for i, smp := range p.Sample {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	err := d.eachChunk(ctx, func(p *profile.Profile, first int) error {
+		for i, smp := range p.Sample {
+			buf = st.stack(buf, smp)
+			if len(buf) > maxDepth {
+				return fmt.Errorf("sample %d: a stack of %d frames, more than %d", first+i+1, len(buf), maxDepth)
+			}
+			if len(buf) == 0 {
+				continue // CheckValid lets a sample have no location; it has no site
+			}
+			site := buf[0].fn
+			c := classes[site]
+			if c == nil {
+				f := st.fns[site]
+				c = b.Class(f.full, f.module)
+				c.SetSymbolMoniker(f.full)
+				classes[site] = c
+			}
+			c.Add(resource.ClassStats{
+				TotalCreated: val(smp, allocObjects), TotalSize: val(smp, allocSpace),
+				LiveCount: val(smp, inuseObjects), LiveSize: val(smp, inuseSpace), Known: known,
+			})
+			live, size := val(smp, inuseObjects), val(smp, inuseSpace)
+			if live == 0 && size == 0 {
+				continue
+			}
+			objects++
+			o := b.AddObject(resource.ObjectInfo{Class: c, Number: objects, Size: size})
+			for _, f := range buf {
+				o.AddCreationFrame(resource.Frame{Routine: routines[f.fn], SourceLine: f.line, HitCount: live})
 			}
 		}
-		buf = st.stack(buf, smp)
-		if len(buf) > maxDepth {
-			return nil, fmt.Errorf("sample %d: a stack of %d frames, more than %d", i+1, len(buf), maxDepth)
-		}
-		if len(buf) == 0 {
-			continue // CheckValid lets a sample have no location; it has no site
-		}
-		site := buf[0].fn
-		c := classes[site]
-		if c == nil {
-			f := st.fns[site]
-			c = b.Class(f.full, f.module)
-			c.SetSymbolMoniker(f.full)
-			classes[site] = c
-		}
-		c.Add(resource.ClassStats{
-			TotalCreated: val(smp, allocObjects), TotalSize: val(smp, allocSpace),
-			LiveCount: val(smp, inuseObjects), LiveSize: val(smp, inuseSpace), Known: known,
-		})
-		live, size := val(smp, inuseObjects), val(smp, inuseSpace)
-		if live == 0 && size == 0 {
-			continue
-		}
-		objects++
-		o := b.AddObject(resource.ObjectInfo{Class: c, Number: objects, Size: size})
-		for _, f := range buf {
-			o.AddCreationFrame(resource.Frame{Routine: routines[f.fn], SourceLine: f.line, HitCount: live})
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return b, nil
 }

@@ -1,0 +1,4 @@
+package pprof
+
+// ChunkBytes is chunkBytes, for the tests.
+const ChunkBytes = chunkBytes
