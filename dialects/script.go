@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/profdb/profdb/ddl"
 )
@@ -150,25 +151,33 @@ func Finite(f float64) error {
 	return nil
 }
 
-// QuoteText writes s as a string literal in single quotes, each single
-// quote inside doubled, with every byte of special written as char(c)
-// instead, the pieces joined by join; without special bytes it is s
-// quoted.
-func QuoteText(s, special string, char func(c byte) string, join func(parts []string) string) string {
-	if !strings.ContainsAny(s, special) {
+// ScriptSafe reports whether r may stand as itself inside a script's
+// string literal: a printable rune (strconv.IsPrint), a newline or a tab.
+// Every other one (NUL, CR, the escape that starts a terminal's control
+// sequence, bidirectional overrides and other invisible format runes) is
+// written as the dialect's character function instead, so that a script
+// shown in a terminal or an editor shows what the server will store.
+func ScriptSafe(r rune) bool { return r == '\n' || r == '\t' || strconv.IsPrint(r) }
+
+// QuoteText writes s, valid UTF-8, as a string literal in single quotes,
+// each single quote inside doubled, with every rune that is not
+// ScriptSafe written as char(r) instead, the pieces joined by join;
+// without such runes it is s quoted.
+func QuoteText(s string, char func(r rune) string, join func(parts []string) string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return !ScriptSafe(r) }) {
 		return QuoteWith('\'', '\'', s)
 	}
 	var parts []string
 	start := 0
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(special, s[i]) < 0 {
+	for i, r := range s {
+		if ScriptSafe(r) {
 			continue
 		}
 		if i > start {
 			parts = append(parts, QuoteWith('\'', '\'', s[start:i]))
 		}
-		parts = append(parts, char(s[i]))
-		start = i + 1
+		parts = append(parts, char(r))
+		start = i + utf8.RuneLen(r)
 	}
 	if start < len(s) {
 		parts = append(parts, QuoteWith('\'', '\'', s[start:]))

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -365,13 +366,22 @@ func TestSQLOutScriptAppends(t *testing.T) {
 			// The script holds one result set of every profiler.
 			var sets []*fixture
 			for _, p := range profilers.Names() {
-				sets = append(sets, fullSet(t, p, "script "+p+" 'q' \\ \n✓", tc.dialect, 5, withNUL))
+				sets = append(sets, fullSet(t, p, "script "+p+" 'q' \\ \n✓ \x1b]0;pwned\a\u202e\U000E0041", tc.dialect, 5, withNUL))
 			}
 			in := writeInput(t, filepath.Join(dir, "in.json"), sets...)
 			script := filepath.Join(dir, "out.sql")
 			out := mustRun(t, "export", "--sql-out", script, "--dialect", tc.dialect, in)
 			if !strings.Contains(out, fmt.Sprintf("wrote %s: %d result sets", script, len(sets))) {
 				t.Errorf("export --sql-out printed:\n%s", out)
+			}
+			text, err := os.ReadFile(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range string(text) {
+				if r != '\n' && r != '\t' && !strconv.IsPrint(r) {
+					t.Fatalf("the script has %U at byte %d: a terminal showing it would act on it or hide it", r, i)
+				}
 			}
 
 			db, err := exporter.Open(context.Background(), dsn, store.Options{}, exporter.Options{})

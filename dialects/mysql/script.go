@@ -3,6 +3,7 @@ package mysql
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -74,12 +75,28 @@ var literals = dialects.Literals{Dialect: "mysql", Text: func(s string) (string,
 
 func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.Literal(t, v) }
 
+// scriptChar writes a rune as CHAR of its UTF-8 bytes.
+func scriptChar(r rune) string {
+	var b strings.Builder
+	b.WriteString("CHAR(")
+	for i, c := range utf8.AppendRune(nil, r) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(int(c)))
+	}
+	b.WriteString(" USING utf8mb4)")
+	return b.String()
+}
+
 // scriptText quotes text in single quotes, doubling single quotes inside
-// (the script sets NO_BACKSLASH_ESCAPES). A carriage return, which the
-// mariadb client drops from a CR LF inside a literal, and NUL are written
-// as CHAR(n USING utf8mb4) inside CONCAT.
+// (the script sets NO_BACKSLASH_ESCAPES). A rune that is not
+// dialects.ScriptSafe is written as CHAR of its bytes USING utf8mb4 inside
+// CONCAT: a carriage return because the mariadb client drops it from a CR
+// LF inside a literal, the others (NUL among them) so that the script
+// shows no control sequence.
 func scriptText(s string) string {
-	return dialects.QuoteText(s, "\r\x00", func(c byte) string { return "CHAR(" + strconv.Itoa(int(c)) + " USING utf8mb4)" }, func(parts []string) string {
+	return dialects.QuoteText(s, scriptChar, func(parts []string) string {
 		return "CONCAT(" + strings.Join(parts, ", ") + ")"
 	})
 }

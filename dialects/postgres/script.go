@@ -73,14 +73,16 @@ func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.L
 var errNUL = errors.New("text contains the character U+0000, which PostgreSQL text cannot hold")
 
 // scriptText quotes text in single quotes, doubling single quotes inside
-// (the script sets standard_conforming_strings). A carriage return is
-// written as chr(13) joined to the rest with ||: psql on Windows reads its
-// input in text mode. NUL is an error, text cannot hold it.
+// (the script sets standard_conforming_strings). A rune that is not
+// dialects.ScriptSafe is written as chr(n) joined to the rest with ||: a
+// carriage return because psql on Windows reads its input in text mode,
+// the others so that the script shows no control sequence. NUL is an
+// error, text cannot hold it.
 func scriptText(s string) (string, error) {
 	if strings.IndexByte(s, 0) >= 0 {
 		return "", errNUL
 	}
-	return dialects.QuoteText(s, "\r", func(c byte) string { return "chr(" + strconv.Itoa(int(c)) + ")" }, func(parts []string) string {
+	return dialects.QuoteText(s, func(r rune) string { return "chr(" + strconv.Itoa(int(r)) + ")" }, func(parts []string) string {
 		return "(" + strings.Join(parts, " || ") + ")"
 	}), nil
 }

@@ -150,11 +150,12 @@ func scriptDecimal(s string) string {
 }
 
 // scriptText quotes text in single quotes, doubling single quotes inside. A
-// carriage return is written as char(13) joined to the rest with ||: the
-// sqlite3 shell drops the CR of a CR LF inside a literal; NUL, which the
-// shell cannot read inside a statement, as char(0).
+// rune that is not dialects.ScriptSafe is written as char(n) joined to the
+// rest with ||: a carriage return because the sqlite3 shell drops the CR
+// of a CR LF inside a literal, NUL because the shell cannot read it inside
+// a statement, the others so that the script shows no control sequence.
 func scriptText(s string) string {
-	return dialects.QuoteText(s, "\r\x00", func(c byte) string { return "char(" + strconv.Itoa(int(c)) + ")" }, func(parts []string) string {
+	return dialects.QuoteText(s, func(r rune) string { return "char(" + strconv.Itoa(int(r)) + ")" }, func(parts []string) string {
 		return "(" + strings.Join(parts, " || ") + ")"
 	})
 }

@@ -3,6 +3,8 @@ package sqlserver
 import (
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -110,29 +112,31 @@ var literals = dialects.Literals{Dialect: "sqlserver", Text: func(s string) (str
 
 func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.Literal(t, v) }
 
-// scriptText writes text as N'...', doubling single quotes inside. CR, LF
-// and NUL are written as NCHAR(n), and "$(" is split between two literals,
-// so that no string spans lines (sqlcmd would take a GO line inside it for
-// a batch end; the sqlcmd shell would drop the CR of a CR LF) and sqlcmd
+// scriptText writes text as N'...', doubling single quotes inside. LF and
+// every rune that is not dialects.ScriptSafe (CR and NUL among them) are
+// written as NCHAR(n) (see nchar past U+FFFF), and "$(" is
+// split between two literals, so that no string spans lines (sqlcmd would
+// take a GO line inside it for a batch end; the sqlcmd shell would drop
+// the CR of a CR LF), the script shows no control sequence and sqlcmd
 // finds no scripting variable in it; the pieces are joined with + after a
 // CAST to NVARCHAR(MAX), which keeps long text from being cut at 4000
 // characters.
 func scriptText(s string) string {
-	if !strings.ContainsAny(s, "\r\n\x00") && !strings.Contains(s, "$(") {
+	special := func(r rune) bool { return r == '\n' || !dialects.ScriptSafe(r) }
+	if !strings.ContainsFunc(s, special) && !strings.Contains(s, "$(") {
 		return nString(s)
 	}
 	var parts []string
 	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	for i, r := range s {
 		switch {
-		case c == '\r' || c == '\n' || c == 0:
+		case special(r):
 			if i > start {
 				parts = append(parts, nString(s[start:i]))
 			}
-			parts = append(parts, "NCHAR("+strconv.Itoa(int(c))+")")
-			start = i + 1
-		case c == '(' && i > 0 && s[i-1] == '$':
+			parts = append(parts, nchar(r))
+			start = i + utf8.RuneLen(r)
+		case r == '(' && i > 0 && s[i-1] == '$':
 			parts = append(parts, nString(s[start:i]))
 			start = i
 		}
@@ -142,4 +146,15 @@ func scriptText(s string) string {
 	}
 	parts[0] = "CAST(" + parts[0] + " AS NVARCHAR(MAX))"
 	return "(" + strings.Join(parts, " + ") + ")"
+}
+
+// nchar writes a rune as NCHAR of its code point. Past U+FFFF that is NULL
+// unless the collation has supplementary characters (_SC, _UTF8), and
+// then NCHAR of each surrogate makes the pair; Babelfish refuses a lone
+// surrogate but takes the code point, so the surrogates come second.
+func nchar(r rune) string {
+	if hi, lo := utf16.EncodeRune(r); hi != utf8.RuneError {
+		return "COALESCE(NCHAR(" + strconv.Itoa(int(r)) + "), NCHAR(" + strconv.Itoa(int(hi)) + ") + NCHAR(" + strconv.Itoa(int(lo)) + "))"
+	}
+	return "NCHAR(" + strconv.Itoa(int(r)) + ")"
 }

@@ -50,6 +50,12 @@ func TestLiterals(t *testing.T) {
 		{"sqlserver", ddl.String, "ж'", "N'ж'''"},
 		{"sqlserver", ddl.String, "a\nGO\n$(v)", "(CAST(N'a' AS NVARCHAR(MAX)) + NCHAR(10) + N'GO' + NCHAR(10) + N'$' + N'(v)')"},
 		{"sqlserver", ddl.String, "\n", "(CAST(NCHAR(10) AS NVARCHAR(MAX)))"},
+		// Runes a terminal would act on, or hide, are never written raw.
+		{"postgres", ddl.String, "a\x1b[31m\u202eb", "('a' || chr(27) || '[31m' || chr(8238) || 'b')"},
+		{"sqlite", ddl.String, "\x7f\u0085", "(char(127) || char(133))"},
+		{"mysql", ddl.String, "x\u202e", "CONCAT('x', CHAR(226, 128, 174 USING utf8mb4))"},
+		{"sqlserver", ddl.String, "\U000E0041ж", "(CAST(COALESCE(NCHAR(917569), NCHAR(56128) + NCHAR(56385)) AS NVARCHAR(MAX)) + N'ж')"},
+		{"postgres", ddl.String, "tab\tж ✓", "'tab\tж ✓'"},
 	} {
 		got, err := literal(c.dialect, c.t, c.v)
 		if err != nil || got != c.want {
