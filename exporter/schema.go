@@ -83,7 +83,11 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 				stmts = splitter.CreateTableOnly(schema, t)
 				later = append(later, splitter.CreateIndexes(schema, t)...)
 			}
-			for _, stmt := range stmts {
+			distribute, err := e.distribute(ctx, q, schema, t)
+			if err != nil {
+				return nil, nil, errorf("create table %s: %w", t.Name, err)
+			}
+			for _, stmt := range append(stmts, distribute...) {
 				if _, err := q.ExecContext(ctx, stmt); err != nil {
 					return nil, nil, errorf("create table %s: %w", t.Name, err)
 				}
@@ -372,4 +376,32 @@ func (e *Exporter) rowKeyDemanded(ctx context.Context, q dialects.DBTX, rk diale
 		}
 	}
 	return e.rowKeyDemand, e.rowKeyInvisible, nil
+}
+
+// distribute returns the statements that spread t, about to be created by
+// this export, over the nodes of a server that distributes tables (see
+// dialects.Distributor): none unless Options.NoDistribute is unset and the
+// server does. The server is asked once per Exporter.
+func (e *Exporter) distribute(ctx context.Context, q dialects.DBTX, schema string, t ddl.Table) ([]string, error) {
+	dist, ok := e.d.(dialects.Distributor)
+	if !ok || e.opts.NoDistribute {
+		return nil, nil
+	}
+	e.distMu.Lock()
+	defer e.distMu.Unlock()
+	if !e.distKnown {
+		yes, err := dist.Distributes(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		e.distKnown, e.distributes = true, yes
+		if yes && e.sopts.Logf != nil {
+			e.sopts.Logf("%s: the server spreads tables over worker nodes (Citus): the tables profdb creates are distributed by %s, the shared ones made reference tables (--no-distribute keeps them plain)",
+				e.d.Name(), ddl.InstID)
+		}
+	}
+	if !e.distributes {
+		return nil, nil
+	}
+	return dist.Distribute(schema, t, false), nil
 }
