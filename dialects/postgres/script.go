@@ -64,7 +64,7 @@ func (scriptForm) UTCNow() string {
 	return `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
 }
 func (scriptForm) RelID(k int) string { return relExpr + " + " + strconv.Itoa(k) }
-func (scriptForm) End() []string { return []string{"COMMIT"} }
+func (scriptForm) End() []string      { return []string{"COMMIT"} }
 func (scriptForm) Refuse(query, before, after string) []string {
 	msg, _ := scriptText(strings.ReplaceAll(before, "%", "%%") + "%" + strings.ReplaceAll(after, "%", "%%"))
 	// The query reads the INST_ID as $1: a plan with the value as a
