@@ -548,9 +548,12 @@ func exportConcurrently(t *testing.T, bin, dsn, file string, n int) []int64 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := exec.Command(bin, "export", "--db", dsn, file).CombinedOutput()
+			cmd := exec.Command(bin, "export", "--db", dsn, file)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
 			if err != nil {
-				errs[i] = fmt.Errorf("export %d: %v\n%s", i, err, out)
+				errs[i] = fmt.Errorf("export %d: %v\n%s", i, err, stderr.String())
 				return
 			}
 			if _, err := fmt.Sscanf(string(out), "INST_ID %d ", &ids[i]); err != nil {
@@ -720,17 +723,22 @@ func TestCitusScaleOut(t *testing.T) {
 				if k%3 == 2 {
 					file = trace
 				}
-				out, err := exec.Command(bin, "export", "--db", dsn, file).CombinedOutput()
+				cmd := exec.Command(bin, "export", "--db", dsn, file)
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
 				if err != nil {
-					t.Errorf("export during the rebalance: %v\n%s", err, out)
+					t.Errorf("export during the rebalance: %v\n%s", err, stderr.String())
 					return
 				}
 				var id int64
-				if _, err := fmt.Sscanf(string(out), "INST_ID %d ", &id); err == nil {
-					mu.Lock()
-					during = append(during, id)
-					mu.Unlock()
+				if _, err := fmt.Sscanf(string(out), "INST_ID %d ", &id); err != nil {
+					t.Errorf("export during the rebalance: %q: %v", out, err)
+					return
 				}
+				mu.Lock()
+				during = append(during, id)
+				mu.Unlock()
 			}
 		}()
 	}
