@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -216,6 +217,45 @@ func TestCitusDDLScript(t *testing.T) {
 	mustRun(t, "export", "--db", dsn, citusExamples[1])
 	if out := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(out) != "ok" {
 		t.Errorf("verify: %s", out)
+	}
+
+	// export --sql-out --citus: the tables distributed, the result sets
+	// written into them; run twice, the script appends.
+	dsn, schema, admin = citusSchema(t)
+	script = mustRun(t, append([]string{"export", "--sql-out", "-", "--dialect", "postgres", "--citus"}, citusExamples...)...)
+	for run := range 2 {
+		if _, err := admin.Exec(script); err != nil {
+			t.Fatalf("export --sql-out --citus script, run %d: %v", run+1, err)
+		}
+	}
+	if got := partitions(t, admin, schema); len(got) != 40 {
+		t.Errorf("after export --sql-out --citus: %d tables distributed, want 40: %v", len(got), got)
+	}
+	if list := mustRun(t, "list", "--db", dsn); strings.Count(list, "\n") != 9 {
+		t.Errorf("list after the script ran twice:\n%s", list)
+	}
+	if out := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(out) != "ok" {
+		t.Errorf("verify: %s", out)
+	}
+}
+
+// TestCitusFlagsUsage: --citus is for postgres scripts, --no-distribute
+// for exports into a database.
+func TestCitusFlagsUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"ddl", "--dialect", "mysql", "--citus"},
+		{"script", "--dialect", "sqlite", "--citus", citusExamples[0]},
+		{"export", "--citus", citusExamples[0]},
+		{"export", "--sql-out", "-", "--dialect", "postgres", "--citus", "--no-create", citusExamples[0]},
+		{"export", "--sql-out", "-", "--dialect", "postgres", "--no-distribute", citusExamples[0]},
+	} {
+		flag := "--citus"
+		if slices.Contains(args, "--no-distribute") {
+			flag = "--no-distribute"
+		}
+		if _, errOut, code := runCLI(t, args...); code == 0 || !strings.Contains(errOut, flag) || !strings.Contains(errOut, "for usage") {
+			t.Errorf("profdb %s: exit %d, want a usage error naming %s\n%s", strings.Join(args, " "), code, flag, errOut)
+		}
 	}
 }
 
