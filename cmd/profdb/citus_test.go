@@ -121,7 +121,8 @@ var citusExamples = []string{"../../examples/function-trace.json", "../../exampl
 // Citus coordinator distributes every profiler table by INST_ID, all in
 // one co-location group, and makes INSTANCES, RELATIONS and
 // PROFDB_RESULT_SETS reference tables; the shards spread over both
-// workers; every command works on them. --no-distribute keeps the tables
+// workers; every command (export on both write paths, copy to and from,
+// list, verify, show, report, delete, compare, check, merge) works on them. --no-distribute keeps the tables
 // plain, and tables that exist already are never distributed.
 func TestCitusExportDistributes(t *testing.T) {
 	dsn, schema, admin := citusSchema(t)
@@ -175,9 +176,14 @@ WHERE c.relnamespace = $1::regnamespace AND s.citus_table_type = 'distributed'`,
 	mustRun(t, "copy", "--from", lite, "--to", dsn, "--inst", "1")
 	mustRun(t, "export", "--db", dsn, "--bulk", "off", citusExamples[0])
 	mustRun(t, "delete", "--db", dsn, "--inst", "2")
+	mustRun(t, "compare", "--db", dsn, "1", "5")
+	mustRun(t, "check", "--db", dsn, "6", "--baseline", "1", "--max-time-increase", "10")
+	if out := mustRun(t, "merge", "--db", dsn, "1", "5", "6"); !strings.HasPrefix(out, "INST_ID 7 ") {
+		t.Errorf("merge: %s", out)
+	}
 	list := mustRun(t, "list", "--db", dsn)
-	if n := strings.Count(list, "\n"); n != 6 || strings.Contains(list, "unit tests") {
-		t.Errorf("list after 6 exports and a delete:\n%s", list)
+	if n := strings.Count(list, "\n"); n != 7 || strings.Contains(list, "unit tests") {
+		t.Errorf("list after 6 exports, a delete and a merge:\n%s", list)
 	}
 	if out := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(out) != "ok" {
 		t.Errorf("verify: %s", out)
