@@ -207,6 +207,10 @@ type Distributor interface {
 	// guarded, each statement does nothing for a table distributed already,
 	// so that a script may run again.
 	Distribute(schema string, t ddl.Table, guarded bool) []string
+	// Distributed reports whether table, an existing table of schema
+	// under its real name, is spread over the nodes (or copied to every
+	// node) already. Only asked where Distributes said yes.
+	Distributed(ctx context.Context, q DBTX, schema, table string) (bool, error)
 }
 
 // Collator is implemented by dialects whose text comparisons may ignore

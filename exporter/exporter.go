@@ -29,8 +29,8 @@ type Exporter struct {
 
 	// Whether the server spreads tables over nodes (dialects.Distributor),
 	// asked when a table is first created.
-	distMu                 sync.Mutex
-	distKnown, distributes bool
+	distMu                           sync.Mutex
+	distKnown, distributes, distSaid bool
 }
 
 var _ resultset.Target = (*Exporter)(nil)

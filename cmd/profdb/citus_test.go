@@ -195,14 +195,15 @@ WHERE c.relnamespace = $1::regnamespace AND s.citus_table_type = 'distributed'`,
 	if got := partitions(t, admin, plainSchema); len(got) != 0 {
 		t.Errorf("--no-distribute: Citus knows %v", got)
 	}
-	// Tables that exist (made by profdb ddl, plain) are used as they are.
+	// Tables that exist (made by profdb ddl, plain) are used as they are,
+	// and the tables export adds to such a database stay plain too.
 	dbaDSN, dbaSchema, dba := citusSchema(t)
 	if _, err := dba.Exec(mustRun(t, "ddl", "--dialect", "postgres", "--profiler", "function-trace")); err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, "export", "--db", dbaDSN, citusExamples[0])
+	mustRun(t, "export", "--db", dbaDSN, citusExamples[0], citusExamples[1])
 	if got := partitions(t, admin, dbaSchema); len(got) != 0 {
-		t.Errorf("export distributed tables that existed: %v", got)
+		t.Errorf("export distributed tables in a database of plain tables: %v", got)
 	}
 }
 
@@ -220,9 +221,13 @@ func TestCitusDDLScript(t *testing.T) {
 	if len(got) != 3+8 || !strings.HasPrefix(got["INSTANCES"], "n/") || !strings.HasPrefix(got["LIGHT_COVERAGE_PROFILER_LINES"], "h/") {
 		t.Errorf("after ddl --citus: %v", got)
 	}
-	mustRun(t, "export", "--db", dsn, citusExamples[1])
+	// The tables export adds to the distributed database are distributed.
+	mustRun(t, "export", "--db", dsn, citusExamples[1], citusExamples[0])
 	if out := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(out) != "ok" {
 		t.Errorf("verify: %s", out)
+	}
+	if got := partitions(t, admin, schema); len(got) != 3+8+10 || !strings.HasPrefix(got["FUNCTION_TRACE_PROFILER_CALL_TRACE"], "h/") {
+		t.Errorf("after export into the ddl --citus tables: %v", got)
 	}
 
 	// export --sql-out --citus: the tables distributed, the result sets

@@ -78,6 +78,17 @@ func (d Dialect) Distribute(schema string, t ddl.Table, guarded bool) []string {
 	return []string{call}
 }
 
+// Distributed reports whether pg_dist_partition lists table: distributed,
+// or a reference table.
+func (d Dialect) Distributed(ctx context.Context, q dialects.DBTX, schema, table string) (bool, error) {
+	var yes bool
+	if err := q.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass)",
+		d.Qualify(schema, table)).Scan(&yes); err != nil {
+		return false, fmt.Errorf("postgres: ask Citus whether %s is distributed: %w", d.Qualify(schema, table), err)
+	}
+	return yes, nil
+}
+
 // IsReferenceTable reports whether profdb makes t a reference table on
 // Citus (a copy on every node) rather than distributing it by INST_ID: a
 // table with a primary key (the shared tables), or one without INST_ID.
