@@ -191,6 +191,28 @@ type RowKeyer interface {
 	CreateTableWithRowKey(schema string, t ddl.Table, invisible bool) []string
 }
 
+// Distributor is implemented by dialects whose servers may spread the
+// rows of a table over several nodes (PostgreSQL with the Citus extension).
+// When an export creates a table on such a server, it distributes it right
+// after creating it, while it is empty, so that the result set's rows live
+// together on one node and every query for one result set runs there.
+// Tables that existed before the export are never distributed.
+type Distributor interface {
+	// Distributes reports whether the server q reaches spreads tables over
+	// nodes now: false on a plain server. It never fails a transaction
+	// open on q.
+	Distributes(ctx context.Context, q DBTX) (bool, error)
+	// Distribute returns the statements that spread t, created in schema
+	// ("" for the default) under its stored name, over the nodes. With
+	// guarded, each statement does nothing for a table distributed already,
+	// so that a script may run again.
+	Distribute(schema string, t ddl.Table, guarded bool) []string
+	// Distributed reports whether table, an existing table of schema
+	// under its real name, is spread over the nodes (or copied to every
+	// node) already. Only asked where Distributes said yes.
+	Distributed(ctx context.Context, q DBTX, schema, table string) (bool, error)
+}
+
 // Collator is implemented by dialects whose text comparisons may ignore
 // case or accents (SQL Server's default collations): ExactText turns a text
 // expression into one that compares, groups and sorts code point by code

@@ -47,6 +47,11 @@ type Options struct {
 	// so that they can be written again. Dialects that cannot tell such
 	// conflicts (dialects.Retrier) never retry.
 	Retries int
+	// NoDistribute keeps the tables an export creates plain on a server
+	// that spreads tables over nodes (Citus; see dialects.Distributor),
+	// where they are otherwise distributed by INST_ID, the shared ones made
+	// reference tables. Tables that exist already are never changed.
+	NoDistribute bool
 	// Version is the profdb version recorded with each result set in
 	// PROFDB_RESULT_SETS ("" records NULL).
 	Version string

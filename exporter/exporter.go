@@ -26,6 +26,11 @@ type Exporter struct {
 	// when a table is first created.
 	rowKeyMu                                   sync.Mutex
 	rowKeyKnown, rowKeyDemand, rowKeyInvisible bool
+
+	// Whether the server spreads tables over nodes (dialects.Distributor),
+	// asked when a table is first created.
+	distMu                           sync.Mutex
+	distKnown, distributes, distSaid bool
 }
 
 var _ resultset.Target = (*Exporter)(nil)

@@ -50,6 +50,7 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 	}
 	out := make(map[string]*liveTable, len(tables))
 	newDatabase := false // INSTANCES is missing: the tables are new
+	plain := false       // INSTANCES exists and is not distributed: nor are the tables made here
 	for _, t := range tables {
 		lt := &liveTable{def: t}
 		real, ok := existing[strings.ToUpper(t.Name)]
@@ -62,6 +63,11 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 		}
 		if !ok && strings.EqualFold(t.Name, profilers.InstancesTable) {
 			newDatabase = true
+		}
+		if ok && strings.EqualFold(t.Name, profilers.InstancesTable) && !e.sopts.NoCreate {
+			if plain, err = e.plainDatabase(ctx, q, schema, real); err != nil {
+				return nil, nil, errorf("inspect table %s: %w", real, err)
+			}
 		}
 		if !ok {
 			if e.sopts.NoCreate {
@@ -83,7 +89,13 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 				stmts = splitter.CreateTableOnly(schema, t)
 				later = append(later, splitter.CreateIndexes(schema, t)...)
 			}
-			for _, stmt := range stmts {
+			var distribute []string
+			if !plain {
+				if distribute, err = e.distribute(ctx, q, schema, t); err != nil {
+					return nil, nil, errorf("create table %s: %w", t.Name, err)
+				}
+			}
+			for _, stmt := range append(stmts, distribute...) {
 				if _, err := q.ExecContext(ctx, stmt); err != nil {
 					return nil, nil, errorf("create table %s: %w", t.Name, err)
 				}
@@ -372,4 +384,60 @@ func (e *Exporter) rowKeyDemanded(ctx context.Context, q dialects.DBTX, rk diale
 		}
 	}
 	return e.rowKeyDemand, e.rowKeyInvisible, nil
+}
+
+// plainDatabase reports whether the tables are plain on a server that
+// distributes tables: INSTANCES, which exists (under the name real), is
+// neither distributed nor a reference table. The tables an export creates
+// there stay plain too, so that the database keeps one layout (a profiler
+// table spread over the workers would be joined with a table that only the
+// coordinator holds).
+func (e *Exporter) plainDatabase(ctx context.Context, q dialects.DBTX, schema, real string) (bool, error) {
+	dist, ok := e.d.(dialects.Distributor)
+	if !ok || e.opts.NoDistribute {
+		return false, nil
+	}
+	if yes, err := e.serverDistributes(ctx, q, dist); err != nil || !yes {
+		return false, err
+	}
+	done, err := dist.Distributed(ctx, q, schema, real)
+	return !done, err
+}
+
+// distribute returns the statements that spread t, about to be created by
+// this export, over the nodes of a server that distributes tables (see
+// dialects.Distributor): none unless Options.NoDistribute is unset and the
+// server does. The server is asked once per Exporter.
+func (e *Exporter) distribute(ctx context.Context, q dialects.DBTX, schema string, t ddl.Table) ([]string, error) {
+	dist, ok := e.d.(dialects.Distributor)
+	if !ok || e.opts.NoDistribute {
+		return nil, nil
+	}
+	yes, err := e.serverDistributes(ctx, q, dist)
+	if err != nil || !yes {
+		return nil, err
+	}
+	e.distMu.Lock()
+	if !e.distSaid && e.sopts.Logf != nil {
+		e.sopts.Logf("%s: the server spreads tables over worker nodes (Citus): the tables profdb creates are distributed by %s, the shared ones made reference tables (--no-distribute keeps them plain)",
+			e.d.Name(), ddl.InstID)
+	}
+	e.distSaid = true
+	e.distMu.Unlock()
+	return dist.Distribute(schema, t, false), nil
+}
+
+// serverDistributes asks the server, once per Exporter, whether it spreads
+// tables over nodes.
+func (e *Exporter) serverDistributes(ctx context.Context, q dialects.DBTX, dist dialects.Distributor) (bool, error) {
+	e.distMu.Lock()
+	defer e.distMu.Unlock()
+	if !e.distKnown {
+		yes, err := dist.Distributes(ctx, q)
+		if err != nil {
+			return false, err
+		}
+		e.distKnown, e.distributes = true, yes
+	}
+	return e.distributes, nil
 }

@@ -32,8 +32,8 @@ import (
 
 // Target is one database server the suite runs against.
 type Target struct {
-	// Name is the target's name: sqlite, postgres, mysql, mariadb or
-	// sqlserver.
+	// Name is the target's name: sqlite, postgres, mysql, mariadb,
+	// sqlserver or citus.
 	Name string
 	// Dialect is the profdb dialect of the target.
 	Dialect string
@@ -49,7 +49,7 @@ type Target struct {
 }
 
 // TargetNames are the targets the suite knows, in the order it runs them.
-var TargetNames = []string{"sqlite", "postgres", "mysql", "mariadb", "sqlserver"}
+var TargetNames = []string{"sqlite", "postgres", "mysql", "mariadb", "sqlserver", "citus"}
 
 // TargetsVar names the environment variable that selects targets: a
 // comma-separated list of target names. Unset, every target runs where it
@@ -70,6 +70,9 @@ type targetSpec struct {
 }
 
 var specs = map[string]targetSpec{
+	// A Citus cluster's coordinator (../shared/citus/start prints its DSN):
+	// PostgreSQL with tables distributed over workers. No container.
+	"citus": {dialect: "postgres", env: "PROFDB_TEST_CITUS", ci: true},
 	"postgres": {"postgres", "PROFDB_TEST_POSTGRES", "postgres:16", true, "5432/tcp", "postgres://postgres:%[2]s@%[1]s/test?sslmode=disable",
 		func(ctx context.Context, img, pw string, opts []testcontainers.ContainerCustomizer) (testcontainers.Container, error) {
 			c, err := tcpostgres.Run(ctx, img, append([]testcontainers.ContainerCustomizer{tcpostgres.WithDatabase("test"),
@@ -159,6 +162,12 @@ func Lookup(t testing.TB, name string) Target {
 	}
 	if dsn := os.Getenv(sp.env); dsn != "" {
 		return Target{Name: name, Dialect: sp.dialect, Origin: "$" + sp.env, Server: dsn}
+	}
+	if sp.run == nil {
+		if named || sp.ci && testdb.InCI() {
+			t.Fatalf("integration: %s is not set: the %s target needs its server (see .ci/run)", sp.env, name)
+		}
+		t.Skipf("integration: %s is not set: skipping the %s target", sp.env, name)
 	}
 	if ok, why := DockerAvailable(); ok {
 		sc := startContainer(name)

@@ -17,6 +17,8 @@ var versionQuery = map[string]string{
 	"postgres":  "SELECT version()",
 	"mysql":     "SELECT CONCAT(VERSION(), ' ', @@version_comment)",
 	"sqlserver": "SELECT @@VERSION",
+	// A target's own query goes before its dialect's.
+	"citus": "SELECT citus_version() || ', ' || (SELECT count(*) FROM citus_get_active_worker_nodes()) || ' workers; ' || version()",
 }
 
 // TestTargets says, for each target, where its server comes from and what
@@ -29,7 +31,11 @@ func TestTargets(t *testing.T) {
 			tg := Lookup(t, name)
 			db := Open(t, tg.Fresh(t).DSN)
 			var v string
-			if err := db.QueryRowContext(Ctx(t), versionQuery[tg.Dialect]).Scan(&v); err != nil {
+			q, ok := versionQuery[name]
+			if !ok {
+				q = versionQuery[tg.Dialect]
+			}
+			if err := db.QueryRowContext(Ctx(t), q).Scan(&v); err != nil {
 				t.Fatalf("%s: server version: %v", name, err)
 			}
 			v = strings.Join(strings.Fields(v), " ")

@@ -59,8 +59,11 @@ func (r *Reader) coverage(ctx context.Context, in Instance, o Options) (*Coverag
 	if err != nil {
 		return nil, wrap("lines covered", err)
 	}
+	// The subquery names the INST_ID itself, not through rd: Citus then
+	// plans the query on the one shard that holds the result set
+	// (docs/clusters.md, "Citus").
 	err = query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN {rd.`+lcRoutines+`.COL_MARK} > 0
-		OR EXISTS (SELECT 1 FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {rd.`+lcRoutines+`.INST_ID}
+		OR EXISTS (SELECT 1 FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?}
 			AND {l.`+lcLines+`.PARENT_ID} = {rd.`+lcRoutines+`.ID} AND {l.`+lcLines+`.COL_MARK} > 0)
 		THEN 1 ELSE 0 END), 0) AS covered
 		FROM {rd:`+lcRoutines+`} WHERE {rd.`+lcRoutines+`.INST_ID} = {?}`,

@@ -18,7 +18,7 @@ import (
 type copyOptions struct {
 	from, to, fromSchema, toSchema, bulk, progressMode string
 	insts                                              []int64
-	noCreate, asJSON, quiet                            bool
+	noCreate, noDistribute, asJSON, quiet              bool
 	retries                                            int
 	conn                                               connOptions
 }
@@ -61,6 +61,7 @@ one consistent snapshot.`,
 	f.Int64SliceVar(&o.insts, "inst", nil, "`INST_ID` to copy; repeat for several (default: all)")
 	f.Lookup("inst").DefValue = "" // "(default: all)" says it; not pflag's "(default [])" too
 	f.BoolVar(&o.noCreate, "no-create", false, "never create tables at the target")
+	noDistributeFlag(cmd, &o.noDistribute)
 	f.StringVar(&o.bulk, "bulk", "auto", "write path at the target: auto or off")
 	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 	progressFlags(cmd, &o.quiet, &o.progressMode)
@@ -101,7 +102,8 @@ func (o *copyOptions) run(ctx context.Context, stdout, stderr io.Writer, mode ex
 		return o.writing(err)
 	}
 	defer dstDB.Close()
-	dst := exporter.New(dstDB, exporter.Options{Bulk: mode, Retries: o.retries, Version: versionLine(), Progress: prog.set})
+	dst := exporter.New(dstDB, exporter.Options{Bulk: mode, Retries: o.retries, Version: versionLine(), Progress: prog.set,
+		NoDistribute: o.noDistribute})
 	obs := copyObserver{r: o.conn.rep, prog: prog, stdout: stdout, quiet: o.asJSON}
 	results, err := exporter.Copy(ctx, src, dst, insts, exporter.CopyOptions{Observer: obs,
 		Input: func(inst int64) string { return fmt.Sprintf("INST_ID %d of %s", inst, dialects.Redact(o.from)) }})

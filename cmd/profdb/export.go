@@ -31,6 +31,12 @@ func dbFlag(cmd *cobra.Command, dsn *string) {
 		"database `DSN`: sqlite:PATH, postgres://…, mysql://user:pass@host:port/db, sqlserver://user:pass@host:port?database=db")
 }
 
+// noDistributeFlag adds --no-distribute to a command that creates tables.
+func noDistributeFlag(cmd *cobra.Command, v *bool) {
+	cmd.Flags().BoolVar(v, "no-distribute", false,
+		"on a Citus cluster, keep the tables profdb creates plain (on the coordinator) instead of distributing them by INST_ID")
+}
+
 // retriesFlag adds --retries to a command that writes result sets.
 func retriesFlag(cmd *cobra.Command, n *int) {
 	cmd.Flags().IntVar(n, "retries", exporter.DefaultRetries,
@@ -42,7 +48,8 @@ type exportOptions struct {
 	dsn, caption, schema, format, bulk, sourceRoot   string
 	noCreate, quiet, asJSON, skipMissing, allowEmpty bool
 	retries                                          int
-	rowKey                                           bool   // --primary-key, with --sql-out
+	rowKey, citus                                    bool   // --primary-key, --citus, with --sql-out
+	noDistribute                                     bool   // --no-distribute
 	sqlOut, dialect                                  string // --sql-out FILE --dialect D: write a script (sqlout.go)
 	progress                                         string // --progress
 	dbSet                                            bool   // --db was given
@@ -62,8 +69,11 @@ Input formats are detected from the content (--format overrides): interchange
 JSON (docs/interchange.md), ProfilerJ XML snapshots, Go coverage profiles,
 LCOV tracefiles and Go pprof CPU and heap profiles. "-" reads standard input.
 
-Missing tables are created unless --no-create is given; existing tables are
-found case-insensitively and checked: a value that does not fit a column
+Missing tables are created unless --no-create is given; on a Citus
+coordinator with workers, the tables export creates are distributed by
+INST_ID (the shared ones made reference tables) unless --no-distribute is
+given (docs/clusters.md). Existing tables are used as they are, found
+case-insensitively and checked: a value that does not fit a column
 fails the export, naming table, column and row. Before it commits, export
 checks the result set as verify does (parents exist, IDs unique per table,
 RELATIONS complete) and refuses one that fails, naming table and row IDs.
@@ -86,7 +96,7 @@ is the same command).`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.dbSet = cmd.Flags().Changed("db")
-			if o.sqlOut != "" || o.dialect != "" || o.rowKey {
+			if o.sqlOut != "" || o.dialect != "" || o.rowKey || o.citus {
 				return o.runSQLOut(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), args)
 			}
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.InOrStdin(), args)
@@ -97,6 +107,7 @@ is the same command).`,
 	f := cmd.Flags()
 	f.StringVar(&o.caption, "caption", "", "caption of every result set exported, in place of the input's (all get the same one)")
 	f.BoolVar(&o.noCreate, "no-create", false, "never create tables: a missing table is an error")
+	noDistributeFlag(cmd, &o.noDistribute)
 	f.StringVar(&o.schema, "schema", "", "existing PostgreSQL or SQL Server schema, or MySQL database, to write into")
 	progressFlags(cmd, &o.quiet, &o.progress)
 	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
@@ -144,7 +155,8 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 		return err
 	}
 	defer db.Close()
-	x := exporter.New(db, exporter.Options{Bulk: bulk, Progress: prog.set, Retries: o.retries, Version: versionLine()})
+	x := exporter.New(db, exporter.Options{Bulk: bulk, Progress: prog.set, Retries: o.retries, Version: versionLine(),
+		NoDistribute: o.noDistribute})
 	var target resultset.Target = ledgerTarget{Target: x, r: o.conn.rep}
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}

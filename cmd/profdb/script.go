@@ -36,6 +36,8 @@ about the result sets to standard error.
 				return usageErrorf("--dialect is required: one of %s", orList(dialects.Names()))
 			case o.rowKey && o.noCreate:
 				return usageErrorf("--primary-key shapes the tables the script creates, and --no-create creates none: choose one")
+			case o.citus && o.noCreate:
+				return usageErrorf("--citus distributes the tables the script creates, and --no-create creates none: choose one")
 			case o.output == "-" && o.asJSON:
 				return usageErrorf("--json prints to standard output, where the script goes without -o FILE: choose one")
 			}
@@ -51,6 +53,8 @@ about the result sets to standard error.
 	f.BoolVar(&o.rowKey, "primary-key", false,
 		"(mysql) give every profiler table the script creates a primary key of its own, an invisible auto-numbered column "+
 			dialects.RowKeyColumn+", for servers that demand one")
+	f.BoolVar(&o.citus, "citus", false,
+		"(postgres) distribute the tables the script creates over a Citus cluster, as profdb ddl --citus does")
 	f.BoolVar(&o.asJSON, "json", false, "print the result sets as JSON (with -o FILE)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing about the result sets")
 	f.StringVar(&o.format, "format", "", "input format: "+strings.Join(input.Names(), ", ")+" (default: detected)")

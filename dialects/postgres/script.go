@@ -18,8 +18,13 @@ func (Dialect) RunHint(dialects.ScriptKind) string {
 
 // ScriptForm returns the form of a PostgreSQL script: the
 // transaction-scoped advisory lock of an export (allocLock), taken in a DO
-// block so that psql prints nothing; the IDs live in a TEMP table dropped
-// at commit. client_encoding and standard_conforming_strings make the
+// block so that psql prints nothing; the IDs live in two settings local to
+// the transaction (profdb.inst_id, profdb.rel_id), read by current_setting.
+// A Citus coordinator evaluates that call before it routes an INSERT, so
+// the same script writes into distributed tables, where a subquery in
+// VALUES is refused; the checks pass the INST_ID to EXECUTE as a parameter,
+// which Citus prunes to the one shard that holds the result set.
+// client_encoding and standard_conforming_strings make the
 // literals mean what they say whatever the client's locale;
 // client_min_messages keeps the notices of CREATE ... IF NOT EXISTS quiet.
 // The schema does not change the form: advisory locks are per database.
@@ -27,8 +32,14 @@ func (Dialect) ScriptForm(string) dialects.ScriptForm { return scriptForm{} }
 
 type scriptForm struct{}
 
-// tempIDs is the TEMP table that holds a script's IDs.
-const tempIDs = "profdb_ids"
+// The settings that hold a script's IDs, and the expressions that read
+// them.
+const (
+	instSetting = "profdb.inst_id"
+	relSetting  = "profdb.rel_id"
+	instExpr    = "current_setting('" + instSetting + "')::bigint"
+	relExpr     = "current_setting('" + relSetting + "')::bigint"
+)
 
 func (scriptForm) Begin() []string {
 	return []string{
@@ -42,24 +53,28 @@ func (scriptForm) Begin() []string {
 
 // NULGuard returns nil: Literal refuses text with NUL.
 func (scriptForm) NULGuard() []string { return nil }
-func (scriptForm) AfterDDL() []string {
-	return []string{"CREATE TEMP TABLE " + tempIDs + " (inst_id BIGINT, rel_id BIGINT) ON COMMIT DROP"}
-}
+func (scriptForm) AfterDDL() []string { return nil }
 func (scriptForm) Allocate(inst, instCol, rel, relCol string) []string {
-	return dialects.AllocateInto("pg_temp."+tempIDs, inst, instCol, rel, relCol)
+	return []string{"DO $$BEGIN\n" +
+		"  PERFORM set_config('" + instSetting + "', (SELECT COALESCE(MAX(" + instCol + "), 0) + 1 FROM " + inst + ")::text, true);\n" +
+		"  PERFORM set_config('" + relSetting + "', (SELECT COALESCE(MAX(" + relCol + "), 0) FROM " + rel + ")::text, true);\nEND$$"}
 }
-func (scriptForm) InstID() string { return "(SELECT inst_id FROM pg_temp." + tempIDs + ")" }
+func (scriptForm) InstID() string { return instExpr }
 func (scriptForm) UTCNow() string {
 	return `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
 }
-func (scriptForm) RelID(k int) string {
-	return "(SELECT rel_id FROM pg_temp." + tempIDs + ") + " + strconv.Itoa(k)
-}
-func (scriptForm) End() []string { return []string{"COMMIT"} }
+func (scriptForm) RelID(k int) string { return relExpr + " + " + strconv.Itoa(k) }
+func (scriptForm) End() []string      { return []string{"COMMIT"} }
 func (scriptForm) Refuse(query, before, after string) []string {
 	msg, _ := scriptText(strings.ReplaceAll(before, "%", "%%") + "%" + strings.ReplaceAll(after, "%", "%%"))
-	return []string{"DO $$DECLARE v text;\nBEGIN\n  SELECT COALESCE(q.fault_id::text, 'NULL') INTO v FROM (" + query + ") q LIMIT 1;\n" +
-		"  IF FOUND THEN RAISE EXCEPTION " + msg + ", v; END IF;\nEND$$"}
+	// The query reads the INST_ID as $1: a plan with the value as a
+	// parameter, which Citus prunes to one shard, where the setting would
+	// be read on every worker (which lacks it).
+	query = strings.ReplaceAll(query, instExpr, "$1")
+	return []string{"DO $$DECLARE v text;\nBEGIN\n  EXECUTE " +
+		textLiteral("SELECT COALESCE(q.fault_id::text, 'NULL') FROM ("+query+") q LIMIT 1") +
+		" INTO v USING " + instExpr + ";\n" +
+		"  IF v IS NOT NULL THEN RAISE EXCEPTION " + msg + ", v; END IF;\nEND$$"}
 }
 func (scriptForm) Batch(_ int, stmts []string, _ bool) []string { return stmts }
 

@@ -23,6 +23,29 @@ func CreateTable(d dialects.Dialect, schema string, primaryKey bool, t ddl.Table
 	return d.CreateTableIn(schema, t)
 }
 
+// Distribute returns the statements that spread t over the nodes of a
+// server that distributes tables, each doing nothing for a table
+// distributed already (dialects.Distributor, guarded): the calls of
+// "profdb ddl --citus" and "export --sql-out --citus". d must be a
+// dialects.Distributor.
+func Distribute(d dialects.Dialect, schema string, t ddl.Table) []string {
+	return d.(dialects.Distributor).Distribute(schema, t, true)
+}
+
+// createAll is CreateTable, followed by Distribute when distribute is set.
+func createAll(d dialects.Dialect, schema string, primaryKey, distribute bool, t ddl.Table) []string {
+	stmts := CreateTable(d, schema, primaryKey, t)
+	if distribute {
+		stmts = append(stmts, Distribute(d, schema, t)...)
+	}
+	return stmts
+}
+
+// errNoDistribute is the error for Distribute on a dialect without it.
+func errNoDistribute(d dialects.Dialect) error {
+	return fmt.Errorf("sqlscript: the %s dialect does not distribute tables (Citus is postgres)", d.Name())
+}
+
 // DDLOptions tune DDL.
 type DDLOptions struct {
 	// Schema is the existing schema (a database on MySQL) to create the
@@ -30,6 +53,10 @@ type DDLOptions struct {
 	Schema string
 	// PrimaryKey: see CreateTable.
 	PrimaryKey bool
+	// Distribute adds, after each table, the calls that spread it over a
+	// Citus cluster (see Distribute); the dialect must be a
+	// dialects.Distributor.
+	Distribute bool
 	// Header lines open the script's comment, before what DDL says of it.
 	Header []string
 }
@@ -48,11 +75,14 @@ func DDL(d dialects.Dialect, defs []profilers.Definition, o DDLOptions) (string,
 	if o.PrimaryKey && !canKey {
 		return "", fmt.Errorf("sqlscript: the %s dialect has no hidden primary key", d.Name())
 	}
+	if _, ok := d.(dialects.Distributor); o.Distribute && !ok {
+		return "", errNoDistribute(d)
+	}
 	tables, err := profilers.Tables(defs...)
 	if err != nil {
 		return "", err
 	}
-	return ddl.Script(ddlGenerator{d: d, schema: o.Schema, primaryKey: o.PrimaryKey}, ddlHeader(d, defs, o, canKey), tables), nil
+	return ddl.Script(ddlGenerator{d: d, schema: o.Schema, primaryKey: o.PrimaryKey, distribute: o.Distribute}, ddlHeader(d, defs, o, canKey), tables), nil
 }
 
 // ddlHeader returns the comment lines that open a DDL script.
@@ -70,6 +100,10 @@ func ddlHeader(d dialects.Dialect, defs []profilers.Definition, o DDLOptions, ca
 		h = append(h, "run: "+hint)
 	}
 	h = append(h, "Every statement is idempotent: the script can be run again.")
+	if o.Distribute {
+		h = append(h, "--citus: each table is distributed over the Citus cluster unless pg_dist_partition lists it already:",
+			"the profiler tables by INST_ID, co-located; INSTANCES, RELATIONS and PROFDB_RESULT_SETS as reference tables.")
+	}
 	switch {
 	case o.PrimaryKey:
 		h = append(h,
@@ -97,11 +131,12 @@ type ddlGenerator struct {
 	d          dialects.Dialect
 	schema     string
 	primaryKey bool
+	distribute bool
 }
 
 // CreateTable implements ddl.Generator.
 func (g ddlGenerator) CreateTable(t ddl.Table) []string {
-	return CreateTable(g.d, g.schema, g.primaryKey, t)
+	return createAll(g.d, g.schema, g.primaryKey, g.distribute, t)
 }
 
 // Preamble implements ddl.Preamble; nil when the dialect has none.

@@ -30,6 +30,9 @@ type Options struct {
 	// dialects.RowKeyColumn as an invisible, auto-numbered primary key, for
 	// servers that demand one on every table (dialects.RowKeyer; mysql).
 	PrimaryKey bool
+	// Distribute adds, after each table the script creates, the calls
+	// that spread it over a Citus cluster, as DDLOptions.Distribute does.
+	Distribute bool
 	// Header lines are written as comments at the top of the script.
 	Header []string
 	// Version is the profdb version the script records, with the host that
@@ -86,6 +89,9 @@ func New(d dialects.Dialect, o Options) (*Script, error) {
 	}
 	if _, ok := d.(dialects.RowKeyer); o.PrimaryKey && !ok {
 		return nil, fmt.Errorf("sqlscript: the %s dialect has no hidden primary key", d.Name())
+	}
+	if _, ok := d.(dialects.Distributor); o.Distribute && !ok {
+		return nil, errNoDistribute(d)
 	}
 	spool, err := os.CreateTemp("", "profdb-script-*.sql")
 	if err != nil {
@@ -273,7 +279,7 @@ func (s *Script) writeHead(w *bufio.Writer, tables []ddl.Table) {
 	if !s.opts.NoCreate {
 		w.WriteString("\n-- tables (each statement does nothing when its object exists)\n")
 		for _, t := range tables {
-			for _, st := range CreateTable(s.d, s.opts.Schema, s.opts.PrimaryKey, t) {
+			for _, st := range createAll(s.d, s.opts.Schema, s.opts.PrimaryKey, s.opts.Distribute, t) {
 				s.writeAll(w, []string{st})
 				if sep != "" {
 					w.WriteString(sep + "\n")

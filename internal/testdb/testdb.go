@@ -26,9 +26,10 @@ func EnvVar(dialect string) string {
 func InCI() bool { return os.Getenv("CI") == "true" }
 
 // CIProvides reports whether CI starts a server for dialect: PostgreSQL,
-// MariaDB, and Babelfish for SQL Server (see .ci/run).
+// MariaDB, Babelfish for SQL Server, and a Citus cluster ("citus", a
+// postgres:// DSN of its coordinator in PROFDB_TEST_CITUS; see .ci/run).
 func CIProvides(dialect string) bool {
-	return dialect == "postgres" || dialect == "mysql" || dialect == "sqlserver"
+	return dialect == "postgres" || dialect == "mysql" || dialect == "sqlserver" || dialect == "citus"
 }
 
 // DSN returns the profdb DSN for dialect's server. For "sqlite" it is a new
@@ -65,7 +66,7 @@ func Fresh(t testing.TB, dialect string) string {
 	var create string
 	var drop []string
 	switch dialect {
-	case "postgres":
+	case "postgres", "citus":
 		create, drop = "CREATE SCHEMA "+name, []string{"DROP SCHEMA IF EXISTS " + name + " CASCADE"}
 	case "mysql":
 		create, drop = "CREATE DATABASE "+name+" CHARACTER SET utf8mb4", []string{"DROP DATABASE IF EXISTS " + name}
