@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/jmoiron/sqlx"
@@ -26,7 +27,9 @@ type Node struct {
 	// Calls and Own count them all; its WithChild is the time of the
 	// parent's callees, which holds the rest). On the root it is the number
 	// of folded calls in the whole tree.
-	Folded int64 `json:"folded_calls,omitempty"`
+	Folded int64  `json:"folded_calls,omitempty"`
+	key    int64  // the routine, for the builder's index
+	mark   uint32 // the builder's prune that last kept it
 }
 
 // Names of the nodes that stand for what the caps leave out.
@@ -157,7 +160,10 @@ type treeBuilder struct {
 	thread     int64
 	stack      []frame // the calls of the route being read, at most MaxDepth
 	folded     int64
-	peak       int // the most nodes in index
+	peak       int              // the most nodes in index
+	names      map[int64]string // the routines' names, made once
+	epoch      uint32           // the last prune
+	times      []int64          // markHeaviest's buffer
 }
 
 func (b *treeBuilder) add(c *callRow) {
@@ -216,34 +222,36 @@ func (b *treeBuilder) child(parent *Node, routine int64) *Node {
 	if len(b.index) >= b.limits.work {
 		b.compact()
 	}
-	n := &Node{}
-	switch rt, ok := b.t.names[routine]; {
-	case routine == foldKey:
-		n.Routine = FoldedName
-	case ok:
-		n.Routine = rt.FullName()
-	default:
-		n.Routine = RoutineTime{RecID: routine}.FullName()
-	}
+	n := &Node{key: routine, Routine: b.name(routine)}
 	b.index[k] = n
 	b.peak = max(b.peak, len(b.index))
 	parent.Children = append(parent.Children, n)
 	return n
 }
 
+// name returns a routine's name as the tree shows it.
+func (b *treeBuilder) name(routine int64) string {
+	if routine == foldKey {
+		return FoldedName
+	}
+	if s, ok := b.names[routine]; ok {
+		return s
+	}
+	rt, ok := b.t.names[routine]
+	if !ok {
+		rt = RoutineTime{RecID: routine}
+	}
+	if b.names == nil {
+		b.names = map[int64]string{}
+	}
+	b.names[routine] = rt.FullName()
+	return b.names[routine]
+}
+
 // compact cuts the tree to half its working size, keeping the route being
-// read, and rebuilds the index of the nodes kept.
+// read, and removes the nodes cut from the index.
 func (b *treeBuilder) compact() {
-	pinned := map[*Node]bool{b.root: true, b.threadNode: true}
-	for _, f := range b.stack {
-		pinned[f.node] = true
-	}
-	keep := prune(b.root, b.limits.work/2, pinned, false)
-	for k, n := range b.index {
-		if !keep[n] {
-			delete(b.index, k)
-		}
-	}
+	b.prune(b.limits.work/2, true)
 }
 
 func (b *treeBuilder) finish() *Node {
@@ -251,7 +259,8 @@ func (b *treeBuilder) finish() *Node {
 	for _, th := range root.Children {
 		root.WithChild += th.WithChild
 	}
-	prune(root, b.limits.MaxNodes, nil, true)
+	b.index = nil
+	b.prune(b.limits.MaxNodes, false)
 	root.Folded = b.folded
 	if b.limits.peak != nil {
 		*b.limits.peak = b.peak
@@ -259,66 +268,138 @@ func (b *treeBuilder) finish() *Node {
 	return root
 }
 
-// prune keeps at most max nodes, the root included, besides the pinned ones,
-// the heaviest first (a node is kept only with its parent), and sums the
-// cut children of a node, with any Rest node it had, into one Rest node,
-// its last child. final sorts each node's children, heaviest first. It
-// returns the nodes kept.
-func prune(root *Node, max int, pinned map[*Node]bool, final bool) map[*Node]bool {
-	if max <= 0 {
-		max = 1
-	}
-	keep := map[*Node]bool{root: true}
-	for n := range pinned {
-		keep[n] = true
-	}
-	// Best-first expansion by time with children.
-	h := &nodeHeap{root}
-	for kept := 1; h.Len() > 0 && kept < max; { // the root counts
-		n := heap.Pop(h).(*Node)
-		if !keep[n] {
-			keep[n] = true
-			kept++
+// prune keeps at most max nodes, the root included, the heaviest first (a
+// node is kept only with its parent), and sums the cut children of a node,
+// with any Rest node it had, into one Rest node, its last child. While
+// reading (reading true) it keeps the route being read besides and removes
+// the nodes cut from the index; at the end it sorts each node's children,
+// heaviest first.
+func (b *treeBuilder) prune(max int, reading bool) {
+	b.epoch++
+	e := b.epoch
+	root := b.root
+	root.mark = e
+	if reading {
+		b.threadNode.mark = e
+		for _, f := range b.stack {
+			f.node.mark = e
 		}
-		for _, c := range n.Children {
-			if c.Rest == 0 {
-				heap.Push(h, c)
+	}
+	if reading {
+		b.markHeaviest(max, e)
+	} else {
+		// Best-first expansion by time with children.
+		h := &nodeHeap{root}
+		for kept := 1; h.Len() > 0 && kept < max; { // the root counts
+			n := heap.Pop(h).(*Node)
+			if n.mark != e {
+				n.mark = e
+				kept++
+			}
+			for _, c := range n.Children {
+				if c.Rest == 0 {
+					heap.Push(h, c)
+				}
 			}
 		}
 	}
 	var walk func(n *Node)
 	walk = func(n *Node) {
 		kids := n.Children[:0]
-		rest := &Node{Routine: RestName}
+		var rest Node
 		for _, c := range n.Children {
 			switch {
 			case c.Rest > 0:
 				rest.Rest += c.Rest
-			case keep[c]:
+			case c.mark == e:
 				kids = append(kids, c)
 				walk(c)
 				continue
 			default:
 				rest.Rest++
+				b.drop(n, c)
 			}
 			rest.Calls += c.Calls
 			rest.Own += c.Own
 			rest.WithChild += c.WithChild
 		}
-		if final {
+		if !reading {
 			sort.SliceStable(kids, func(i, j int) bool { return kids[i].WithChild > kids[j].WithChild })
 		}
 		if rest.Rest > 0 {
-			kids = append(kids, rest)
+			rest.Routine = RestName
+			kids = append(kids, &rest)
 		}
 		clear(n.Children[len(kids):])
 		n.Children = kids
-		if final && len(kids) == 0 {
+		if !reading && len(kids) == 0 {
 			n.Children = nil
 		}
 	}
 	walk(root)
-	return keep
+}
+
+// markHeaviest marks about max nodes, the heaviest (by time with
+// children) of those whose parent is marked: the nodes as heavy as the
+// max-th heaviest of the tree, found by sorting the times, top down (a
+// callee takes no longer than its caller, so this is best-first on sound
+// data, in time linear in the nodes rather than best-first's n log n).
+func (b *treeBuilder) markHeaviest(max int, e uint32) {
+	times := b.times[:0]
+	var collect func(n *Node)
+	collect = func(n *Node) {
+		for _, c := range n.Children {
+			if c.Rest == 0 {
+				times = append(times, c.WithChild)
+				collect(c)
+			}
+		}
+	}
+	collect(b.root)
+	b.times = times
+	if len(times) < max {
+		max = len(times) // keep every one: the caller pins more than work/2
+	}
+	if max == 0 {
+		return
+	}
+	slices.Sort(times)
+	threshold := times[len(times)-max]
+	ties := 0 // the nodes at the threshold that may be kept
+	for i := len(times) - max; i < len(times) && times[i] == threshold; i++ {
+		ties++
+	}
+	var mark func(n *Node)
+	mark = func(n *Node) {
+		for _, c := range n.Children {
+			if c.Rest > 0 || c.WithChild < threshold {
+				continue
+			}
+			if c.WithChild == threshold {
+				if ties == 0 {
+					continue
+				}
+				ties--
+			}
+			c.mark = e
+			mark(c)
+		}
+	}
+	mark(b.root)
+}
+
+// drop removes a node cut from under parent, and its subtree, from the
+// index.
+func (b *treeBuilder) drop(parent, n *Node) {
+	if b.index == nil {
+		return
+	}
+	delete(b.index, childKey{parent, n.key})
+	for _, c := range n.Children {
+		if c.Rest == 0 {
+			b.drop(n, c)
+		}
+	}
 }
 
 // nodeHeap pops the heaviest node first.
