@@ -55,7 +55,7 @@ type TreeLimits struct {
 	// calls below are folded into one "(deeper calls)" node under the call
 	// at that depth.
 	MaxDepth int
-	// work is the most nodes kept while reading (0: max(2*MaxNodes, 65536,
+	// work is the most nodes kept while reading (0: max(4*MaxNodes, 16384,
 	// 4*MaxDepth)): past it, the lightest routes are summed into Rest nodes
 	// on the way.
 	work int
@@ -72,7 +72,7 @@ func (l TreeLimits) norm() TreeLimits {
 	if l.work <= 0 {
 		// At least four times the route being read, which compact never
 		// cuts, so that compact always frees a good part of the tree.
-		l.work = max(2*l.MaxNodes, 1<<16, 4*l.MaxDepth)
+		l.work = max(4*l.MaxNodes, 1<<14, 4*l.MaxDepth)
 	}
 	return l
 }
@@ -107,8 +107,8 @@ type callRow struct {
 //   - the route being read is kept only MaxDepth calls deep; calls below
 //     are summed into a "(deeper calls)" node under the call at that depth,
 //     so a deep recursion takes no more than a shallow one;
-//   - the tree holds at most a working number of nodes (twice MaxNodes, at
-//     least 65536); past it, the lightest routes so far (by time with
+//   - the tree holds at most a working number of nodes (four times
+//     MaxNodes, at least 16384: a few MB); past it, the lightest routes so far (by time with
 //     children, never one being read) are summed into a Rest node under
 //     their parent, and a route cut that way that is called again starts
 //     afresh. A tree of no more routes than that is exactly the unbounded

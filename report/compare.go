@@ -27,10 +27,11 @@ type comparison struct {
 }
 
 // maxBaseNodes caps the call tree of A that the differential flame graph
-// looks B's call routes up in: its distinct routes, not its calls.
-// CallTree keeps up to twice as many nodes while it reads (a few hundred
-// bytes each), so this bounds the memory the comparison takes.
-const maxBaseNodes = 1 << 17
+// looks B's call routes up in: its heaviest routes, not its calls.
+// CallTree keeps four times as many nodes while it reads (a few hundred
+// bytes each), so this bounds the memory the comparison takes (about
+// 40 MB). A route of B that A's tree cut counts from 0.
+const maxBaseNodes = 1 << 15
 
 func compareOf(ctx context.Context, r *readback.Reader, o Options) (*comparison, error) {
 	a, b := o.Compare[0], o.Compare[1]
