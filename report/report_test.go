@@ -310,4 +310,13 @@ func TestReportFoldsDeepCalls(t *testing.T) {
 			t.Errorf("INST_ID %d, MaxDepth %d: the call tree nests %d levels, want fewer than %d", c.inst, c.maxDepth, n, c.levels)
 		}
 	}
+	// The differential flame graph draws B's tree with the same cap.
+	page := render(t, dsn, report.Options{Inst: []int64{shallow, deep}, Compare: []int64{shallow, deep}, MaxDepth: 10})
+	checkPage(t, page)
+	if want := `190 of B's calls deeper than 10 levels are folded`; !strings.Contains(page, want) {
+		t.Errorf("comparison page lacks %q", want)
+	}
+	if n := strings.Count(between(page, `<svg class="flame diff"`, "</svg>"), "<rect "); n != 2+10+1 {
+		t.Errorf("%d boxes in the differential flame graph, want %d", n, 2+10+1)
+	}
 }
