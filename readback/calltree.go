@@ -108,11 +108,11 @@ type callRow struct {
 //     are summed into a "(deeper calls)" node under the call at that depth,
 //     so a deep recursion takes no more than a shallow one;
 //   - the tree holds at most a working number of nodes (four times
-//     MaxNodes, at least 16384: a few MB); past it, the lightest routes so far (by time with
-//     children, never one being read) are summed into a Rest node under
-//     their parent, and a route cut that way that is called again starts
-//     afresh. A tree of no more routes than that is exactly the unbounded
-//     one.
+//     MaxNodes, at least 16384: a few MB); past it, the lightest routes
+//     so far (by time with children, never one being read) are summed
+//     into a Rest node under their parent, and a route cut that way that
+//     is called again starts afresh. A tree of no more routes than that
+//     is exactly the unbounded one.
 //
 // The tree is then cut to at most MaxNodes nodes, keeping the heaviest (by
 // time with children); what is cut is summed in a Rest node under its
