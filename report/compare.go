@@ -21,12 +21,17 @@ type comparison struct {
 	Flame template.HTML
 	Cut   bool // B's call tree was cut to MaxNodes
 	Max   int
+	// Folded is the number of B's calls folded below MaxDepth.
+	Folded   int64
+	MaxDepth int
 }
 
 // maxBaseNodes caps the call tree of A that the differential flame graph
-// looks B's call routes up in: its distinct routes (memory grows with
-// them, as CallTree's does), not its calls.
-const maxBaseNodes = 1 << 20
+// looks B's call routes up in: its heaviest routes, not its calls.
+// CallTree keeps four times as many nodes while it reads (a few hundred
+// bytes each), so this bounds the memory the comparison takes (about
+// 40 MB). A route of B that A's tree cut counts from 0.
+const maxBaseNodes = 1 << 15
 
 func compareOf(ctx context.Context, r *readback.Reader, o Options) (*comparison, error) {
 	a, b := o.Compare[0], o.Compare[1]
@@ -34,7 +39,7 @@ func compareOf(ctx context.Context, r *readback.Reader, o Options) (*comparison,
 	if err != nil {
 		return nil, err
 	}
-	c := &comparison{Res: res, Max: o.MaxNodes}
+	c := &comparison{Res: res, Max: o.MaxNodes, MaxDepth: o.MaxDepth}
 	if res.Trace == nil {
 		return c, nil
 	}
@@ -44,7 +49,7 @@ func compareOf(ctx context.Context, r *readback.Reader, o Options) (*comparison,
 		if err != nil {
 			return nil, err
 		}
-		return r.CallTree(ctx, in, s.Trace, max)
+		return r.CallTreeLimited(ctx, in, s.Trace, readback.TreeLimits{MaxNodes: max, MaxDepth: o.MaxDepth})
 	}
 	ta, err := tree(res.A, maxBaseNodes)
 	if err != nil {
@@ -55,6 +60,7 @@ func compareOf(ctx context.Context, r *readback.Reader, o Options) (*comparison,
 		return nil, err
 	}
 	c.Cut = hasRest(tb)
+	c.Folded = tb.Folded
 	c.Flame = diffFlame(tb, ta, c.Trace)
 	return c, nil
 }

@@ -31,6 +31,10 @@ type Options struct {
 	Top        int // entries per list (0: 200)
 	MaxLines   int // coverage lines (or source lines) embedded per result set (0: 20000)
 	MaxNodes   int // call tree and flame graph nodes (0: 1000)
+	// MaxDepth is the most calls along a route the call tree and the
+	// flame graph show (0: readback.DefaultMaxDepth); deeper calls are
+	// folded into one "(deeper calls)" node under the call at that depth.
+	MaxDepth int
 	// Compare, when set, holds two INST_IDs, A and B: the report adds a
 	// page comparing B with A (package compare), and for two function
 	// traces a differential flame graph.
@@ -49,6 +53,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxNodes <= 0 {
 		o.MaxNodes = 1000
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = readback.DefaultMaxDepth
 	}
 }
 
@@ -89,6 +96,8 @@ type set struct {
 	Flame        template.HTML
 	TreeCut      bool
 	MaxNodes     int
+	Folded       int64 // calls folded below MaxDepth
+	MaxDepth     int
 }
 
 type source struct {
@@ -183,19 +192,21 @@ func setOf(ctx context.Context, r *readback.Reader, in readback.Instance, o Opti
 	if err != nil {
 		return nil, err
 	}
-	s := &set{Summary: sum, Anchor: fmt.Sprintf("inst-%d", in.InstID), MaxLines: o.MaxLines, MaxNodes: o.MaxNodes}
+	s := &set{Summary: sum, Anchor: fmt.Sprintf("inst-%d", in.InstID), MaxLines: o.MaxLines, MaxNodes: o.MaxNodes,
+		MaxDepth: o.MaxDepth}
 	switch {
 	case sum.Coverage != nil:
 		if err := s.coverage(ctx, r, in, o); err != nil {
 			return nil, err
 		}
 	case sum.Trace != nil:
-		tree, err := r.CallTree(ctx, in, sum.Trace, o.MaxNodes)
+		tree, err := r.CallTreeLimited(ctx, in, sum.Trace, readback.TreeLimits{MaxNodes: o.MaxNodes, MaxDepth: o.MaxDepth})
 		if err != nil {
 			return nil, err
 		}
 		s.Tree = tree
 		s.TreeCut = hasRest(tree)
+		s.Folded = tree.Folded
 		s.Flame = flame(tree, sum.Trace)
 	}
 	return s, nil

@@ -19,12 +19,13 @@ import (
 	_ "github.com/profdb/profdb/input/interchange"
 	"github.com/profdb/profdb/internal/examplefig"
 	"github.com/profdb/profdb/internal/testdb"
-	_ "github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/profilers/functiontrace"
 	_ "github.com/profdb/profdb/profilers/lightcoverage"
 	_ "github.com/profdb/profdb/profilers/referencecount"
 	_ "github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
+	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
 
@@ -248,4 +249,74 @@ func between(s, from, to string) string {
 		return s[:j]
 	}
 	return s
+}
+
+// TestReportFoldsDeepCalls: a call chain deeper than the depth cap shows
+// as a column MaxDepth calls high with one "(deeper calls)" box on top,
+// and the page says how many calls that box folds; a chain within the cap
+// shows whole, with no such note.
+func TestReportFoldsDeepCalls(t *testing.T) {
+	ctx := context.Background()
+	dsn := testdb.Fresh(t, "sqlite")
+	chain := func(n int) int64 {
+		ft := functiontrace.NewBuilder()
+		defer ft.Close()
+		var rs []*functiontrace.Routine
+		for i := range 3 {
+			rs = append(rs, ft.AddRoutine(functiontrace.RoutineInfo{Name: fmt.Sprintf("Recurse%d", i), Module: "m.exe"}))
+		}
+		th := ft.AddThread(functiontrace.ThreadInfo{Win32ThreadID: 7})
+		for i := range n {
+			if _, err := th.Enter(functiontrace.CallInfo{Routine: rs[i%3], Count: 1, Time: 2, TimeWithChildren: int64(2 * (n - i))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		res, err := resultset.Export(ctx, db, ft.ResultSet(fmt.Sprintf("chain of %d", n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.InstID
+	}
+	deep, shallow := chain(200), chain(20)
+	for _, c := range []struct {
+		inst     int64
+		maxDepth int
+		levels   int // boxes in the flame graph's column: root, thread, calls, folded
+		note     string
+	}{
+		{deep, 0, 2 + readback.DefaultMaxDepth + 1, `72 calls deeper than 128 levels are folded: "(deeper calls)" sums them under the call at that depth.`},
+		{deep, 10, 2 + 10 + 1, `190 calls deeper than 10 levels are folded`},
+		{shallow, 0, 2 + 20, ""},
+	} {
+		page := render(t, dsn, report.Options{Inst: []int64{c.inst}, MaxDepth: c.maxDepth})
+		checkPage(t, page)
+		folded := strings.Contains(page, "calls deeper than")
+		if c.note != "" && !strings.Contains(page, c.note) || c.note == "" && folded {
+			t.Errorf("INST_ID %d, MaxDepth %d: want the note %q; the page says it: %v", c.inst, c.maxDepth, c.note, folded)
+		}
+		svg := between(page, `<svg class="flame"`, "</svg>")
+		if n := strings.Count(svg, "<rect "); n != c.levels {
+			t.Errorf("INST_ID %d, MaxDepth %d: %d boxes in the flame graph, want %d", c.inst, c.maxDepth, n, c.levels)
+		}
+		if want := c.note != ""; strings.Contains(svg, "(deeper calls)") != want {
+			t.Errorf("INST_ID %d, MaxDepth %d: a (deeper calls) box: %v, want %v", c.inst, c.maxDepth, !want, want)
+		}
+		if n := strings.Count(page, "<details"); n >= c.levels {
+			t.Errorf("INST_ID %d, MaxDepth %d: the call tree nests %d levels, want fewer than %d", c.inst, c.maxDepth, n, c.levels)
+		}
+	}
+	// The differential flame graph draws B's tree with the same cap.
+	page := render(t, dsn, report.Options{Inst: []int64{shallow, deep}, Compare: []int64{shallow, deep}, MaxDepth: 10})
+	checkPage(t, page)
+	if want := `190 of B's calls deeper than 10 levels are folded`; !strings.Contains(page, want) {
+		t.Errorf("comparison page lacks %q", want)
+	}
+	if n := strings.Count(between(page, `<svg class="flame diff"`, "</svg>"), "<rect "); n != 2+10+1 {
+		t.Errorf("%d boxes in the differential flame graph, want %d", n, 2+10+1)
+	}
 }

@@ -27,7 +27,9 @@ figure, and per result set the figures of show as sortable, filterable
 tables; for coverage the sources with covered and uncovered lines marked
 when --source-root finds them, else the line table; for a function trace a
 call tree and a flame graph. Lists hold --top entries, coverage lines
---max-lines and the call tree --max-nodes; the page says what it leaves out.
+--max-lines and the call tree --max-nodes, --max-depth calls deep (deeper
+calls are summed under the call at that depth); the page says what it
+leaves out.
 
 --compare A B adds a page comparing result set B with A, as profdb compare
 does (the report then holds A and B unless --inst says otherwise): its
@@ -98,6 +100,7 @@ faster).`,
 	f.IntVar(&o.Top, "top", 200, "entries per list")
 	f.IntVar(&o.MaxLines, "max-lines", 20000, "coverage lines embedded per result set")
 	f.IntVar(&o.MaxNodes, "max-nodes", 1000, "call tree nodes embedded per result set")
+	f.IntVar(&o.MaxDepth, "max-depth", readback.DefaultMaxDepth, "calls along a route the call tree and flame graph show; deeper ones are folded")
 	f.BoolVar(&cmpAB, "compare", false, "add a page comparing result set B with A, given as the two arguments A B")
 	return cmd
 }
