@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/internal/testdb"
 )
@@ -102,20 +101,7 @@ func TestCitusConformance(t *testing.T) {
 	dialecttest.Run(t, d, db, dialecttest.Config{
 		Schema: schema,
 		NoNUL:  true,
-		Column: func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo {
-			ci := dialects.ColumnInfo{Name: strings.ToLower(c.Name), Type: c.Type, Nullable: !c.NotNull && c.Name != tab.Key}
-			switch c.Type {
-			case ddl.Integer:
-				ci.DBType, ci.IntBits = "bigint", 64
-			case ddl.String:
-				ci.DBType = "text"
-			case ddl.Float:
-				ci.DBType, ci.FloatBits = "double precision", 64
-			case ddl.Decimal:
-				ci.DBType, ci.Precision, ci.Scale = "numeric(28,8)", 28, 8
-			}
-			return ci
-		},
+		Column: createdColumn,
 		CheckTable: func(t *testing.T, sch string, tab ddl.Table) {
 			checkIndexes(t, db, tab)
 			ctx := dialecttest.Context(t)

@@ -33,24 +33,28 @@ func open(t *testing.T) (*sql.DB, string) {
 func TestConformance(t *testing.T) {
 	db, schema := open(t)
 	dialecttest.Run(t, Dialect{}, db, dialecttest.Config{
-		Schema: schema,
-		NoNUL:  true,
-		Column: func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo {
-			ci := dialects.ColumnInfo{Name: strings.ToLower(c.Name), Type: c.Type, Nullable: !c.NotNull && c.Name != tab.Key}
-			switch c.Type {
-			case ddl.Integer:
-				ci.DBType, ci.IntBits = "bigint", 64
-			case ddl.String:
-				ci.DBType = "text"
-			case ddl.Float:
-				ci.DBType, ci.FloatBits = "double precision", 64
-			case ddl.Decimal:
-				ci.DBType, ci.Precision, ci.Scale = "numeric(28,8)", 28, 8
-			}
-			return ci
-		},
+		Schema:     schema,
+		NoNUL:      true,
+		Column:     createdColumn,
 		CheckTable: func(t *testing.T, _ string, tab ddl.Table) { checkIndexes(t, db, tab) },
 	})
+}
+
+// createdColumn describes column c of table tab as profdb creates it:
+// its name stored lower case, its type as the dialect maps it.
+func createdColumn(tab ddl.Table, c ddl.Column) dialects.ColumnInfo {
+	ci := dialects.ColumnInfo{Name: strings.ToLower(c.Name), Type: c.Type, Nullable: !c.NotNull && c.Name != tab.Key}
+	switch c.Type {
+	case ddl.Integer:
+		ci.DBType, ci.IntBits = "bigint", 64
+	case ddl.String:
+		ci.DBType = "text"
+	case ddl.Float:
+		ci.DBType, ci.FloatBits = "double precision", 64
+	case ddl.Decimal:
+		ci.DBType, ci.Precision, ci.Scale = "numeric(28,8)", 28, 8
+	}
+	return ci
 }
 
 // checkIndexes compares the table's indexes in pg_catalog with
