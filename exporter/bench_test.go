@@ -34,7 +34,6 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,9 +47,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/profdb/profdb/internal/launch"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/lib/pq"
@@ -168,73 +168,18 @@ func writeBenchJSON(path string, n int) error {
 	return f.Close()
 }
 
-// launchEnv makes the test binary a launcher: it runs the command given
-// (a JSON array) and prints its wall time and peak RSS as JSON. On Linux,
-// ru_maxrss of a child counts the memory of the process that started it
-// (os/exec starts children with vfork semantics, sharing the parent's
-// memory until exec), so the benchmark, whose own RSS grows with the rows
-// it generates, starts the CLI through this small launcher: what
-// ru_maxrss then reports is the CLI's peak, or the launcher's few MiB if
-// that were larger.
-const launchEnv = "PROFDB_BENCH_LAUNCH"
-
-// launched is what the launcher reports.
-type launched struct {
-	Elapsed time.Duration
-	MaxRSS  int64 // bytes
-	Stdout  string
-	Stderr  string
-	Err     string
-}
-
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(launchEnv); spec != "" {
-		os.Exit(launch(spec))
-	}
+	launch.Main()
 	os.Exit(m.Run())
 }
 
-func launch(spec string) int {
-	var args []string
-	if err := json.Unmarshal([]byte(spec), &args); err != nil || len(args) == 0 {
-		fmt.Fprintf(os.Stderr, "%s: want a JSON array of arguments: %v\n", launchEnv, err)
-		return 2
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, launchEnv+"=") })
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	err := cmd.Run()
-	r := launched{Elapsed: time.Since(start), Stdout: out.String(), Stderr: errOut.String()}
-	if err != nil {
-		r.Err = err.Error()
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSS = int64(ru.Maxrss) * 1024 // KiB on Linux
-	}
-	json.NewEncoder(os.Stdout).Encode(r)
-	return 0
-}
-
-// runLaunched runs args through the launcher.
-func runLaunched(b *testing.B, args ...string) launched {
+// runLaunched runs args through a launcher (package launch), for its wall
+// time and peak RSS.
+func runLaunched(b *testing.B, args ...string) launch.Result {
 	b.Helper()
-	self, err := os.Executable()
+	r, err := launch.Run(b.Context(), nil, args...)
 	if err != nil {
 		b.Fatal(err)
-	}
-	spec, _ := json.Marshal(args)
-	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), launchEnv+"="+string(spec))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		b.Fatalf("launcher: %v", err)
-	}
-	var r launched
-	if err := json.Unmarshal(out, &r); err != nil {
-		b.Fatalf("launcher said %q: %v", out, err)
 	}
 	return r
 }

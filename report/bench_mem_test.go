@@ -14,7 +14,6 @@ package report_test
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"iter"
@@ -24,9 +23,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/profdb/profdb/internal/launch"
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/testdb"
@@ -169,77 +169,18 @@ func memTrace(shape string, n int64) (*resultset.ResultSet, error) {
 	}, nil
 }
 
-// launchEnv makes the test binary a launcher: it runs the command given
-// (a JSON array) and prints its wall time and peak RSS as JSON. A child's
-// ru_maxrss counts the memory of the process that started it until its
-// exec (os/exec starts children with vfork semantics), so the benchmark,
-// which may have generated millions of rows, starts the CLI through this
-// small launcher: the peak then is the CLI's, or the launcher's few MiB.
-const launchEnv = "PROFDB_BENCH_LAUNCH"
-
-type launched struct {
-	Elapsed time.Duration
-	MaxRSS  int64 // bytes
-	Stderr  string
-	Err     string
-}
-
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(launchEnv); spec != "" {
-		os.Exit(launch(spec))
-	}
+	launch.Main()
 	os.Exit(m.Run())
 }
 
-func launch(spec string) int {
-	var args []string
-	if err := json.Unmarshal([]byte(spec), &args); err != nil || len(args) == 0 {
-		fmt.Fprintf(os.Stderr, "%s: want a JSON array of arguments: %v\n", launchEnv, err)
-		return 2
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, launchEnv+"=") })
-	var errOut strings.Builder
-	cmd.Stderr = &errOut // stdout (show's tables) is discarded
-	start := time.Now()
-	err := cmd.Run()
-	r := launched{Elapsed: time.Since(start), Stderr: errOut.String()}
-	if err != nil {
-		r.Err = err.Error()
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSS = int64(ru.Maxrss) * 1024 // KiB on Linux
-	}
-	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
-		return 2
-	}
-	return 0
-}
-
-// runLaunched runs args through the launcher and fails on any error.
-func runLaunched(b *testing.B, args ...string) launched {
+// runLaunched runs args through a launcher (package launch), for its wall
+// time and peak RSS.
+func runLaunched(b *testing.B, args ...string) launch.Result {
 	b.Helper()
-	self, err := os.Executable()
+	r, err := launch.Run(b.Context(), nil, args...)
 	if err != nil {
 		b.Fatal(err)
-	}
-	spec, err := json.Marshal(args)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), launchEnv+"="+string(spec))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		b.Fatalf("launcher: %v", err)
-	}
-	var r launched
-	if err := json.Unmarshal(out, &r); err != nil {
-		b.Fatalf("launcher said %q: %v", out, err)
-	}
-	if r.Err != "" {
-		b.Fatalf("%s: %s\n%s", strings.Join(args, " "), r.Err, r.Stderr)
 	}
 	return r
 }

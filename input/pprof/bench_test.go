@@ -9,12 +9,12 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/profdb/profdb/internal/launch"
 
 	"github.com/google/pprof/profile"
 
@@ -151,21 +151,7 @@ func runRSSChild() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	// The child's own peak: its rusage would also count the parent's
-	// memory, which Linux carries over the exec.
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			fmt.Println(strings.TrimSpace(v))
-			os.Exit(0)
-		}
-	}
-	fmt.Fprintln(os.Stderr, "no VmHWM in /proc/self/status")
-	os.Exit(1)
+	os.Exit(0)
 }
 
 func rssChildRun(spec string) error {
@@ -199,24 +185,18 @@ func rssChildRun(spec string) error {
 	return fmt.Errorf("%s=%q: unknown mode %q", rssChild, spec, mode)
 }
 
-// peakRSS runs the test binary as a child in mode on file and returns its
-// peak RSS in bytes.
+// peakRSS runs the test binary as a child in mode on file, through a
+// launcher (package launch), and returns its peak RSS in bytes.
 func peakRSS(b *testing.B, mode, file string) int64 {
 	b.Helper()
-	cmd := exec.CommandContext(b.Context(), os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), rssChild+"="+mode+":"+file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	r, err := launch.Run(b.Context(), []string{rssChild + "=" + mode + ":" + file}, os.Args[0], "-test.run=^$")
 	if err != nil {
-		b.Fatalf("child %s: %v\n%s", mode, err, stderr.Bytes())
+		b.Fatal(err)
 	}
-	kb, ok := strings.CutSuffix(strings.TrimSpace(string(out)), " kB")
-	n, err := strconv.ParseInt(kb, 10, 64)
-	if !ok || err != nil {
-		b.Fatalf("child %s: peak RSS %q", mode, out)
+	if r.Err != "" {
+		b.Fatalf("child %s: %s\n%s", mode, r.Err, r.Stderr)
 	}
-	return n * 1024
+	return r.MaxRSS
 }
 
 // BenchmarkPprofPeakRSS measures the peak RSS of exporting a generated CPU

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/profdb/profdb/internal/launch"
+
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
@@ -49,6 +51,7 @@ var realProfiles = sync.OnceValues(func() ([2]string, error) {
 })
 
 func TestMain(m *testing.M) {
+	launch.Main()
 	runRSSChild()
 	code := m.Run()
 	if files, err := realProfiles(); err == nil {
