@@ -30,6 +30,7 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/launch"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -223,7 +224,7 @@ func benchCopy(b *testing.B, bin, dialect, src, from string, n int) benchResult 
 	defer s.end()
 	dsn := testdb.Fresh(s, dialect)
 	settle(s, dsn)
-	r := runLaunched(b, bin, "copy", "--quiet", "--from", src, "--to", dsn)
+	r := launch.Measure(b, nil, bin, "copy", "--quiet", "--from", src, "--to", dsn)
 	if r.Err != "" {
 		b.Fatalf("profdb copy: %s\n%s%s", r.Err, r.Stdout, r.Stderr)
 	}

@@ -50,8 +50,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdb/profdb/internal/launch"
-
 	"github.com/go-sql-driver/mysql"
 	"github.com/lib/pq"
 	mssql "github.com/microsoft/go-mssqldb"
@@ -59,6 +57,7 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/launch"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -171,17 +170,6 @@ func writeBenchJSON(path string, n int) error {
 func TestMain(m *testing.M) {
 	launch.Main()
 	os.Exit(m.Run())
-}
-
-// runLaunched runs args through a launcher (package launch), for its wall
-// time and peak RSS.
-func runLaunched(b *testing.B, args ...string) launch.Result {
-	b.Helper()
-	r, err := launch.Run(b.Context(), nil, args...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return r
 }
 
 // benchResult is one measured path.
@@ -436,7 +424,7 @@ func benchCLI(b *testing.B, bin, dialect, file string, n int) benchResult {
 	defer s.end()
 	dsn := testdb.Fresh(s, dialect)
 	settle(s, dsn)
-	r := runLaunched(b, bin, "export", "--quiet", "--db", dsn, file)
+	r := launch.Measure(b, nil, bin, "export", "--quiet", "--db", dsn, file)
 	if r.Err != "" {
 		b.Fatalf("profdb export: %s\n%s%s", r.Err, r.Stdout, r.Stderr)
 	}

@@ -26,9 +26,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdb/profdb/internal/launch"
-
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/launch"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
@@ -174,17 +173,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runLaunched runs args through a launcher (package launch), for its wall
-// time and peak RSS.
-func runLaunched(b *testing.B, args ...string) launch.Result {
-	b.Helper()
-	r, err := launch.Run(b.Context(), nil, args...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return r
-}
-
 // BenchmarkReportMemory exports traces of -memcalls calls of each -shapes
 // shape into each of -dbs and measures `profdb report` and `profdb show`
 // on them: wall time and peak RSS, reported as metrics and printed as one
@@ -248,7 +236,7 @@ func BenchmarkReportMemory(b *testing.B) {
 								{"report", []string{bn.path, "report", "--db", dsn, "--inst", inst, "-o", out}},
 								{"show", []string{bn.path, "show", "--db", dsn, inst}},
 							} {
-								r := runLaunched(b, c.args...)
+								r := launch.Measure(b, nil, c.args...)
 								size := ""
 								if c.name == "report" {
 									if st, err := os.Stat(out); err == nil {

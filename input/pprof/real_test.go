@@ -14,12 +14,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/profdb/profdb/internal/launch"
-
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/input/pprof"
+	"github.com/profdb/profdb/internal/launch"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/resource"

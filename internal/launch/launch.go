@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -79,4 +80,15 @@ func Run(ctx context.Context, extra []string, args ...string) (Result, error) {
 		return Result{}, fmt.Errorf("launch: the launcher said %q: %w", out, err)
 	}
 	return r, nil
+}
+
+// Measure is Run for a test or benchmark: it ends tb when the launcher
+// fails (not when the command does: see Result.Err).
+func Measure(tb testing.TB, extra []string, args ...string) Result {
+	tb.Helper()
+	r, err := Run(tb.Context(), extra, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
 }
