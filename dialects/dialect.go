@@ -367,9 +367,10 @@ type IndexOrdered interface {
 }
 
 // NextRow is how a BulkLoader takes its rows: the next row of rows, checked
-// to hold width values, or ok false after the last one. what names the load
-// in the error ("postgres: COPY into T"); rowNo is the row's number.
-func NextRow(rows Rows, width int, rowNo int64, what string) (row []any, ok bool, err error) {
+// to hold width values, or ok false after the last one. what and table name
+// the load in the error ("postgres: COPY into", "T": joined only then, not
+// for every row); rowNo is the row's number.
+func NextRow(rows Rows, width int, rowNo int64, what, table string) (row []any, ok bool, err error) {
 	row, err = rows.Next()
 	if errors.Is(err, io.EOF) {
 		return nil, false, nil
@@ -378,7 +379,7 @@ func NextRow(rows Rows, width int, rowNo int64, what string) (row []any, ok bool
 		return nil, false, err
 	}
 	if len(row) != width {
-		return nil, false, fmt.Errorf("%s: row %d has %d values for %d columns", what, rowNo, len(row), width)
+		return nil, false, fmt.Errorf("%s %s: row %d has %d values for %d columns", what, table, rowNo, len(row), width)
 	}
 	return row, true, nil
 }

@@ -255,7 +255,7 @@ func writeRows(w io.Writer, t dialects.Target, rows dialects.Rows) (int64, error
 	var n int64
 	var line []byte
 	for {
-		row, ok, err := dialects.NextRow(rows, len(t.Columns), n+1, "mysql: LOAD DATA into "+t.Table)
+		row, ok, err := dialects.NextRow(rows, len(t.Columns), n+1, "mysql: LOAD DATA into", t.Table)
 		if !ok {
 			if err != nil {
 				return n, err

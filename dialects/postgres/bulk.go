@@ -109,7 +109,7 @@ func (d Dialect) copyData(ctx context.Context, conn driver.Conn, t dialects.Targ
 		return err
 	}
 	for {
-		row, ok, err := dialects.NextRow(rows, len(t.Columns), n+1, "postgres: COPY into "+t.Table)
+		row, ok, err := dialects.NextRow(rows, len(t.Columns), n+1, "postgres: COPY into", t.Table)
 		if !ok {
 			if err != nil {
 				return n, err
@@ -150,7 +150,7 @@ func (d Dialect) copyIn(ctx context.Context, tx *sql.Tx, t dialects.Target, rows
 	defer stmt.Close()
 	args := make([]any, len(t.Columns))
 	for {
-		row, ok, err := dialects.NextRow(rows, len(args), n+1, "postgres: COPY into "+t.Table)
+		row, ok, err := dialects.NextRow(rows, len(args), n+1, "postgres: COPY into", t.Table)
 		if !ok {
 			if err != nil {
 				return n, err

@@ -171,7 +171,7 @@ func (d Dialect) load(ctx context.Context, t dialects.Target, rows dialects.Rows
 	buf := make([]any, 0, per*cols)
 	bytes := 0
 	for {
-		row, ok, err := dialects.NextRow(rows, cols, n+int64(len(buf)/cols)+1, "sqlite: bulk load into "+t.Table)
+		row, ok, err := dialects.NextRow(rows, cols, n+int64(len(buf)/cols)+1, "sqlite: bulk load into", t.Table)
 		if !ok {
 			if err != nil {
 				return n, err

@@ -172,7 +172,7 @@ func (d Dialect) bulkCopy(ctx context.Context, t dialects.Target, conv []bulkCol
 	vals := make([]any, len(t.Columns))
 	var sent int64
 	for {
-		row, ok, err := dialects.NextRow(rows, len(conv), sent+1, "sqlserver: bulk load into "+t.Table)
+		row, ok, err := dialects.NextRow(rows, len(conv), sent+1, "sqlserver: bulk load into", t.Table)
 		if err != nil {
 			finish()
 			return 0, err
