@@ -203,14 +203,24 @@ type Distributor interface {
 	// open on q.
 	Distributes(ctx context.Context, q DBTX) (bool, error)
 	// Distribute returns the statements that spread t, created in schema
-	// ("" for the default) under its stored name, over the nodes. With
-	// guarded, each statement does nothing for a table distributed already,
-	// so that a script may run again.
-	Distribute(schema string, t ddl.Table, guarded bool) []string
+	// ("" for the default) under its stored name, over the nodes: for an
+	// export, which has just created t, guard is nil; a script passes one.
+	Distribute(schema string, t ddl.Table, guard *ScriptGuard) []string
 	// Distributed reports whether table, an existing table of schema
 	// under its real name, is spread over the nodes (or copied to every
 	// node) already. Only asked where Distributes said yes.
 	Distributed(ctx context.Context, q DBTX, schema, table string) (bool, error)
+}
+
+// A ScriptGuard fits the statements of Distributor.Distribute to a script,
+// which may run again and on a database that holds tables already: each
+// does nothing unless its table is not spread over the nodes yet, holds no
+// row (a table with data is used as it is, as an export uses it), and
+// Anchor, the table created first whose layout the database keeps
+// (INSTANCES), is spread already or is the table itself. So a script keeps
+// a database of plain tables plain, as an export does.
+type ScriptGuard struct {
+	Anchor string // the anchor table's name (stored as the dialect stores it)
 }
 
 // Collator is implemented by dialects whose text comparisons may ignore

@@ -424,7 +424,7 @@ func (e *Exporter) distribute(ctx context.Context, q dialects.DBTX, schema strin
 	}
 	e.distSaid = true
 	e.distMu.Unlock()
-	return dist.Distribute(schema, t, false), nil
+	return dist.Distribute(schema, t, nil), nil
 }
 
 // serverDistributes asks the server, once per Exporter, whether it spreads

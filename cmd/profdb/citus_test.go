@@ -248,6 +248,26 @@ func TestCitusDDLScript(t *testing.T) {
 	if out := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(out) != "ok" {
 		t.Errorf("verify: %s", out)
 	}
+
+	// A database of plain tables, one of them holding a result set: the
+	// script distributes nothing there (as export would not), and moves
+	// no row; what it appends reads back.
+	dsn, schema, admin = citusSchema(t)
+	mustRun(t, "export", "--db", dsn, "--no-distribute", citusExamples[1])
+	for run := range 2 {
+		if _, err := admin.Exec(script); err != nil {
+			t.Fatalf("export --sql-out --citus script into plain tables, run %d: %v", run+1, err)
+		}
+	}
+	if got := partitions(t, admin, schema); len(got) != 0 {
+		t.Errorf("the script distributed tables of a plain database: %v", got)
+	}
+	if list := mustRun(t, "list", "--db", dsn); strings.Count(list, "\n") != 10 {
+		t.Errorf("list after the script ran twice on plain tables:\n%s", list)
+	}
+	if out := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(out) != "ok" {
+		t.Errorf("verify: %s", out)
+	}
 }
 
 // TestCitusFlagsUsage: --citus is for postgres scripts, --no-distribute

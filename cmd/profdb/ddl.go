@@ -49,9 +49,10 @@ With --citus (postgres), each table is followed by the Citus call that
 spreads it over the cluster: the profiler tables distributed by INST_ID and
 co-located, INSTANCES, RELATIONS and PROFDB_RESULT_SETS made reference
 tables (docs/clusters.md). Each call is skipped for a table that
-pg_dist_partition lists already, so the script can still be run again.
-export does the same by itself when it creates the tables on a Citus
-coordinator with workers.
+pg_dist_partition lists already, that holds rows, or whose INSTANCES is a
+plain table, so the script can be run again and leaves tables with data
+as they are. export does the same by itself when it creates the tables on
+a Citus coordinator with workers.
 
 The output is deterministic: the same flags give the same script. The
 scripts for all profilers are checked in as ddl/sql/DIALECT.sql.`,

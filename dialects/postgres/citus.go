@@ -62,9 +62,9 @@ const citusWorkers = "SELECT count(*) FROM pg_catalog.citus_get_active_worker_no
 // created in schema under its stored name: create_reference_table for a
 // table with a primary key (INSTANCES, RELATIONS, PROFDB_RESULT_SETS),
 // create_distributed_table by INST_ID, co-located with the other profiler
-// tables, for the others. With guarded the call is made only when
-// pg_dist_partition does not list the table yet.
-func (d Dialect) Distribute(schema string, t ddl.Table, guarded bool) []string {
+// tables, for the others. With a guard the call is made only as the guard
+// says (see guardDistribution).
+func (d Dialect) Distribute(schema string, t ddl.Table, guard *dialects.ScriptGuard) []string {
 	table := d.Qualify(schema, d.StoredName(t.Name))
 	var call string
 	if IsReferenceTable(t) {
@@ -72,8 +72,12 @@ func (d Dialect) Distribute(schema string, t ddl.Table, guarded bool) []string {
 	} else {
 		call = DistributedTableCall(table, d.StoredName(ddl.InstID))
 	}
-	if guarded {
-		call = guardDistribution(table, call)
+	if guard != nil {
+		anchor := ""
+		if guard.Anchor != t.Name {
+			anchor = d.Qualify(schema, d.StoredName(guard.Anchor))
+		}
+		call = guardDistribution(table, anchor, call)
 	}
 	return []string{call}
 }
@@ -114,9 +118,17 @@ func ReferenceTableCall(table string) string {
 
 // guardDistribution makes call, a SELECT of a Citus function on table, do
 // nothing when table is in pg_dist_partition already (distributed or a
-// reference table), in a DO block so that psql prints nothing.
-func guardDistribution(table, call string) string {
-	cond := "NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = " + textLiteral(table) + "::regclass)"
+// reference table), when it holds a row, or, unless anchor is "", when the
+// anchor table is not in pg_dist_partition; in a DO block so that psql
+// prints nothing.
+func guardDistribution(table, anchor, call string) string {
+	listed := func(t string) string {
+		return "EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = pg_catalog.to_regclass(" + textLiteral(t) + "))"
+	}
+	cond := "NOT " + listed(table) + " AND NOT EXISTS (SELECT 1 FROM " + table + ")"
+	if anchor != "" {
+		cond += " AND " + listed(anchor)
+	}
 	body := "BEGIN IF " + cond + " THEN PERFORM " + strings.TrimPrefix(call, "SELECT ") + "; END IF; END"
 	const tag = "$profdb_citus$"
 	if strings.Contains(body, tag) {

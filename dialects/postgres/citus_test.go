@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/internal/testdb"
 )
@@ -31,21 +32,31 @@ func citusTables() (shared, profiler ddl.Table) {
 func TestCitusCalls(t *testing.T) {
 	d := Dialect{}
 	shared, prof := citusTables()
-	if got, want := d.Distribute("it's", shared, false), []string{
+	if got, want := d.Distribute("it's", shared, nil), []string{
 		`SELECT create_reference_table('"it''s"."instances"')`}; strings.Join(got, ";") != strings.Join(want, ";") {
 		t.Errorf("shared table: %q, want %q", got, want)
 	}
-	if got, want := d.Distribute("", prof, false), []string{
+	if got, want := d.Distribute("", prof, nil), []string{
 		`SELECT create_distributed_table('"x_profiler_lines"', 'inst_id', colocate_with => 'default')`}; strings.Join(got, ";") != strings.Join(want, ";") {
 		t.Errorf("profiler table: %q, want %q", got, want)
 	}
-	g := d.Distribute("s", prof, true)
-	if len(g) != 1 || !strings.HasPrefix(g[0], "DO $profdb_citus$BEGIN IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = '\"s\".\"x_profiler_lines\"'::regclass) THEN PERFORM create_distributed_table(") {
-		t.Errorf("guarded: %q", g)
+	// A script's call: only for a table not distributed yet, empty, and
+	// only where INSTANCES is distributed already (or is the table).
+	guard := &dialects.ScriptGuard{Anchor: "INSTANCES"}
+	g := d.Distribute("s", prof, guard)
+	want := `DO $profdb_citus$BEGIN IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = pg_catalog.to_regclass('"s"."x_profiler_lines"'))` +
+		` AND NOT EXISTS (SELECT 1 FROM "s"."x_profiler_lines")` +
+		` AND EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = pg_catalog.to_regclass('"s"."instances"'))` +
+		` THEN PERFORM create_distributed_table('"s"."x_profiler_lines"', 'inst_id', colocate_with => 'default'); END IF; END$profdb_citus$`
+	if len(g) != 1 || g[0] != want {
+		t.Errorf("guarded:\n%q\nwant\n%q", g, want)
+	}
+	if g := d.Distribute("s", shared, guard); len(g) != 1 || strings.Contains(g[0], "AND EXISTS") {
+		t.Errorf("guarded, the anchor itself: %q", g)
 	}
 	// A name holding the dollar tag cannot be dollar-quoted with it.
-	g = d.Distribute("a$profdb_citus$b", prof, true)
-	if len(g) != 1 || strings.HasPrefix(g[0], "DO") || !strings.HasSuffix(g[0], "::regclass)") {
+	g = d.Distribute("a$profdb_citus$b", prof, guard)
+	if len(g) != 1 || strings.HasPrefix(g[0], "DO") || !strings.Contains(g[0], " WHERE NOT EXISTS") {
 		t.Errorf("guarded, tag in the name: %q", g)
 	}
 }
@@ -106,7 +117,7 @@ func TestCitusConformance(t *testing.T) {
 			checkIndexes(t, db, tab)
 			ctx := dialecttest.Context(t)
 			for run := range 2 {
-				for _, st := range d.Distribute(sch, tab, true) {
+				for _, st := range d.Distribute(sch, tab, &dialects.ScriptGuard{Anchor: tab.Name}) {
 					if _, err := db.ExecContext(ctx, st); err != nil {
 						t.Fatalf("run %d: %s: %v", run+1, st, err)
 					}

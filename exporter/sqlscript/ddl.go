@@ -24,12 +24,11 @@ func CreateTable(d dialects.Dialect, schema string, primaryKey bool, t ddl.Table
 }
 
 // Distribute returns the statements that spread t over the nodes of a
-// server that distributes tables, each doing nothing for a table
-// distributed already (dialects.Distributor, guarded): the calls of
-// "profdb ddl --citus" and "export --sql-out --citus". d must be a
-// dialects.Distributor.
+// server that distributes tables, guarded by INSTANCES (see
+// dialects.ScriptGuard): the calls of "profdb ddl --citus" and "export
+// --sql-out --citus". d must be a dialects.Distributor.
 func Distribute(d dialects.Dialect, schema string, t ddl.Table) []string {
-	return d.(dialects.Distributor).Distribute(schema, t, true)
+	return d.(dialects.Distributor).Distribute(schema, t, &dialects.ScriptGuard{Anchor: profilers.InstancesTable})
 }
 
 // createAll is CreateTable, followed by Distribute when distribute is set.
@@ -101,7 +100,7 @@ func ddlHeader(d dialects.Dialect, defs []profilers.Definition, o DDLOptions, ca
 	}
 	h = append(h, "Every statement is idempotent: the script can be run again.")
 	if o.Distribute {
-		h = append(h, "--citus: each table is distributed over the Citus cluster unless pg_dist_partition lists it already:",
+		h = append(h, "--citus: each table is distributed over the Citus cluster unless it is already, holds rows, or INSTANCES is a plain table:",
 			"the profiler tables by INST_ID, co-located; INSTANCES, RELATIONS and PROFDB_RESULT_SETS as reference tables.")
 	}
 	switch {
