@@ -69,6 +69,9 @@ type ScriptForm interface {
 	UTCNow() string
 	// RelID is the expression for the k-th (1-based) RELATIONS ID.
 	RelID(k int) string
+	// CheckInstID is the expression a Refuse query reads the INST_ID
+	// with: InstID, or a parameter that the form's Refuse binds to it.
+	CheckInstID() string
 	// Refuse returns the statements that stop the script, rolling back,
 	// when query returns a row, whose first column is fault_id: the
 	// message is before, the row's fault_id (or NULL), after. Where the

@@ -61,9 +61,10 @@ func (scriptForm) Allocate(inst, instCol, rel, relCol string) []string {
 		"SET @profdb_rel_id = (SELECT COALESCE(MAX(" + relCol + "), 0) FROM " + rel + ")",
 	}
 }
-func (scriptForm) InstID() string     { return "@profdb_inst_id" }
-func (scriptForm) UTCNow() string     { return "DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%dT%H:%i:%sZ')" }
-func (scriptForm) RelID(k int) string { return "@profdb_rel_id + " + strconv.Itoa(k) }
+func (scriptForm) InstID() string        { return "@profdb_inst_id" }
+func (f scriptForm) CheckInstID() string { return f.InstID() }
+func (scriptForm) UTCNow() string        { return "DATE_FORMAT(UTC_TIMESTAMP(), '%Y-%m-%dT%H:%i:%sZ')" }
+func (scriptForm) RelID(k int) string    { return "@profdb_rel_id + " + strconv.Itoa(k) }
 func (f scriptForm) End() []string {
 	return []string{"COMMIT", "DROP TEMPORARY TABLE IF EXISTS " + tempRefused, "DO " + releaseLock(f.schema)}
 }

@@ -60,6 +60,11 @@ func (scriptForm) Allocate(inst, instCol, rel, relCol string) []string {
 		"  PERFORM set_config('" + relSetting + "', (SELECT COALESCE(MAX(" + relCol + "), 0) FROM " + rel + ")::text, true);\nEND$$"}
 }
 func (scriptForm) InstID() string { return instExpr }
+
+// CheckInstID is $1, which Refuse binds to the INST_ID: a plan with the
+// value as a parameter, which Citus prunes to one shard, where the setting
+// would be read on every worker (which lacks it).
+func (scriptForm) CheckInstID() string { return "$1" }
 func (scriptForm) UTCNow() string {
 	return `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
 }
@@ -67,10 +72,6 @@ func (scriptForm) RelID(k int) string { return relExpr + " + " + strconv.Itoa(k)
 func (scriptForm) End() []string      { return []string{"COMMIT"} }
 func (scriptForm) Refuse(query, before, after string) []string {
 	msg, _ := scriptText(strings.ReplaceAll(before, "%", "%%") + "%" + strings.ReplaceAll(after, "%", "%%"))
-	// The query reads the INST_ID as $1: a plan with the value as a
-	// parameter, which Citus prunes to one shard, where the setting would
-	// be read on every worker (which lacks it).
-	query = strings.ReplaceAll(query, instExpr, "$1")
 	return []string{"DO $$DECLARE v text;\nBEGIN\n  EXECUTE " +
 		textLiteral("SELECT COALESCE(q.fault_id::text, 'NULL') FROM ("+query+") q LIMIT 1") +
 		" INTO v USING " + instExpr + ";\n" +

@@ -58,8 +58,9 @@ func (scriptForm) Refuse(query, before, after string) []string {
 func (scriptForm) Allocate(inst, instCol, rel, relCol string) []string {
 	return dialects.AllocateInto("temp."+tempIDs, inst, instCol, rel, relCol)
 }
-func (scriptForm) InstID() string { return "(SELECT inst_id FROM temp." + tempIDs + ")" }
-func (scriptForm) UTCNow() string { return "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')" }
+func (scriptForm) InstID() string        { return "(SELECT inst_id FROM temp." + tempIDs + ")" }
+func (f scriptForm) CheckInstID() string { return f.InstID() }
+func (scriptForm) UTCNow() string        { return "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')" }
 func (scriptForm) RelID(k int) string {
 	return "(SELECT rel_id FROM temp." + tempIDs + ") + " + strconv.Itoa(k)
 }

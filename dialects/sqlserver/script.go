@@ -69,7 +69,8 @@ func (scriptForm) Allocate(inst, instCol, rel, relCol string) []string {
 		"UPDATE " + tempIDs + " SET\n  inst_id = (SELECT COALESCE(MAX(" + instCol + "), 0) + 1 FROM " + inst + "),\n  rel_id = (SELECT COALESCE(MAX(" + relCol + "), 0) FROM " + rel + ")",
 	}
 }
-func (scriptForm) InstID() string { return "@profdb_inst_id" }
+func (scriptForm) InstID() string        { return "@profdb_inst_id" }
+func (f scriptForm) CheckInstID() string { return f.InstID() }
 func (scriptForm) UTCNow() string {
 	return "CONVERT(nvarchar(19), SYSUTCDATETIME(), 126) + N'Z'"
 }

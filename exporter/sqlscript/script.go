@@ -563,7 +563,7 @@ func (rw *resultWriter) refusals() {
 	s := rw.s
 	col := func(_, name string) string { return rw.col(name) }
 	for _, t := range rw.def.Tables {
-		for _, chk := range store.TableChecks(t, s.f.InstID(), rw.qualified, col) {
+		for _, chk := range store.TableChecks(t, s.f.CheckInstID(), rw.qualified, col) {
 			// What matters first: MySQL quotes only the first 128
 			// characters of the message.
 			before, after := "profdb: table "+t.Name+", row ID ", ": "
