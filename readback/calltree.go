@@ -341,9 +341,9 @@ func (b *treeBuilder) prune(max int, reading bool) {
 
 // markHeaviest marks about max nodes, the heaviest (by time with
 // children) of those whose parent is marked: the nodes as heavy as the
-// max-th heaviest of the tree, found by sorting the times, top down (a
-// callee takes no longer than its caller, so this is best-first on sound
-// data, in time linear in the nodes rather than best-first's n log n).
+// max-th heaviest of the tree, found by sorting a flat slice of the times,
+// then marked top down (a callee takes no longer than its caller, so this
+// is best-first on sound data, without best-first's heap of pointers).
 func (b *treeBuilder) markHeaviest(max int, e uint32) {
 	times := b.times[:0]
 	var collect func(n *Node)

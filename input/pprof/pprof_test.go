@@ -187,3 +187,29 @@ func TestRecursionAndNames(t *testing.T) {
 		t.Errorf("CALL_TRACE: own %v, with children %v", own, with)
 	}
 }
+
+// TestStackTooDeep: a stack deeper than the reader takes is refused,
+// naming the sample, for CPU and heap profiles alike, and nothing is
+// written.
+func TestStackTooDeep(t *testing.T) {
+	for _, types := range [][]string{{"samples/count", "cpu/nanoseconds"}, {"alloc_objects/count", "alloc_space/bytes"}} {
+		p, err := profile.Parse(bytes.NewReader(synthetic(t, types...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		deep := make([]*profile.Location, 1025)
+		for i := range deep {
+			deep[i] = p.Location[i%len(p.Location)]
+		}
+		p.Sample = append(p.Sample, &profile.Sample{Location: deep, Value: p.Sample[0].Value})
+		var buf bytes.Buffer
+		if err := p.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		m := &resultset.Memory{}
+		_, err = pprof.Read(t.Context(), &buf, "deep.pprof", m, input.Options{})
+		if err == nil || !strings.Contains(err.Error(), "deep.pprof: pprof: sample 3: a stack of 1025 frames, more than 1024") || len(m.Sets) != 0 {
+			t.Errorf("%v: %v, %d sets", types, err, len(m.Sets))
+		}
+	}
+}

@@ -81,9 +81,9 @@ func buildResource(ctx context.Context, d *decoded) (*resource.Builder, error) {
 	var objects int64
 	err := d.eachChunk(ctx, func(p *profile.Profile, first int) error {
 		for i, smp := range p.Sample {
-			buf = st.stack(buf, smp)
-			if len(buf) > maxDepth {
-				return fmt.Errorf("sample %d: a stack of %d frames, more than %d", first+i+1, len(buf), maxDepth)
+			var err error
+			if buf, err = st.stack(buf, smp, first+i+1); err != nil {
+				return err
 			}
 			if len(buf) == 0 {
 				continue // CheckValid lets a sample have no location; it has no site

@@ -97,13 +97,17 @@ func (s *symtab) routine(name, file string, start int64, module string) int32 {
 	return id
 }
 
-// stack returns the frames of a sample, leaf first, appended to buf.
-func (s *symtab) stack(buf []frame, smp *profile.Sample) []frame {
+// stack returns the frames of sample number n (from 1), leaf first,
+// appended to buf; a stack deeper than maxDepth is an error.
+func (s *symtab) stack(buf []frame, smp *profile.Sample, n int) ([]frame, error) {
 	buf = buf[:0]
 	for _, loc := range smp.Location {
 		buf = append(buf, s.locs[loc.ID]...)
 	}
-	return buf
+	if len(buf) > maxDepth {
+		return buf, fmt.Errorf("sample %d: a stack of %d frames, more than %d", n, len(buf), maxDepth)
+	}
+	return buf, nil
 }
 
 // closure matches the name parts the Go compiler gives function literals,

@@ -45,9 +45,9 @@ func buildTree(ctx context.Context, d *decoded, st *symtab, value, hits int) (*c
 			if hits >= 0 {
 				h = smp.Value[hits]
 			}
-			buf = st.stack(buf, smp)
-			if len(buf) > maxDepth {
-				return fmt.Errorf("sample %d: a stack of %d frames, more than %d", first+i+1, len(buf), maxDepth)
+			var err error
+			if buf, err = st.stack(buf, smp, first+i+1); err != nil {
+				return err
 			}
 			if err := t.add(buf, v, h); err != nil {
 				return err
