@@ -101,7 +101,7 @@ func startPrivatePostgres(t *testing.T) *privateServer {
 		return cmd
 	}
 	s.up(t)
-	t.Cleanup(func() { s.down(t) })
+	t.Cleanup(s.halt)
 	return s
 }
 
@@ -141,7 +141,7 @@ func startPrivateMariaDB(t *testing.T) *privateServer {
 			"--log-error="+filepath.Join(dir, "error.log"), "--pid-file="+filepath.Join(dir, "pid"))
 	}
 	s.up(t)
-	t.Cleanup(func() { s.down(t) })
+	t.Cleanup(s.halt)
 	db := testdb.Open(t, "mysql://root@127.0.0.1:"+port+"/")
 	if _, err := db.Exec("CREATE DATABASE test"); err != nil {
 		t.Fatal(err)
@@ -191,7 +191,7 @@ func (s *privateServer) up(t *testing.T) {
 	t.Fatalf("the private server did not start in 60 s:\n%s", log.String())
 }
 
-// down stops the server cleanly and fast, and waits for it; the test's
+// down stops the server in the middle of a test (see halt); the test's
 // end starts it again for the next one.
 func (s *privateServer) down(t *testing.T) {
 	t.Helper()
@@ -203,6 +203,16 @@ func (s *privateServer) down(t *testing.T) {
 			s.up(t)
 		}
 	})
+	s.halt()
+}
+
+// halt stops the server cleanly and fast, and waits for it. It is the
+// last cleanup of the server's test: down there would start it again,
+// after its data was removed, and leave it running.
+func (s *privateServer) halt() {
+	if s.cmd == nil {
+		return
+	}
 	s.cmd.Process.Signal(s.stop)
 	done := make(chan error, 1)
 	go func() { done <- s.cmd.Wait() }()
