@@ -361,19 +361,43 @@ type IndexGrouped interface {
 	GroupsByIndex() bool
 }
 
-// IndexOrdered is implemented by dialects whose planner reads the rows of
-// one INST_ID in ID order through the (INST_ID, ID) index at no cost beyond
-// an unordered read. An unordered read (store.DB.ReadUnordered, which
-// profdb copy uses) then asks for ID order anyway: it costs nothing, and
-// the target of a copy can prove, as the rows stream past, that their IDs
-// are unique and their parents exist, instead of querying for it. On the
-// other dialects ORDER BY would cost a sort, and an unordered read comes
-// in the order the rows were stored, which for rows profdb wrote is ID
-// order already.
-type IndexOrdered interface {
-	// ReadsIndexOrdered reports whether ORDER BY ID is free for a read of
-	// one INST_ID.
-	ReadsIndexOrdered() bool
+// InstRead is the read of one result set's rows of one table, in a
+// snapshot: the columns Columns of Schema.Table whose column InstCol
+// equals Inst. Names are the table's real ones, as the catalogue has them,
+// unquoted. Rows is how many rows the snapshot counted for the result set
+// in the table. Order lists the columns to order by; with none, the rows
+// may come in any order (store.DB.ReadUnordered, which profdb copy uses).
+type InstRead struct {
+	Schema, Table string
+	Columns       []string
+	InstCol       string
+	Inst          int64
+	Rows          int64
+	Order         []string
+}
+
+// InstRows is the shape of *sql.Rows that a read of rows needs; Scan takes
+// one *any per column and stores the value as database/sql's Scan into
+// an *any would (int64, float64, string or []byte, bool, time.Time, or
+// nil for NULL).
+type InstRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
+}
+
+var _ InstRows = (*sql.Rows)(nil)
+
+// InstReader is implemented by dialects that read the rows of one result
+// set faster than a plain SELECT … WHERE INST_ID = ? through database/sql
+// does (SQLite: by the table's own order when the result set is most of
+// the table, and on a connection of its own outside database/sql). q is
+// the snapshot the read belongs to, a read transaction that has read
+// already; the rows must be those q sees. Without it, the rows are read
+// by that plain SELECT, with ORDER BY when Order lists columns.
+type InstReader interface {
+	ReadInst(ctx context.Context, q DBTX, r InstRead) (InstRows, error)
 }
 
 // NextRow is how a BulkLoader takes its rows: the next row of rows, checked

@@ -33,7 +33,7 @@ func TestMinimalDialect(t *testing.T) {
 		"Locker":        implements[dialects.Locker](d),
 		"Retrier":       implements[dialects.Retrier](d),
 		"IndexSplitter": implements[dialects.IndexSplitter](d),
-		"IndexOrdered":  implements[dialects.IndexOrdered](d),
+		"InstReader":    implements[dialects.InstReader](d),
 		"DDLCommitter":  implements[dialects.DDLCommitter](d),
 		"RowKeyer":      implements[dialects.RowKeyer](d),
 		"Connector":     implements[dialects.Connector](d),

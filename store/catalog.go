@@ -87,6 +87,15 @@ func (c *Catalog) qualified(table string) string {
 
 // col returns the quoted real name of a documented column.
 func (c *Catalog) col(ctx context.Context, table, column string) (string, error) {
+	real, err := c.realCol(ctx, table, column)
+	if err != nil {
+		return "", err
+	}
+	return c.db.d.Quote(real), nil
+}
+
+// realCol returns the real name of a documented column, unquoted.
+func (c *Catalog) realCol(ctx context.Context, table, column string) (string, error) {
 	key := strings.ToUpper(table)
 	m, ok := c.cols[key]
 	if !ok {
@@ -104,7 +113,7 @@ func (c *Catalog) col(ctx context.Context, table, column string) (string, error)
 	if !ok {
 		return "", fmt.Errorf("table %s has no column %s: %w", c.tables[key], column, errNoColumn)
 	}
-	return c.db.d.Quote(real), nil
+	return real, nil
 }
 
 // hasCols tells whether table has every one of the documented columns.

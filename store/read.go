@@ -22,10 +22,8 @@ func (db *DB) Read(ctx context.Context, inst int64) (*resultset.ResultSet, error
 // were written. It spares the database the sort that ORDER BY costs on a
 // large table (MySQL sorts the whole table before it returns the first
 // row, and so does PostgreSQL on a table it has no statistics of yet), so
-// that the rows stream from the first. Where ID order is free
-// (dialects.IndexOrdered: SQLite) the rows come by ID all the same. profdb
-// copy reads through it: the target stores the same rows whatever their
-// order.
+// that the rows stream from the first. profdb copy reads through it: the
+// target stores the same rows whatever their order.
 func (db *DB) ReadUnordered(ctx context.Context, inst int64) (*resultset.ResultSet, error) {
 	return db.read(ctx, inst, false)
 }
@@ -69,40 +67,32 @@ func (c *Catalog) read(ctx context.Context, inst int64, ordered bool) (*resultse
 		if !c.Has(t.Name) {
 			continue
 		}
-		var names, quoted []string
+		r := dialects.InstRead{Schema: db.opts.Schema, Table: c.tables[strings.ToUpper(t.Name)], Inst: inst, Rows: l.Tables[t.Name]}
+		var names []string
 		var types []ddl.Type
 		for _, col := range t.Columns {
 			if col.Name == ddl.InstID {
 				continue
 			}
-			q, err := c.col(ctx, t.Name, col.Name)
+			real, err := c.realCol(ctx, t.Name, col.Name)
 			if err != nil {
 				continue // a column the table does not have stays NULL
 			}
-			names, quoted, types = append(names, col.Name), append(quoted, q), append(types, col.Type)
+			names, types = append(names, col.Name), append(types, col.Type)
+			r.Columns = append(r.Columns, real)
 		}
-		inCol, err := c.col(ctx, t.Name, ddl.InstID)
-		if err != nil {
+		var err error
+		if r.InstCol, err = c.realCol(ctx, t.Name, ddl.InstID); err != nil {
 			return nil, err
 		}
-		query := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s", strings.Join(quoted, ", "), c.qualified(t.Name), inCol, db.d.Placeholder(1))
-		keys := []string{ddl.ID, ddl.RecID}
-		if !ordered {
-			keys = nil
-			if io, ok := db.d.(dialects.IndexOrdered); ok && io.ReadsIndexOrdered() {
-				keys = []string{ddl.ID}
+		if ordered {
+			for _, k := range []string{ddl.ID, ddl.RecID} {
+				if real, err := c.realCol(ctx, t.Name, k); err == nil {
+					r.Order = append(r.Order, real)
+				}
 			}
 		}
-		order := []string{}
-		for _, k := range keys {
-			if q, err := c.col(ctx, t.Name, k); err == nil {
-				order = append(order, q)
-			}
-		}
-		if len(order) > 0 {
-			query += " ORDER BY " + strings.Join(order, ", ")
-		}
-		rs.Tables = append(rs.Tables, resultset.TableRows{Name: t.Name, Columns: names, Rows: rowsIter(ctx, c.q, t.Name, query, types, inst)})
+		rs.Tables = append(rs.Tables, resultset.TableRows{Name: t.Name, Columns: names, Rows: rowsIter(ctx, c.q, db.d, t.Name, r, types)})
 	}
 	return rs, nil
 }
@@ -148,15 +138,15 @@ const (
 	readAhead = 4
 )
 
-// rowsIter yields the rows of query as canonical values. A goroutine reads
+// rowsIter yields the rows of r as canonical values. A goroutine reads
 // and converts them readBatch rows at a time, up to readAhead batches ahead,
 // so that reading the source overlaps with what the consumer does with the
 // rows (writing them elsewhere, for profdb copy). Every row is a slice of
 // its own, which the consumer may keep; the rows of a batch share one
 // allocation.
-func rowsIter(ctx context.Context, q dialects.DBTX, table, query string, types []ddl.Type, inst int64) func(func([]any, error) bool) {
+func rowsIter(ctx context.Context, q dialects.DBTX, d dialects.Dialect, table string, r dialects.InstRead, types []ddl.Type) func(func([]any, error) bool) {
 	return func(yield func([]any, error) bool) {
-		rows, err := q.QueryContext(ctx, query, inst)
+		rows, err := queryInst(ctx, q, d, r)
 		if err != nil {
 			yield(nil, fmt.Errorf("read %s: %w", table, err))
 			return
@@ -239,6 +229,27 @@ func rowsIter(ctx context.Context, q dialects.DBTX, table, query string, types [
 			}
 		}
 	}
+}
+
+// queryInst runs the read r, through the dialect's own InstReader when it
+// has one.
+func queryInst(ctx context.Context, q dialects.DBTX, d dialects.Dialect, r dialects.InstRead) (dialects.InstRows, error) {
+	if ir, ok := d.(dialects.InstReader); ok {
+		return ir.ReadInst(ctx, q, r)
+	}
+	quoted := make([]string, len(r.Columns))
+	for i, c := range r.Columns {
+		quoted[i] = d.Quote(c)
+	}
+	query := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s", strings.Join(quoted, ", "), d.Qualify(r.Schema, r.Table), d.Quote(r.InstCol), d.Placeholder(1))
+	if len(r.Order) > 0 {
+		order := make([]string, len(r.Order))
+		for i, c := range r.Order {
+			order[i] = d.Quote(c)
+		}
+		query += " ORDER BY " + strings.Join(order, ", ")
+	}
+	return q.QueryContext(ctx, query, r.Inst)
 }
 
 // Canonical turns a value scanned from a database into the canonical form

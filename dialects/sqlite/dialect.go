@@ -94,14 +94,6 @@ var _ dialects.IndexGrouped = Dialect{}
 // share of BenchmarkExport: 18% against 31%).
 func (Dialect) GroupsByIndex() bool { return true }
 
-var _ dialects.IndexOrdered = Dialect{}
-
-// ReadsIndexOrdered returns true: a read of one INST_ID ordered by ID
-// walks the (INST_ID, ID) index, without a sort; unordered, SQLite's
-// planner would as soon take the (INST_ID, PARENT_ID) index, which orders
-// the rows by parent.
-func (Dialect) ReadsIndexOrdered() bool { return true }
-
 // IsReadOnly reports whether err is SQLITE_READONLY (any extended code):
 // the file was opened read-only (mode=ro) or cannot be written.
 func (Dialect) IsReadOnly(err error) bool {
