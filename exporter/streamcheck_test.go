@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/store"
 )
 
 // TestStreamProofsAreSound streams random parent and child tables through
@@ -119,5 +120,28 @@ func TestStreamProofNeedsTheParentFirst(t *testing.T) {
 	child.add(false, int64(0), nil)
 	if child.parentsOK {
 		t.Error("a child without PARENT_ID: PARENT_IDs proven")
+	}
+}
+
+// TestStreamProvesEmptyTables: a table given no rows, or not given, has no
+// rows of the result set, so its checks are proven and their queries not
+// run; a table with one row out of order is not.
+func TestStreamProvesEmptyTables(t *testing.T) {
+	s := &session{stats: map[string]*idStats{}}
+	empty, _, _ := newIDStats(ddl.Table{Name: "E", Parent: "P"}, []string{"ID", "PARENT_ID"}, nil)
+	s.stats["E"] = empty
+	rows, _, _ := newIDStats(ddl.Table{Name: "R"}, []string{"ID", "PARENT_ID"}, nil)
+	rows.add(true, int64(2), int64(-1))
+	rows.add(true, int64(1), int64(-1))
+	s.stats["R"] = rows
+	for _, k := range []store.CheckKind{store.DuplicateIDs, store.TopLevelParents, store.DanglingParents} {
+		for _, table := range []string{"E", "e", "NOT_GIVEN"} {
+			if !s.proven(k, table) {
+				t.Errorf("check %v of table %s, which has no rows: not proven", k, table)
+			}
+		}
+	}
+	if s.proven(store.DuplicateIDs, "R") {
+		t.Error("IDs 2 then 1: proven free of duplicates without a query")
 	}
 }
