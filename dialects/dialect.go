@@ -291,6 +291,15 @@ type IndexSplitter interface {
 	CreateIndexes(schema string, t ddl.Table) []string
 }
 
+// NewTableCreator is implemented by dialects whose CreateTableIn guards
+// each index with a query of the catalogue that costs more than the index
+// of a new, empty table (SQL Server). An export that has found a table
+// missing, under its lock, creates it with CreateNewTableIn instead: the
+// table and its indexes, the indexes unguarded or guarded with the table.
+type NewTableCreator interface {
+	CreateNewTableIn(schema string, t ddl.Table) []string
+}
+
 // DialFunc opens a network connection to a database server, as
 // net.Dialer.DialContext does.
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)

@@ -29,15 +29,16 @@ func TestMinimalDialect(t *testing.T) {
 	ctx := ctxT(t)
 	d := minimalDialect{sqlite.Dialect{}}
 	for name, has := range map[string]bool{
-		"BulkLoader":    implements[dialects.BulkLoader](d),
-		"Locker":        implements[dialects.Locker](d),
-		"Retrier":       implements[dialects.Retrier](d),
-		"IndexSplitter": implements[dialects.IndexSplitter](d),
-		"InstReader":    implements[dialects.InstReader](d),
-		"DDLCommitter":  implements[dialects.DDLCommitter](d),
-		"RowKeyer":      implements[dialects.RowKeyer](d),
-		"Connector":     implements[dialects.Connector](d),
-		"AccessDSN":     implements[dialects.AccessDSN](d),
+		"BulkLoader":      implements[dialects.BulkLoader](d),
+		"Locker":          implements[dialects.Locker](d),
+		"Retrier":         implements[dialects.Retrier](d),
+		"IndexSplitter":   implements[dialects.IndexSplitter](d),
+		"InstReader":      implements[dialects.InstReader](d),
+		"NewTableCreator": implements[dialects.NewTableCreator](d),
+		"DDLCommitter":    implements[dialects.DDLCommitter](d),
+		"RowKeyer":        implements[dialects.RowKeyer](d),
+		"Connector":       implements[dialects.Connector](d),
+		"AccessDSN":       implements[dialects.AccessDSN](d),
 	} {
 		if has {
 			t.Fatalf("the minimal dialect implements dialects.%s", name)

@@ -74,6 +74,9 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 				return nil, nil, errorf("table %s does not exist in %s, and creating tables is forbidden (--no-create); ask for it to be created, e.g. with `profdb ddl --dialect %s`", t.Name, e.where(), d.Name())
 			}
 			stmts := d.CreateTableIn(schema, t)
+			if nc, ok := d.(dialects.NewTableCreator); ok {
+				stmts = nc.CreateNewTableIn(schema, t)
+			}
 			split := deferIndexes && canSplit
 			if rk, ok := d.(dialects.RowKeyer); ok && t.Key == "" {
 				demanded, invisible, err := e.rowKeyDemanded(ctx, q, rk)

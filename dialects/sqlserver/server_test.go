@@ -1,6 +1,8 @@
 package sqlserver_test
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
@@ -121,5 +123,76 @@ func TestRealServer(t *testing.T) {
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCreateNewTable: the one batch an export runs for a table it found
+// missing (CreateNewTableIn) makes the same table as the script's
+// statements (CreateTableIn), the same columns and indexes on the same
+// key columns, in a schema of each; run again, it changes nothing.
+func TestCreateNewTable(t *testing.T) {
+	db := testdb.Open(t, testdb.Fresh(t, "sqlserver"))
+	var d sqlserver.Dialect
+	ctx := dialecttest.Context(t)
+	for _, s := range []string{"by_script", "by_export"} {
+		if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+d.Quote(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tb := range dialecttest.AllTables(t) {
+		for _, stmt := range d.CreateTableIn("by_script", tb) {
+			if _, err := db.ExecContext(ctx, stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		for range 2 {
+			for _, stmt := range d.CreateNewTableIn("by_export", tb) {
+				if _, err := db.ExecContext(ctx, stmt); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+			}
+		}
+		keys := func(schema string) []string {
+			rows, err := db.QueryContext(ctx, `SELECT ic.index_id, c.name FROM sys.index_columns ic
+				JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+				WHERE ic.object_id = OBJECT_ID(@p1) AND ic.key_ordinal > 0 ORDER BY ic.index_id, ic.key_ordinal`, d.Qualify(schema, tb.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			byIndex := map[int]string{}
+			for rows.Next() {
+				var id int
+				var col string
+				if err := rows.Scan(&id, &col); err != nil {
+					t.Fatal(err)
+				}
+				byIndex[id] += col + ","
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, k := range byIndex {
+				out = append(out, k)
+			}
+			slices.Sort(out)
+			return out
+		}
+		want, got := keys("by_script"), keys("by_export")
+		if len(want) != len(tb.Indexes()) || !slices.Equal(got, want) {
+			t.Errorf("%s: indexes on %v, want %v (the script's; %d indexes documented)", tb.Name, got, want, len(tb.Indexes()))
+		}
+		wantCols, err := d.Columns(ctx, db, "by_script", tb.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotCols, err := d.Columns(ctx, db, "by_export", tb.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gotCols, wantCols) {
+			t.Errorf("%s: columns %+v, want %+v", tb.Name, gotCols, wantCols)
+		}
 	}
 }

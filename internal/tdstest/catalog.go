@@ -16,8 +16,9 @@ import (
 //
 //   - CREATE TABLE (optionally guarded by IF OBJECT_ID(...) IS NULL) creates
 //     a table from its column definitions (name, type, NULL or NOT NULL) and
-//     PRIMARY KEY; CREATE INDEX (optionally guarded by IF NOT EXISTS) records
-//     an index;
+//     PRIMARY KEY, and the CREATE INDEX statements after it in the same
+//     batch; CREATE INDEX (optionally guarded by IF NOT EXISTS) records an
+//     index;
 //   - queries of INFORMATION_SCHEMA.TABLES and INFORMATION_SCHEMA.COLUMNS
 //     (WHERE TABLE_SCHEMA = SCHEMA_NAME() or = @p1, AND TABLE_NAME = @pN)
 //     are answered from the tables, as SQL Server types them;
@@ -441,7 +442,7 @@ func (c *Catalog) createTable(toks []token, i int, tx uint64) (*Result, error) {
 		return nil, &Error{Number: 2714, State: 6, Class: 16, Message: fmt.Sprintf("There is already an object named '%s' in the database.", name)}
 	}
 	t := &catTable{schema: schema, name: name, tx: tx}
-	items, _ := splitItems(toks, i)
+	items, end := splitItems(toks, i)
 	for _, it := range items {
 		if len(it) == 0 {
 			continue
@@ -483,6 +484,15 @@ func (c *Catalog) createTable(toks []token, i int, tx uint64) (*Result, error) {
 		return nil, fmt.Errorf("tdstest: CREATE TABLE %s without columns", name)
 	}
 	c.tables = append(c.tables, t)
+	// The indexes that follow the table inside its guard's block, in the
+	// same batch, are created with it.
+	for k := end; k+1 < len(toks); k++ {
+		if toks[k].is("CREATE") && toks[k+1].is("INDEX") {
+			if _, err := c.createIndex(toks[k:], 1, tx); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return nil, nil
 }
 
