@@ -94,8 +94,8 @@ func (st *idStats) add(top bool, id, pid any) {
 // proven reports whether the stream proved that the check of kind k on
 // table finds nothing. A table the session wrote no row to has no row of
 // the result set (its INST_ID is new: the proofs above rest on that too),
-// so no check of it can find anything; on Babelfish such a check costs
-// tens of milliseconds even on an empty table.
+// so no check of it can find anything (on Babelfish the query is slow
+// even on an empty table: docs/sqlserver.md).
 func (s *session) proven(k store.CheckKind, table string) bool {
 	st := s.stats[strings.ToUpper(table)]
 	if st == nil || st.rows == 0 {

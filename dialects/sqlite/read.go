@@ -23,14 +23,14 @@ var _ dialects.InstReader = Dialect{}
 //   - Unordered, when the result set's rows are at least two thirds of
 //     the table's rowid range, it scans the table in rowid order (the
 //     order the rows were written) instead of walking the (INST_ID, ID)
-//     index, which costs a seek into the table for every row: a result
-//     set that is the whole table reads in about 0.6 of the time.
-//     Otherwise the rows come by the index in ID order.
+//     index, which costs a seek into the table for every row. Otherwise
+//     the rows come by the index in ID order.
 //   - It reads on a connection of its own, opened read-only and without
 //     SQLite's per-connection mutex, straight through modernc.org/sqlite's
 //     C API: database/sql's driver takes that mutex twice for every value
-//     it reads and boxes every value once more. That cuts the rest of the
-//     read's time by about a third.
+//     it reads and boxes every value once more.
+//
+// docs/performance.md ("Figures of 2026-11-27") has what each saves.
 //
 // The connection of its own sees what the snapshot q sees only while q
 // holds its shared lock, which keeps every writer from committing: so it

@@ -59,8 +59,8 @@ var _ dialects.NewTableCreator = Dialect{}
 //	END
 //
 // A new table has no index to look for, and the look (sys.index_columns)
-// costs Babelfish 10 to 20 ms an index, and 200 ms the first time on a
-// connection: a quarter of a second of an export into an empty database.
+// is slow on Babelfish: a good part of an export into an empty database
+// (docs/sqlserver.md).
 func (d Dialect) CreateNewTableIn(schema string, t ddl.Table) []string {
 	name := d.Qualify(schema, t.Name)
 	var more []string
