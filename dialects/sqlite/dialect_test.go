@@ -170,7 +170,7 @@ func TestDriverDSN(t *testing.T) {
 		"sqlite:/tmp/a b#d%20.db":    "file:///tmp/a%20b%23d%2520.db" + q,
 		"sqlite:x.db?mode=rwc":       "file:x.db" + q,
 		"sqlite:x.db?mode=rw":        "file:x.db?mode=rw&" + q[1:],
-		"sqlite:///x.db?mode=ro":     "file:///x.db?mode=ro&" + strings.Replace(q[1:], "&_txlock=immediate", "", 1),
+		"sqlite:///x.db?mode=ro":     "file:///x.db?mode=ro&_pragma=busy_timeout%2860000%29&_dqs=0", // SQLite's own page cache, deferred BEGIN
 		"sqlite:/tmp/ж.db":           "file:///tmp/%D0%B6.db" + q,
 		"sqlite:////server/share.db": "file:////server/share.db" + q,
 	}

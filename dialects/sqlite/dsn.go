@@ -99,8 +99,12 @@ var queryParams = fmt.Sprintf("_pragma=busy_timeout%%28%d%%29&_pragma=cache_size
 	BusyTimeoutMillis, CacheKiB)
 
 // readParams are queryParams for a read-only connection: its transactions
-// begin deferred, taking only the shared lock of a reader.
-var readParams = strings.Replace(queryParams, "&_txlock=immediate", "", 1)
+// begin deferred, taking only the shared lock of a reader, and its page
+// cache stays at SQLite's default: what reads (copy, show, report, verify)
+// go over their rows once, and a 16 MiB cache filled only to hold pages
+// they would not read again (docs/performance.md, "Figures of
+// 2026-11-27").
+var readParams = fmt.Sprintf("_pragma=busy_timeout%%28%d%%29&_dqs=0", BusyTimeoutMillis)
 
 // CacheKiB is the page cache size DriverDSN sets, in KiB.
 const CacheKiB = 16384
