@@ -373,15 +373,13 @@ type IndexGrouped interface {
 // InstRead is the read of one result set's rows of one table, in a
 // snapshot: the columns Columns of Schema.Table whose column InstCol
 // equals Inst. Names are the table's real ones, as the catalogue has them,
-// unquoted. Rows is how many rows the snapshot counted for the result set
-// in the table. Order lists the columns to order by; with none, the rows
-// may come in any order (store.DB.ReadUnordered, which profdb copy uses).
+// unquoted. Order lists the columns to order by; with none, the rows may
+// come in any order (store.DB.ReadUnordered, which profdb copy uses).
 type InstRead struct {
 	Schema, Table string
 	Columns       []string
 	InstCol       string
 	Inst          int64
-	Rows          int64
 	Order         []string
 }
 

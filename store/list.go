@@ -57,11 +57,40 @@ func (db *DB) List(ctx context.Context) ([]Listing, error) {
 	return out, nil
 }
 
+// InstIDs returns the INST_IDs in INSTANCES, in order: List without its
+// counts, which read every row of every table (profdb copy needs them only
+// for its progress bar).
+func (db *DB) InstIDs(ctx context.Context) ([]int64, error) {
+	var out []int64
+	err := db.inSnapshot(ctx, func(s *snapshot) error {
+		c, err := db.Catalog(ctx, s.q)
+		if err != nil {
+			return err
+		}
+		ls, err := c.list(ctx, false, nil)
+		for _, l := range ls {
+			out = append(out, l.InstID)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list: %w", err)
+	}
+	return out, nil
+}
+
 // List returns the result sets in INSTANCES, by INST_ID, as DB.List does,
 // read through the catalogue's querier; ids limits the list to those
 // result sets, each of which must be there. A database without an
 // INSTANCES table holds none.
 func (c *Catalog) List(ctx context.Context, ids ...int64) ([]Listing, error) {
+	return c.list(ctx, true, ids)
+}
+
+// list is List, with the rows of each table counted only when counted is
+// true (Rows and Tables stay zero otherwise): a count reads every row's
+// index entry, which a read of the rows itself does not need.
+func (c *Catalog) list(ctx context.Context, counted bool, ids []int64) ([]Listing, error) {
 	if !c.Has(profilers.InstancesTable) {
 		if len(ids) > 0 {
 			return nil, &NoResultSetError{InstID: ids[0], NoTable: true}
@@ -100,7 +129,7 @@ func (c *Catalog) List(ctx context.Context, ids ...int64) ([]Listing, error) {
 		}
 		out[i].Profiler = def.Name
 		for _, t := range def.Tables {
-			if !c.Has(t.Name) {
+			if !counted || !c.Has(t.Name) {
 				continue
 			}
 			m, ok := counts[t.Name]

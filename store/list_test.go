@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,9 @@ func TestCatalogListOne(t *testing.T) {
 			}
 			if len(all) != 2 || all[0].InstID != trace || all[1].InstID != cov {
 				t.Fatalf("List = %+v, want INST_IDs %d and %d", all, trace, cov)
+			}
+			if ids, err := db.InstIDs(ctx); err != nil || !slices.Equal(ids, []int64{trace, cov}) {
+				t.Errorf("InstIDs = %v, %v; want %d and %d, as List", ids, err, trace, cov)
 			}
 			snap, err := db.BeginSnapshot(ctx)
 			if err != nil {

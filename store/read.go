@@ -50,7 +50,7 @@ func (db *DB) read(ctx context.Context, inst int64, ordered bool) (*resultset.Re
 
 func (c *Catalog) read(ctx context.Context, inst int64, ordered bool) (*resultset.ResultSet, error) {
 	db := c.db
-	ls, err := c.List(ctx, inst)
+	ls, err := c.list(ctx, false, []int64{inst})
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (c *Catalog) read(ctx context.Context, inst int64, ordered bool) (*resultse
 		if !c.Has(t.Name) {
 			continue
 		}
-		r := dialects.InstRead{Schema: db.opts.Schema, Table: c.tables[strings.ToUpper(t.Name)], Inst: inst, Rows: l.Tables[t.Name]}
+		r := dialects.InstRead{Schema: db.opts.Schema, Table: c.tables[strings.ToUpper(t.Name)], Inst: inst}
 		var names []string
 		var types []ddl.Type
 		for _, col := range t.Columns {

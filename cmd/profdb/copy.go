@@ -87,7 +87,7 @@ func (o *copyOptions) run(ctx context.Context, stdout, stderr io.Writer, mode ex
 		return o.reading(err)
 	}
 	defer src.Close()
-	insts, total, err := o.selected(ctx, src)
+	insts, total, err := o.selected(ctx, src, showsProgress(stderr, o.progressMode, o.quiet))
 	if err != nil {
 		return o.reading(err)
 	}
@@ -121,9 +121,18 @@ func (o *copyOptions) run(ctx context.Context, stdout, stderr io.Writer, mode ex
 	return nil
 }
 
-// selected returns the INST_IDs to copy (--inst, or every one of src) and
-// the total of their rows, as the source counts them.
-func (o *copyOptions) selected(ctx context.Context, src *store.DB) ([]int64, int64, error) {
+// selected returns the INST_IDs to copy (--inst, or every one of src) and,
+// when counted, the total of their rows, as the source counts them.
+func (o *copyOptions) selected(ctx context.Context, src *store.DB, counted bool) ([]int64, int64, error) {
+	if !counted {
+		// No progress to show: counting every table's rows for its
+		// total would only cost time (a read of every index entry).
+		if len(o.insts) > 0 {
+			return o.insts, 0, nil
+		}
+		insts, err := src.InstIDs(ctx)
+		return insts, 0, err
+	}
 	list, err := src.List(ctx)
 	if err != nil {
 		return nil, 0, err

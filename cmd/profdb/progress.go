@@ -63,8 +63,7 @@ func newProgress(stderr io.Writer, mode string, quiet bool, bytes bool, total in
 	case "plain":
 		p.plain = true
 	case "auto", "bar":
-		f, ok := stderr.(*os.File)
-		if !ok || !term.IsTerminal(int(f.Fd())) {
+		if !showsProgress(stderr, mode, false) {
 			return p, nil
 		}
 		opts := []progressbar.Option{
@@ -87,6 +86,22 @@ func newProgress(stderr io.Writer, mode string, quiet bool, bytes bool, total in
 		return nil, usageErrorf("--progress %q: want auto, bar, plain or off", mode)
 	}
 	return p, nil
+}
+
+// showsProgress reports whether a progress of these settings shows
+// anything: plain lines, or a bar on a terminal. A command that would
+// count rows only for the total skips the count when it does not.
+func showsProgress(stderr io.Writer, mode string, quiet bool) bool {
+	switch {
+	case quiet:
+		return false
+	case mode == "plain":
+		return true
+	case mode == "auto" || mode == "bar":
+		f, ok := stderr.(*os.File)
+		return ok && term.IsTerminal(int(f.Fd()))
+	}
+	return false
 }
 
 // set records the rows written so far in the current result set.

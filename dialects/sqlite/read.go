@@ -20,11 +20,12 @@ var _ dialects.InstReader = Dialect{}
 // ReadInst reads the rows of one result set of a table (dialects.InstReader)
 // in two ways faster than a plain SELECT through database/sql:
 //
-//   - Unordered, when the result set's rows are at least two thirds of
-//     the table's rowid range, it scans the table in rowid order (the
-//     order the rows were written) instead of walking the (INST_ID, ID)
-//     index, which costs a seek into the table for every row. Otherwise
-//     the rows come by the index in ID order.
+//   - Unordered, when the table holds no other result set's rows, or the
+//     result set's rows are at least two thirds of the table's rowid
+//     range, it scans the table in rowid order (the order the rows were
+//     written) instead of walking the (INST_ID, ID) index, which costs a
+//     seek into the table for every row. Otherwise the rows come by the
+//     index in ID order.
 //   - It reads on a connection of its own, opened read-only and without
 //     SQLite's per-connection mutex, straight through modernc.org/sqlite's
 //     C API: database/sql's driver takes that mutex twice for every value
@@ -60,7 +61,7 @@ func (d Dialect) instQuery(ctx context.Context, q dialects.DBTX, r dialects.Inst
 	switch {
 	case len(r.Order) > 0:
 		return sel + where + " ORDER BY " + quote(r.Order)
-	case mostOf(ctx, q, table, r.Rows):
+	case mostOf(ctx, q, table, d.Quote(r.InstCol), r.Inst):
 		return sel + " NOT INDEXED" + where
 	}
 	for _, c := range r.Columns {
@@ -74,15 +75,30 @@ func (d Dialect) instQuery(ctx context.Context, q dialects.DBTX, r dialects.Inst
 	return sel + where
 }
 
-// mostOf reports whether rows rows are at least two thirds of table's
-// rowid range, so that a scan of the table reads at most half as many rows
-// again as it returns. The range is the table's row count or more (never
-// less), and costs two lookups (each of MAX and MIN in a query of its
-// own: together in one, SQLite would scan the table); a table without
-// rowids has none.
-func mostOf(ctx context.Context, q dialects.DBTX, table string, rows int64) bool {
+// mostOf reports whether the rows of result set inst are most of table:
+// whether a scan of the table reads at most half as many rows again as
+// the result set has. When the table holds no row of another result set
+// (two lookups in the index on instCol; rows whose INST_ID is NULL, which
+// profdb's tables cannot hold, are not looked for: that would take a scan
+// of the index, and only the plan depends on it) it does; else the
+// result set's rows, counted along that index, must be at least two
+// thirds of the table's rowid range, which is the table's row count or
+// more, never less (two lookups, MAX and MIN each in a query of its own:
+// together in one, SQLite would scan the table). A table without rowids
+// has no range.
+func mostOf(ctx context.Context, q dialects.DBTX, table, instCol string, inst int64) bool {
+	var others bool
+	if err := q.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+table+" WHERE "+instCol+" < ?1) OR EXISTS (SELECT 1 FROM "+table+
+		" WHERE "+instCol+" > ?1)", inst).Scan(&others); err != nil {
+		return false
+	}
+	if !others {
+		return true
+	}
+	var rows int64
 	var span sql.NullInt64
-	if err := q.QueryRowContext(ctx, "SELECT (SELECT MAX(rowid) FROM "+table+") - (SELECT MIN(rowid) FROM "+table+") + 1").Scan(&span); err != nil || !span.Valid {
+	if err := q.QueryRowContext(ctx, "SELECT COUNT(*), (SELECT MAX(rowid) FROM "+table+") - (SELECT MIN(rowid) FROM "+table+") + 1 FROM "+table+
+		" WHERE "+instCol+" = ?1", inst).Scan(&rows, &span); err != nil || !span.Valid {
 		return false
 	}
 	return rows > 0 && span.Int64 <= rows+rows/2

@@ -150,7 +150,7 @@ func TestReadInst(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, db := readDB(t, tc.journal, tc.n, tc.other)
 			conn := snapshotConn(t, db)
-			rows, err := d.ReadInst(ctx, conn, dialects.InstRead{Table: "T", Columns: readCols, InstCol: "INST_ID", Inst: 1, Rows: int64(tc.n), Order: tc.order})
+			rows, err := d.ReadInst(ctx, conn, dialects.InstRead{Table: "T", Columns: readCols, InstCol: "INST_ID", Inst: 1, Order: tc.order})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +227,7 @@ func TestReadInstSnapshot(t *testing.T) {
 			} else {
 				time.Sleep(300 * time.Millisecond) // the writer now waits to commit
 			}
-			rows, err := d.ReadInst(ctx, conn, dialects.InstRead{Table: "T", Columns: readCols, InstCol: "INST_ID", Inst: 1, Rows: 2000})
+			rows, err := d.ReadInst(ctx, conn, dialects.InstRead{Table: "T", Columns: readCols, InstCol: "INST_ID", Inst: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -256,7 +256,7 @@ func TestReadInstCanceled(t *testing.T) {
 	conn := snapshotConn(t, db)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rows, err := Dialect{}.ReadInst(ctx, conn, dialects.InstRead{Table: "T", Columns: readCols, InstCol: "INST_ID", Inst: 1, Rows: 5000})
+	rows, err := Dialect{}.ReadInst(ctx, conn, dialects.InstRead{Table: "T", Columns: readCols, InstCol: "INST_ID", Inst: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
