@@ -42,35 +42,30 @@ type Listing struct {
 // profiler (found from its RELATIONS rows), caption and row counts, read
 // in one consistent snapshot.
 func (db *DB) List(ctx context.Context) ([]Listing, error) {
-	var out []Listing
-	err := db.inSnapshot(ctx, func(s *snapshot) error {
-		c, err := db.Catalog(ctx, s.q)
-		if err != nil {
-			return err
-		}
-		out, err = c.List(ctx)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list: %w", err)
-	}
-	return out, nil
+	return db.list(ctx, true)
 }
 
 // InstIDs returns the INST_IDs in INSTANCES, in order: List without its
 // counts, which read every row of every table (profdb copy needs them only
 // for its progress bar).
 func (db *DB) InstIDs(ctx context.Context) ([]int64, error) {
+	ls, err := db.list(ctx, false)
 	var out []int64
+	for _, l := range ls {
+		out = append(out, l.InstID)
+	}
+	return out, err
+}
+
+// list is List, counted or not, in one snapshot.
+func (db *DB) list(ctx context.Context, counted bool) ([]Listing, error) {
+	var out []Listing
 	err := db.inSnapshot(ctx, func(s *snapshot) error {
 		c, err := db.Catalog(ctx, s.q)
 		if err != nil {
 			return err
 		}
-		ls, err := c.list(ctx, false, nil)
-		for _, l := range ls {
-			out = append(out, l.InstID)
-		}
+		out, err = c.list(ctx, counted, nil)
 		return err
 	})
 	if err != nil {
