@@ -300,6 +300,16 @@ type NewTableCreator interface {
 	CreateNewTableIn(schema string, t ddl.Table) []string
 }
 
+// TablesInspector is implemented by dialects that describe the columns of
+// several tables in one query, where a query of the catalogue costs more
+// than the rows it returns (PostgreSQL plans information_schema.columns
+// anew for each query). ColumnsOf answers Columns for each of tables (real
+// names), in a map by the names given; a table that does not exist is an
+// error wrapping ErrNoTable and naming it, as with Columns.
+type TablesInspector interface {
+	ColumnsOf(ctx context.Context, q DBTX, schema string, tables []string) (map[string][]ColumnInfo, error)
+}
+
 // DialFunc opens a network connection to a database server, as
 // net.Dialer.DialContext does.
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)

@@ -49,8 +49,9 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 		existing[strings.ToUpper(n)] = n
 	}
 	out := make(map[string]*liveTable, len(tables))
-	newDatabase := false // INSTANCES is missing: the tables are new
-	plain := false       // INSTANCES exists and is not distributed: nor are the tables made here
+	var order []*liveTable // out's tables, in the order given
+	newDatabase := false   // INSTANCES is missing: the tables are new
+	plain := false         // INSTANCES exists and is not distributed: nor are the tables made here
 	for _, t := range tables {
 		lt := &liveTable{def: t}
 		real, ok := existing[strings.ToUpper(t.Name)]
@@ -108,16 +109,43 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 		}
 		lt.real = real
 		lt.qualified = d.Qualify(schema, real)
-		cols, err := d.Columns(ctx, q, schema, real)
-		if err != nil {
-			return nil, nil, errorf("inspect table %s: %w", real, err)
-		}
-		if err := lt.bind(cols); err != nil {
-			return nil, nil, err
-		}
 		out[strings.ToUpper(t.Name)] = lt
+		order = append(order, lt)
+	}
+	if err := e.inspect(ctx, q, order); err != nil {
+		return nil, nil, err
 	}
 	return out, later, nil
+}
+
+// inspect reads the columns of the tables, in one query where the dialect
+// can (dialects.TablesInspector), and binds them.
+func (e *Exporter) inspect(ctx context.Context, q dialects.DBTX, tables []*liveTable) error {
+	d, schema := e.d, e.sopts.Schema
+	var many map[string][]dialects.ColumnInfo
+	if ti, ok := d.(dialects.TablesInspector); ok && len(tables) > 0 {
+		reals := make([]string, len(tables))
+		for i, lt := range tables {
+			reals[i] = lt.real
+		}
+		var err error
+		if many, err = ti.ColumnsOf(ctx, q, schema, reals); err != nil {
+			return errorf("inspect tables: %w", err)
+		}
+	}
+	for _, lt := range tables {
+		cols, ok := many[lt.real]
+		if !ok {
+			var err error
+			if cols, err = d.Columns(ctx, q, schema, lt.real); err != nil {
+				return errorf("inspect table %s: %w", lt.real, err)
+			}
+		}
+		if err := lt.bind(cols); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (e *Exporter) where() string {

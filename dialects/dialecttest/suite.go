@@ -72,10 +72,12 @@ var checks = []struct {
 //     describes each column as the plugins define it: its name, logical
 //     type, nullability, 64-bit numbers, text without a length limit,
 //     DECIMAL(28,8), and exactly c.Column when set; c.CheckTable runs on
-//     every table;
+//     every table; a dialects.TablesInspector's ColumnsOf of every table
+//     answers what Columns does of each;
 //   - missing-table: Dialect.Columns of a table that does not exist is an
 //     error that wraps dialects.ErrNoTable and names the table, never an
-//     empty list (the contract every caller relies on);
+//     empty list (the contract every caller relies on), and so is ColumnsOf
+//     of it with another;
 //   - round-trip: edge values of every logical type (RoundTripRows) go in
 //     through Bind and InsertSQL, in one statement, and come back exactly,
 //     read as a plain query and as a prepared statement with a bound
@@ -144,10 +146,22 @@ func checkCatalogue(t *testing.T, s suite) {
 		if !slices.Equal(got, names) {
 			t.Fatalf("Tables(%q) = %v\nwant %v", schema, got, names)
 		}
+		var many map[string][]dialects.ColumnInfo
+		if ti, ok := d.(dialects.TablesInspector); ok {
+			if many, err = ti.ColumnsOf(ctx, s.q, schema, names); err != nil {
+				t.Fatal(err)
+			}
+			if len(many) != len(names) {
+				t.Errorf("ColumnsOf(%q, every table) answers %d tables, want %d", schema, len(many), len(names))
+			}
+		}
 		for _, tab := range tables {
 			cols, err := d.Columns(ctx, s.q, schema, d.StoredName(tab.Name))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if many != nil && !reflect.DeepEqual(many[d.StoredName(tab.Name)], cols) {
+				t.Errorf("ColumnsOf(%q, every table)[%s] =\n%+v\nwant what Columns says:\n%+v", schema, tab.Name, many[d.StoredName(tab.Name)], cols)
 			}
 			checkColumns(t, d, schema, tab, cols)
 			if s.c.Column != nil {
@@ -226,6 +240,16 @@ func checkMissingTable(t *testing.T, s suite) {
 		if !errors.Is(err, dialects.ErrNoTable) || !strings.Contains(err.Error(), missing) {
 			t.Errorf("Columns of the missing table %s in schema %q: %d columns, %v; want an error that wraps dialects.ErrNoTable and names the table",
 				missing, schema, len(cols), err)
+		}
+		ti, ok := s.d.(dialects.TablesInspector)
+		if !ok {
+			continue
+		}
+		with := []string{missing, s.d.StoredName(profilers.InstancesTable)}
+		many, err := ti.ColumnsOf(Context(t), s.q, schema, with)
+		if !errors.Is(err, dialects.ErrNoTable) || !strings.Contains(err.Error(), missing) {
+			t.Errorf("ColumnsOf(%q, %v): %d tables, %v; want an error that wraps dialects.ErrNoTable and names %s",
+				schema, with, len(many), err, missing)
 		}
 	}
 }
