@@ -253,14 +253,13 @@ func (w *retryWriter) keep(kt *keptTable, row []any) error {
 		w.partial = true
 		return nil
 	}
-	vals := w.scratch[:0]
-	vals = append(vals, row...)
-	w.scratch = vals
+	vals, copied := row, false // the values as the spool holds them: row's own, mostly
 	for i, v := range row {
 		switch x := v.(type) {
 		case nil, int64, string, float64, json.Number:
+			continue
 		case ddl.Dec:
-			vals[i] = json.Number(x)
+			v = json.Number(x)
 		default:
 			cv, err := resultset.Convert(kt.types[i], v)
 			if err != nil {
@@ -270,11 +269,18 @@ func (w *retryWriter) keep(kt *keptTable, row []any) error {
 			if d, ok := cv.(ddl.Dec); ok {
 				cv = json.Number(d)
 			}
-			vals[i] = cv
+			v = cv
 		}
+		if !copied {
+			vals = append(w.scratch[:0], row...)
+			w.scratch, copied = vals, true
+		}
+		vals[i] = v
 	}
 	err := w.rows.Append(vals)
-	clear(vals)
+	if copied {
+		clear(vals)
+	}
 	if err != nil {
 		return errorf("table %s: keep rows for a retry: %w", kt.name, err)
 	}

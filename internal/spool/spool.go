@@ -20,7 +20,7 @@ const DefaultMemLimit = 1 << 20
 // Value tags of the encoding: each value is a tag byte followed by its data.
 const (
 	tagNil    = 0
-	tagInt    = 1 // zig-zag varint
+	tagInt    = 1 // zig-zag varint of the difference from Spool.prev
 	tagString = 2 // uvarint length, bytes
 	tagFloat  = 3 // 8 bytes, IEEE 754 bits, little-endian
 	tagNumber = 4 // uvarint length, the text of a json.Number
@@ -42,6 +42,12 @@ type Spool struct {
 	rows     int64
 	err      error // sticky
 	scratch  []byte
+	// prev holds, for each position of a row, the last integer kept at
+	// that position by any row before (0 for none). An integer is kept as
+	// its difference from it: IDs that count up, and times and counts that
+	// change little from one row to the next, take a byte or two instead
+	// of three or more, which costs less to write and to read back.
+	prev []int64
 }
 
 // New returns an empty Spool that keeps up to memLimit encoded bytes in
@@ -70,16 +76,19 @@ func (s *Spool) Append(row []any) error {
 	}
 	b := s.scratch[:0]
 	b = binary.AppendUvarint(b, uint64(len(row)))
-	for _, v := range row {
+	if len(s.prev) < len(row) {
+		s.prev = append(s.prev, make([]int64, len(row)-len(s.prev))...)
+	}
+	for i, v := range row {
 		switch x := v.(type) {
 		case nil:
 			b = append(b, tagNil)
 		case int64:
 			b = append(b, tagInt)
-			b = binary.AppendVarint(b, x)
+			b = binary.AppendVarint(b, x-s.prev[i])
 		case int:
 			b = append(b, tagInt)
-			b = binary.AppendVarint(b, int64(x))
+			b = binary.AppendVarint(b, int64(x)-s.prev[i])
 		case string:
 			b = append(b, tagString)
 			b = binary.AppendUvarint(b, uint64(len(x)))
@@ -102,6 +111,14 @@ func (s *Spool) Append(row []any) error {
 		}
 	}
 	s.scratch = b
+	for i, v := range row { // only once the row is whole: a refused row changes nothing
+		switch x := v.(type) {
+		case int64:
+			s.prev[i] = x
+		case int:
+			s.prev[i] = int64(x)
+		}
+	}
 	if s.f == nil && s.mem.Len()+len(b) > s.memLimit {
 		if err := s.toDisk(); err != nil {
 			s.err = err
@@ -159,8 +176,9 @@ func (s *Spool) Rows() iter.Seq2[[]any, error] {
 		} else {
 			r = bufio.NewReader(bytes.NewReader(s.mem.Bytes()))
 		}
+		var prev []int64
 		for i := int64(0); i < n; i++ {
-			row, err := decode(r)
+			row, err := decode(r, &prev)
 			if err != nil {
 				yield(nil, fmt.Errorf("spool: row %d: %w", i+1, err))
 				return
@@ -174,7 +192,7 @@ func (s *Spool) Rows() iter.Seq2[[]any, error] {
 
 var errCorrupt = errors.New("corrupt spool data")
 
-func decode(r *bufio.Reader) ([]any, error) {
+func decode(r *bufio.Reader, prev *[]int64) ([]any, error) {
 	n, err := binary.ReadUvarint(r)
 	if err != nil {
 		return nil, err
@@ -182,6 +200,10 @@ func decode(r *bufio.Reader) ([]any, error) {
 	if n > 1<<16 {
 		return nil, errCorrupt
 	}
+	if len(*prev) < int(n) {
+		*prev = append(*prev, make([]int64, int(n)-len(*prev))...)
+	}
+	p := *prev
 	row := make([]any, n)
 	for i := range row {
 		tag, err := r.ReadByte()
@@ -191,11 +213,12 @@ func decode(r *bufio.Reader) ([]any, error) {
 		switch tag {
 		case tagNil:
 		case tagInt:
-			v, err := binary.ReadVarint(r)
+			d, err := binary.ReadVarint(r)
 			if err != nil {
 				return nil, err
 			}
-			row[i] = v
+			p[i] += d
+			row[i] = p[i]
 		case tagString, tagNumber:
 			l, err := binary.ReadUvarint(r)
 			if err != nil {

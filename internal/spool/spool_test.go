@@ -137,3 +137,53 @@ func TestNumbersAndBools(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestIntegerDifferences: integers are kept as differences from the last
+// integer at the same position; the extremes, rows of other widths and
+// other values in between, and a refused row, change nothing of what comes
+// back, from memory and from disk.
+func TestIntegerDifferences(t *testing.T) {
+	const minInt, maxInt = -1 << 63, 1<<63 - 1
+	want := [][]any{
+		{int64(minInt), int64(maxInt), int64(5)},
+		{int64(maxInt), int64(minInt)},
+		{int64(minInt), "text", int64(-5), int64(7)},
+		{},
+		{int64(0), nil, 2.5, int64(1) << 40},
+		{int64(1), int64(maxInt), int64(minInt), int64(1)<<40 + 1},
+	}
+	for i := range 50 {
+		want = append(want, []any{int64(1000 + i), int64(-i), int64(i * i * i * i)})
+	}
+	for _, limit := range []int{1 << 20, 1} {
+		s := New(limit, t.TempDir())
+		for i, r := range want {
+			if err := s.Append(r); err != nil {
+				t.Fatal(err)
+			}
+			if i == 2 {
+				// Refused after its first two values: no change to the
+				// differences of the rows after it.
+				if err := s.Append([]any{int64(42), int64(43), []byte("x")}); err == nil {
+					t.Fatal("[]byte accepted")
+				}
+			}
+		}
+		got := collect(t, s)
+		if len(got) != len(want) {
+			t.Fatalf("limit %d: %d rows, want %d", limit, len(got), len(want))
+		}
+		for i := range want {
+			if len(want[i]) == 0 && len(got[i]) == 0 {
+				continue
+			}
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("limit %d, row %d: got %#v, want %#v", limit, i, got[i], want[i])
+			}
+		}
+		if s.OnDisk() != (limit == 1) {
+			t.Errorf("limit %d: on disk %v", limit, s.OnDisk())
+		}
+		s.Close()
+	}
+}
