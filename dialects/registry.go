@@ -90,8 +90,14 @@ func schemes() []string {
 }
 
 // Redact returns dsn with any password replaced by "xxxxx", for messages.
-// It handles URL user info and "password=" / "pwd=" query parameters.
+// It handles URL user info and "password=" / "pwd=" query parameters, and
+// masks any other value of the DSN that is the password's text (a
+// timezone=… equal to it), as ScrubText does.
 func Redact(dsn string) string {
+	return ScrubText(dsn, redact(dsn))
+}
+
+func redact(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return redactLoose(dsn)

@@ -80,45 +80,80 @@ func pathUnescape(s string) string {
 	return d
 }
 
-// ScrubError returns err with every password of dsn in its text replaced
-// by "xxxxx", matched without regard to case (the error then no longer
-// unwraps), or err itself when its text holds none.
+// ScrubError returns err with every password of dsn that stands as a
+// password in its text replaced by "xxxxx" (see ScrubText; the error then no
+// longer unwraps), or err itself when its text holds none.
 func ScrubError(dsn string, err error) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	masked := msg
-	for _, s := range Secrets(dsn) {
-		masked = replaceFold(masked, s, "xxxxx")
+	if masked := ScrubText(dsn, msg); masked != msg {
+		return errors.New(masked)
 	}
-	if masked == msg {
-		return err
-	}
-	return errors.New(masked)
+	return err
 }
 
-// replaceFold replaces every appearance of old in s, matched without
-// regard to case, with repl.
-func replaceFold(s, old, repl string) string {
-	if old == "" {
-		return s
+// ScrubText returns msg with every password of dsn replaced by "xxxxx"
+// where it stands as a password or as a value of its own: as the password
+// of a URL's or a Go MySQL DSN's user information ("user:PASSWORD@"), or
+// as a whole value between delimiters ("password=PASSWORD;", "'PASSWORD'",
+// a word of its own). The same text inside other text is left as it is:
+// masking it there would garble the message ("connection" with the
+// password "e") and, for a short password, tell it to whoever reads it.
+func ScrubText(dsn, msg string) string {
+	secrets := Secrets(dsn)
+	// A password may stand in msg as the DSN spells it, decoded, or encoded
+	// the way net/url encodes user information and queries.
+	for _, s := range slices.Clone(secrets) {
+		for _, v := range []string{url.QueryEscape(s), url.PathEscape(s), url.UserPassword("", s).String()[1:]} {
+			if v != "" && !slices.Contains(secrets, v) {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	// Longest first, so that a password that holds another is masked whole.
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	for _, s := range secrets {
+		msg = maskAsPassword(msg, s)
+	}
+	return msg
+}
+
+// maskAsPassword replaces each appearance of pw in msg that stands as a
+// password (see ScrubText) with "xxxxx".
+func maskAsPassword(msg, pw string) string {
+	if pw == "" {
+		return msg
 	}
 	var b strings.Builder
 	last := 0
-	for i := 0; i+len(old) <= len(s); {
-		if strings.EqualFold(s[i:i+len(old)], old) {
-			b.WriteString(s[last:i])
-			b.WriteString(repl)
-			i += len(old)
-			last = i
+	for i := 0; i+len(pw) <= len(msg); {
+		j := strings.Index(msg[i:], pw)
+		if j < 0 {
+			break
+		}
+		start, end := i+j, i+j+len(pw)
+		userInfo := start > 0 && msg[start-1] == ':' && end < len(msg) && msg[end] == '@'
+		whole := (start == 0 || isDelimiter(msg[start-1])) && (end == len(msg) || isDelimiter(msg[end]))
+		if userInfo || whole {
+			b.WriteString(msg[last:start])
+			b.WriteString("xxxxx")
+			last = end
+			i = end
 			continue
 		}
-		i++
+		i = start + 1
 	}
 	if last == 0 {
-		return s
+		return msg
 	}
-	b.WriteString(s[last:])
+	b.WriteString(msg[last:])
 	return b.String()
+}
+
+// isDelimiter reports whether c ends a value in a message: white space,
+// a quote, or a character that separates settings or encloses values.
+func isDelimiter(c byte) bool {
+	return strings.IndexByte(" \t\r\n'\"`=&;,:()[]{}<>", c) >= 0
 }

@@ -175,3 +175,21 @@ func TestSecretsNeverShown(t *testing.T) {
 		}
 	})
 }
+
+// TestShortPasswordKeepsMessagesReadable fails to connect with the
+// password "e": the password is masked where the DSN shows it, and the rest
+// of the message ("open", "postgres", "connection refused") stays as the
+// driver wrote it.
+func TestShortPasswordKeepsMessagesReadable(t *testing.T) {
+	for _, c := range []struct{ dsn, want string }{
+		{"postgres://u:e@127.0.0.1:1/db?connect_timeout=5",
+			"open postgres://u:xxxxx@127.0.0.1:1/db?connect_timeout=5: dial tcp 127.0.0.1:1: connect: connection refused"},
+		{"sqlserver://sa:e@127.0.0.1:1?database=test&dial+timeout=5",
+			"open sqlserver://sa:xxxxx@127.0.0.1:1?database=test&dial+timeout=5: unable to open tcp connection with host '127.0.0.1:1': dial tcp 127.0.0.1:1: connect: connection refused"},
+	} {
+		_, errOut, code := runCLI(t, "list", "--db", c.dsn)
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("profdb list --db %s: exit %d\n%s\nwant the message %q", c.dsn, code, errOut, c.want)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package sqlserver
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -59,25 +58,14 @@ func (Dialect) DriverDSN(dsn string) (string, error) {
 }
 
 // dsnError returns "sqlserver: parse DSN <dsn>: <cause>" with the password
-// masked in the DSN and, should the cause quote it, in the whole text; the
-// cause stays wrapped when it does not. An opaque DSN (no "//"), where the
-// password cannot be told apart, is not shown.
+// masked in the DSN and, where go-mssqldb's reason quotes it (a rejected
+// value that is the password's text), in the reason; the cause stays
+// wrapped when it holds none. An opaque DSN (no "//"), where the password
+// cannot be told apart, is not shown.
 func dsnError(dsn string, cause error) error {
 	shown := dialects.Redact(dsn)
 	if scheme, rest, ok := strings.Cut(dsn, ":"); ok && !strings.HasPrefix(rest, "//") {
 		shown = scheme + ":..."
 	}
-	err := fmt.Errorf("sqlserver: parse DSN %s: %w", shown, cause)
-	msg := err.Error()
-	masked := msg
-	for _, s := range secrets(dsn) {
-		masked = strings.ReplaceAll(masked, s, "xxxxx")
-	}
-	if masked != msg {
-		return errors.New(masked)
-	}
-	return err
+	return dialects.ScrubError(dsn, fmt.Errorf("sqlserver: parse DSN %s: %w", shown, cause))
 }
-
-// secrets returns the passwords in dsn (see dialects.Secrets).
-func secrets(dsn string) []string { return dialects.Secrets(dsn) }
