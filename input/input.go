@@ -45,7 +45,8 @@ func (e sourceNotFound) Is(target error) bool { return target == ErrSourceNotFou
 
 // Format is one input format.
 type Format struct {
-	// Name is the --format value: "json", "profilerj", "gocover", "lcov".
+	// Name is the --format value: "json", "profilerj", "gocover", "lcov",
+	// "cobertura", "jacoco" or "pprof" for profdb's own readers.
 	Name string
 	// Sniff reports whether a file starting with head (up to 4 KiB) is in
 	// this format.

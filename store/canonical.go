@@ -9,6 +9,7 @@ import (
 	"github.com/profdb/profdb/resultset"
 )
 
+// Canonical turns a value scanned from a database into the canonical form
 // of logical type t (see resultset.Convert): drivers return numbers as int64,
 // float64, or text in []byte, and decimals with trailing zeros.
 func Canonical(t ddl.Type, v any) (any, error) {

@@ -8,6 +8,8 @@ import (
 	"github.com/profdb/profdb/profilers"
 )
 
+// Delete removes one result set from every table, in one transaction, and
+// returns the number of rows removed from the profiler's tables: the rows
 // List counts, without those of INSTANCES and RELATIONS.
 func (db *DB) Delete(ctx context.Context, inst int64) (int64, error) {
 	d, err := db.DeleteAll(ctx, []int64{inst})
@@ -112,9 +114,3 @@ func (db *DB) deleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
 	}
 	return out, nil
 }
-
-// Read returns a stored result set. Its tables stream their rows from the
-// database, ordered by ID and REC_ID, with values in canonical form. The
-// whole result set is read in one consistent snapshot, held from Read until
-// every table's rows have been read, an iterator stops early, or ctx ends:
-// a caller that does not read every table must cancel ctx. The iterators

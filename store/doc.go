@@ -17,5 +17,4 @@
 //
 // Every read runs in one consistent snapshot (dialects.Dialect.ReadSnapshot), so a
 // result set being exported or deleted meanwhile is either whole or absent.
-// Package exporter writes result sets through a DB.
 package store

@@ -12,6 +12,11 @@ import (
 	"github.com/profdb/profdb/resultset"
 )
 
+// Read returns a stored result set. Its tables stream their rows from the
+// database, ordered by ID and REC_ID, with values in canonical form. The
+// whole result set is read in one consistent snapshot, held from Read until
+// every table's rows have been read, an iterator stops early, or ctx ends:
+// a caller that does not read every table must cancel ctx. The iterators
 // must be consumed before db is closed.
 func (db *DB) Read(ctx context.Context, inst int64) (*resultset.ResultSet, error) {
 	return db.read(ctx, inst, true)
@@ -251,5 +256,3 @@ func queryInst(ctx context.Context, q dialects.DBTX, d dialects.Dialect, r diale
 	}
 	return q.QueryContext(ctx, query, r.Inst)
 }
-
-// Canonical turns a value scanned from a database into the canonical form

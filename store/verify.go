@@ -152,6 +152,3 @@ func orNull(s string) string {
 	}
 	return s
 }
-
-// Delete removes one result set from every table, in one transaction, and
-// returns the number of rows removed from the profiler's tables: the rows
