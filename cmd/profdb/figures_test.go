@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -16,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/compare"
+	"github.com/profdb/profdb/internal/pproftop"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/store"
@@ -114,38 +114,8 @@ func pprofFigures(goTool func(...string) ([]byte, error), args ...string) (pprof
 	if err != nil {
 		return nil, err
 	}
-	num := func(s string) (int64, error) { return strconv.ParseInt(strings.TrimSuffix(s, "ns"), 10, 64) }
-	f := pprofTop{}
-	header := false
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if !header {
-			header = len(fields) == 5 && fields[0] == "flat" && fields[3] == "cum"
-			continue
-		}
-		if len(fields) < 6 {
-			return nil, fmt.Errorf("go tool pprof -top: line %q", sc.Text())
-		}
-		name := strings.Join(fields[5:], " ")
-		name = strings.TrimSuffix(strings.TrimSuffix(name, " (inline)"), " (partial-inline)")
-		flat, err1 := num(fields[0])
-		cum, err2 := num(fields[3])
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("go tool pprof -top: line %q: %v %v", sc.Text(), err1, err2)
-		}
-		v := f[name]
-		f[name] = [2]int64{v[0] + flat, v[1] + cum}
-	}
-	if !header {
-		return nil, fmt.Errorf("go tool pprof -top: no table:\n%s", out)
-	}
-	for k, v := range f {
-		if v == [2]int64{} {
-			delete(f, k)
-		}
-	}
-	return f, nil
+	f, err := pproftop.Parse(out, "ns")
+	return pprofTop(f), err
 }
 
 // TestFiguresAgreeWithGoTools profiles a small Go module with recursion
