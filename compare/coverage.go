@@ -25,8 +25,8 @@ type CoverageDiff struct {
 	Files      List[GroupDiff] `json:"source_files"`
 	FilesOnlyA List[GroupDiff] `json:"source_files_only_in_a"`
 	FilesOnlyB List[GroupDiff] `json:"source_files_only_in_b"`
-	// Routines matched by module, source file, class and name (overloads of
-	// one name are added up), likewise.
+	// Routines matched by readback.RoutineID (module, namespace, class and
+	// name; overloads of one full name are added up), likewise.
 	RoutineList   List[GroupDiff] `json:"routine_list"`
 	RoutinesOnlyA List[GroupDiff] `json:"routines_only_in_a"`
 	RoutinesOnlyB List[GroupDiff] `json:"routines_only_in_b"`
@@ -52,11 +52,12 @@ func cover(st Style, ca, ta, cb, tb int64) Cover {
 
 // GroupDiff is the coverage of one source file or routine in A and B.
 type GroupDiff struct {
-	Module string   `json:"module,omitempty"` // routines only
-	File   string   `json:"source_file"`
-	Class  string   `json:"class,omitempty"` // routines only
-	Name   string   `json:"name,omitempty"`  // routines only
-	In     Presence `json:"in"`
+	Module    string   `json:"module,omitempty"`    // routines only
+	File      string   `json:"source_file"`         // of a routine: the first of its overloads' files
+	Namespace string   `json:"namespace,omitempty"` // routines only
+	Class     string   `json:"class,omitempty"`     // routines only
+	Name      string   `json:"name,omitempty"`      // routines only
+	In        Presence `json:"in"`
 	Cover
 }
 
@@ -117,26 +118,25 @@ type instRatio struct {
 }
 
 type groupRow struct {
-	Module   string `db:"module"`
-	File     string `db:"srcfile"`
-	Class    string `db:"class"`
-	Name     string `db:"name"`
-	CoveredA int64  `db:"covered_a"`
-	CoveredB int64  `db:"covered_b"`
-	TotalA   int64  `db:"total_a"`
-	TotalB   int64  `db:"total_b"`
-	InA      int64  `db:"in_a"`
-	InB      int64  `db:"in_b"`
+	Module    string `db:"module"`
+	Namespace string `db:"namespace"`
+	File      string `db:"srcfile"`
+	Class     string `db:"class"`
+	Name      string `db:"name"`
+	CoveredA  int64  `db:"covered_a"`
+	CoveredB  int64  `db:"covered_b"`
+	TotalA    int64  `db:"total_a"`
+	TotalB    int64  `db:"total_b"`
+	InA       int64  `db:"in_a"`
+	InB       int64  `db:"in_b"`
 }
 
 // routinesInner is a routine per row of both result sets (inst, module,
-// srcfile, class, name, total and covered lines, ran); its parameters are
-// A, B, A, B.
+// namespace, class, name, srcfile, total and covered lines, ran); its
+// parameters are A, B.
 func routinesInner(r *readback.Reader) string {
-	x := r.ExactText
-	return `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, ` + x(`COALESCE({rd.`+lcRoutines+`.COL_MODULE_NAME}, '')`) + ` AS module,
-	` + x(`COALESCE({rd.`+lcRoutines+`.COL_SOURCE_FILE}, '')`) + ` AS srcfile,
-	` + x(`COALESCE({m.`+lcMetaRoutines+`.COL_CLASS_NAME}, '')`) + ` AS class, ` + x(`COALESCE({m.`+lcMetaRoutines+`.COL_ROUTINE_NAME}, '')`) + ` AS name,
+	return `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, ` + r.RoutineIDColumns("m", lcMetaRoutines) + `,
+	` + r.ExactText(`COALESCE({rd.`+lcRoutines+`.COL_SOURCE_FILE}, '')`) + ` AS srcfile,
 	COALESCE(a.total, 0) AS total, COALESCE(a.covered, 0) AS covered,
 	CASE WHEN {rd.` + lcRoutines + `.COL_MARK} > 0 OR a.covered > 0 THEN 1 ELSE 0 END AS ran
 	FROM {rd:` + lcRoutines + `}
@@ -205,7 +205,7 @@ func coverage(ctx context.Context, r *readback.Reader, ia, ib readback.Instance,
 		both, a, b *List[GroupDiff]
 	}{
 		{"source files", byName([]string{"total", "covered"}, filesInner(r), "srcfile"), []any{a, b}, &d.Files, &d.FilesOnlyA, &d.FilesOnlyB},
-		{"routines", byName([]string{"total", "covered"}, routinesInner(r), "module", "srcfile", "class", "name"), []any{a, b},
+		{"routines", byName([]string{"total", "covered"}, routinesInner(r), "module", "namespace", "class", "name", "MIN(x.srcfile) AS srcfile"), []any{a, b},
 			&d.RoutineList, &d.RoutinesOnlyA, &d.RoutinesOnlyB},
 	} {
 		both := newTop(n, func(x, y GroupDiff) bool {
@@ -228,7 +228,7 @@ func coverage(ctx context.Context, r *readback.Reader, ia, ib readback.Instance,
 			if g.what == "source files" && v.File == "" {
 				return nil // a routine with no source file counts towards none
 			}
-			x := GroupDiff{Module: v.Module, File: v.File, Class: v.Class, Name: v.Name, In: presence(v.InA, v.InB),
+			x := GroupDiff{Module: v.Module, File: v.File, Namespace: v.Namespace, Class: v.Class, Name: v.Name, In: presence(v.InA, v.InB),
 				Cover: cover(st, v.CoveredA, v.TotalA, v.CoveredB, v.TotalB)}
 			switch x.In {
 			case Both:
@@ -269,7 +269,12 @@ func coverage(ctx context.Context, r *readback.Reader, ia, ib readback.Instance,
 }
 
 func groupLess(x, y GroupDiff) bool {
-	return nameLess(x.File, x.Module, x.Class, x.Name, y.File, y.Module, y.Class, y.Name)
+	return nameLess(x.File, x.Module, x.Namespace, x.Class, x.Name, y.File, y.Module, y.Namespace, y.Class, y.Name)
+}
+
+// ID is a routine's identity (routines only).
+func (g GroupDiff) ID() readback.RoutineID {
+	return readback.RoutineID{Module: g.Module, Namespace: g.Namespace, Class: g.Class, Name: g.Name}
 }
 
 type lineRow struct {

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/profdb/profdb/readback"
 )
@@ -23,15 +24,17 @@ type TraceDiff struct {
 	Time      Figure  `json:"time"`      // own time over every routine: the time of the whole run
 	OnlyA     int64   `json:"routines_only_in_a"`
 	OnlyB     int64   `json:"routines_only_in_b"`
-	// Routines are matched by module, class and name (overloads of one
-	// name are added up), largest change of own time first, then of time
-	// with children.
+	// Routines are matched by readback.RoutineID (module, namespace, class
+	// and name; overloads of one full name are added up), largest change of
+	// own time first, then of time with children.
 	Routines List[RoutineTimeDiff] `json:"routines"`
 }
 
-// RoutineTimeDiff is one routine's calls and times in A and B.
+// RoutineTimeDiff is one routine's calls and times in A and B. Time with
+// children is go tool pprof's cum (readback.RoutineTime).
 type RoutineTimeDiff struct {
 	Module    string   `json:"module"`
+	Namespace string   `json:"namespace,omitempty"`
 	Class     string   `json:"class,omitempty"`
 	Name      string   `json:"name"`
 	In        Presence `json:"in"`
@@ -40,29 +43,13 @@ type RoutineTimeDiff struct {
 	WithChild Figure   `json:"time_with_children"`
 }
 
-// FullName is Class::Name, or Name.
-func (d RoutineTimeDiff) FullName() string { return qualified(d.Class, d.Name) }
-
-func qualified(class, name string) string {
-	if class != "" {
-		return class + "::" + name
-	}
-	return name
+// ID is the routine's identity.
+func (d RoutineTimeDiff) ID() readback.RoutineID {
+	return readback.RoutineID{Module: d.Module, Namespace: d.Namespace, Class: d.Class, Name: d.Name}
 }
 
-type traceRow struct {
-	Module string `db:"module"`
-	Class  string `db:"class"`
-	Name   string `db:"name"`
-	CallsA int64  `db:"calls_a"`
-	CallsB int64  `db:"calls_b"`
-	OwnA   int64  `db:"own_a"`
-	OwnB   int64  `db:"own_b"`
-	TotalA int64  `db:"total_a"`
-	TotalB int64  `db:"total_b"`
-	InA    int64  `db:"in_a"`
-	InB    int64  `db:"in_b"`
-}
+// FullName is Namespace.Class::Name (readback.RoutineID.FullName).
+func (d RoutineTimeDiff) FullName() string { return d.ID().FullName() }
 
 // Trace compares two Function Trace result sets: refused
 // (ErrIncomparable) when they are of another profiler or were measured
@@ -75,14 +62,21 @@ func Trace(ctx context.Context, r *readback.Reader, a, b int64, o Options) (*Tra
 	return trace(ctx, r, ia, ib, o)
 }
 
-// byName sums the rows of both result sets per (module, class, name): x has
-// inst and the figures named in cols; it gives <col>_a, <col>_b, in_a and
-// in_b.
+// byName sums the rows of both result sets per keys (columns of x; a key
+// that holds a space is an aggregate to select, not a key): x has inst and
+// the figures named in cols; it gives <col>_a, <col>_b, in_a and in_b.
 func byName(cols []string, x string, keys ...string) string {
 	s := "SELECT "
+	var group []string
 	for _, k := range keys {
+		if strings.Contains(k, " ") {
+			s += k + ", "
+			continue
+		}
 		s += "x." + k + ", "
+		group = append(group, k)
 	}
+	keys = group
 	for _, c := range cols {
 		s += "COALESCE(SUM(CASE WHEN x.inst = {?1} THEN x." + c + " END), 0) AS " + c + "_a, " +
 			"COALESCE(SUM(CASE WHEN x.inst = {?2} THEN x." + c + " END), 0) AS " + c + "_b, "
@@ -105,19 +99,17 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 	}
 	st := o.style()
 	d := &TraceDiff{Counter: ia.CounterName, Frequency: ia.CounterFrequency.Float()}
-	// Per result set and routine (REC_ID) first, as few rows as routines;
-	// then by name across the two, names compared exactly.
-	x := r.ExactText
-	inner := `SELECT a.inst, ` + x(`COALESCE({m.`+ftMetaRoutines+`.COL_MODULE_NAME}, '')`) + ` AS module,
-		` + x(`COALESCE({m.`+ftMetaRoutines+`.COL_CLASS_NAME}, '')`) + ` AS class, ` + x(`COALESCE({m.`+ftMetaRoutines+`.COL_ROUTINE_NAME}, '')`) + ` AS name,
-		COALESCE({rt.` + ftRoutines + `.COL_HIT_COUNT}, a.n) AS calls, a.own, a.total
-		FROM (SELECT {c.` + ftCallTrace + `.INST_ID} AS inst, COALESCE({c.` + ftCallTrace + `.COL_ROUTINE_NAME}, -1) AS rid, COUNT(*) AS n,
-			COALESCE(SUM({c.` + ftCallTrace + `.COL__S}), 0) AS own, COALESCE(SUM({c.` + ftCallTrace + `.COL__S_WITH_CHILDREN}), 0) AS total
-			FROM {c:` + ftCallTrace + `} WHERE {c.` + ftCallTrace + `.INST_ID} IN ({?1}, {?2})
-			GROUP BY {c.` + ftCallTrace + `.INST_ID}, COALESCE({c.` + ftCallTrace + `.COL_ROUTINE_NAME}, -1)) a
-		LEFT JOIN {m:` + ftMetaRoutines + `} ON {m.` + ftMetaRoutines + `.INST_ID} = a.inst AND {m.` + ftMetaRoutines + `.REC_ID} = a.rid
-		LEFT JOIN {rt:` + ftRoutines + `} ON {rt.` + ftRoutines + `.INST_ID} = a.inst AND {rt.` + ftRoutines + `.REC_ID} = a.rid`
-	cols := []string{"calls", "own", "total"}
+	// Per result set and routine identity (readback.RoutineID), with time
+	// with children as go tool pprof's cum; then matched in memory, which
+	// holds one entry per routine, not per call.
+	ta, err := r.TimesByRoutine(ctx, ia)
+	if err != nil {
+		return nil, fmt.Errorf("compare: result sets %d and %d: routines: %w", ia.InstID, ib.InstID, err)
+	}
+	tb, err := r.TimesByRoutine(ctx, ib)
+	if err != nil {
+		return nil, fmt.Errorf("compare: result sets %d and %d: routines: %w", ia.InstID, ib.InstID, err)
+	}
 	top := newTop(o.top(), func(x, y RoutineTimeDiff) bool {
 		if dx, dy := o.key(x.Own.Delta()), o.key(y.Own.Delta()); dx != dy {
 			return dx > dy
@@ -125,35 +117,46 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 		if dx, dy := o.key(x.WithChild.Delta()), o.key(y.WithChild.Delta()); dx != dy {
 			return dx > dy
 		}
-		return nameLess(x.Module, x.Class, x.Name, y.Module, y.Class, y.Name)
+		return x.ID().Compare(y.ID()) < 0
 	})
 	var calls, time [2]float64
-	err := readback.Each(ctx, r, byName(cols, inner, "module", "class", "name"), []any{ia.InstID, ib.InstID},
-		func(v *traceRow) error {
-			x := RoutineTimeDiff{Module: v.Module, Class: v.Class, Name: v.Name, In: presence(v.InA, v.InB),
-				Calls:     figure(st, float64(v.CallsA), float64(v.CallsB)),
-				Own:       figure(st, float64(v.OwnA), float64(v.OwnB)),
-				WithChild: figure(st, float64(v.TotalA), float64(v.TotalB))}
-			switch x.In {
-			case OnlyA:
-				d.OnlyA++
-			case OnlyB:
-				d.OnlyB++
-			}
-			calls[0] += x.Calls.A
-			calls[1] += x.Calls.B
-			time[0] += x.Own.A
-			time[1] += x.Own.B
-			top.add(x)
-			return nil
-		})
-	if err != nil {
-		return nil, fmt.Errorf("compare: result sets %d and %d: routines: %w", ia.InstID, ib.InstID, err)
+	add := func(id readback.RoutineID, a, b readback.Times, inA, inB bool) {
+		x := RoutineTimeDiff{Module: id.Module, Namespace: id.Namespace, Class: id.Class, Name: id.Name, In: presence(b01(inA), b01(inB)),
+			Calls:     figure(st, float64(a.Calls), float64(b.Calls)),
+			Own:       figure(st, float64(a.Own), float64(b.Own)),
+			WithChild: figure(st, float64(a.WithChild), float64(b.WithChild))}
+		switch x.In {
+		case OnlyA:
+			d.OnlyA++
+		case OnlyB:
+			d.OnlyB++
+		}
+		calls[0] += x.Calls.A
+		calls[1] += x.Calls.B
+		time[0] += x.Own.A
+		time[1] += x.Own.B
+		top.add(x)
+	}
+	for id, a := range ta {
+		b, inB := tb[id]
+		add(id, a, b, true, inB)
+	}
+	for id, b := range tb {
+		if _, inA := ta[id]; !inA {
+			add(id, readback.Times{}, b, false, true)
+		}
 	}
 	d.Calls = figure(st, calls[0], calls[1])
 	d.Time = figure(st, time[0], time[1])
 	d.Routines = top.list()
 	return d, nil
+}
+
+func b01(v bool) int64 {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // nameLess orders names part by part.

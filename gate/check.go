@@ -131,20 +131,18 @@ func (l LineRange) String() string {
 // (ms when both result sets' counters give a frequency, else the counter's
 // ticks).
 type RoutineChange struct {
-	Module string  `json:"module,omitempty"`
-	Class  string  `json:"class,omitempty"`
-	Name   string  `json:"name"`
-	Before float64 `json:"before"`
-	After  float64 `json:"after"`
-	Unit   string  `json:"unit"`
+	Module    string  `json:"module,omitempty"`
+	Namespace string  `json:"namespace,omitempty"`
+	Class     string  `json:"class,omitempty"`
+	Name      string  `json:"name"`
+	Before    float64 `json:"before"`
+	After     float64 `json:"after"`
+	Unit      string  `json:"unit"`
 }
 
-// FullName is Class::Name, or Name.
+// FullName is Namespace.Class::Name (readback.RoutineID.FullName).
 func (rc RoutineChange) FullName() string {
-	if rc.Class != "" {
-		return rc.Class + "::" + rc.Name
-	}
-	return rc.Name
+	return readback.RoutineID{Module: rc.Module, Namespace: rc.Namespace, Class: rc.Class, Name: rc.Name}.FullName()
 }
 
 // Check evaluates the rules of o on result set inst. An error is returned

@@ -145,33 +145,27 @@ func traceTotal(ctx context.Context, r *readback.Reader, inst int64) (int64, err
 	return total, nil
 }
 
-// routineKey names a routine across result sets.
-type routineKey struct {
-	Module, Class, Name string
-}
-
 // routineTimes streams the own time per routine of Function Trace result
-// sets a and b, routines matched by module, class and name; a routine one
-// of them lacks has no time there. CALL_TRACE is first summed per result
-// set and routine ID, so the join with META_ROUTINES (which has no index
-// on REC_ID) is over one row per routine, not one per call.
-func routineTimes(ctx context.Context, r *readback.Reader, a, b int64, each func(k routineKey, ownA, ownB int64) error) error {
+// sets a and b, routines matched by readback.RoutineID (module, namespace,
+// class and name, as compare matches them); a routine one of them lacks
+// has no time there. CALL_TRACE is first summed per result set and routine
+// ID, so the join with META_ROUTINES (which has no index on REC_ID) is over
+// one row per routine, not one per call.
+func routineTimes(ctx context.Context, r *readback.Reader, a, b int64, each func(k readback.RoutineID, ownA, ownB int64) error) error {
 	const c, m = "{c." + ftCalls, "{m." + ftMeta
-	mod := `COALESCE(` + m + `.COL_MODULE_NAME}, '')`
-	cls := `COALESCE(` + m + `.COL_CLASS_NAME}, '')`
-	name := `COALESCE(` + m + `.COL_ROUTINE_NAME}, '')`
-	err := r.Query(ctx, `SELECT `+mod+`, `+cls+`, `+name+`,
-		COALESCE(SUM(CASE WHEN t.inst = {?1} THEN t.own ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN t.inst = {?2} THEN t.own ELSE 0 END), 0)
-		FROM (SELECT `+c+`.INST_ID} AS inst, `+c+`.COL_ROUTINE_NAME} AS rid, SUM(`+c+`.COL__S}) AS own
-			FROM {c:`+ftCalls+`} WHERE `+c+`.INST_ID} IN ({?1}, {?2})
-			GROUP BY `+c+`.INST_ID}, `+c+`.COL_ROUTINE_NAME}) t
-		LEFT JOIN {m:`+ftMeta+`} ON `+m+`.INST_ID} = t.inst AND `+m+`.REC_ID} = t.rid
-		GROUP BY `+mod+`, `+cls+`, `+name, []any{a, b},
+	err := r.Query(ctx, `SELECT x.module, x.namespace, x.class, x.name,
+		COALESCE(SUM(CASE WHEN x.inst = {?1} THEN x.own ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN x.inst = {?2} THEN x.own ELSE 0 END), 0)
+		FROM (SELECT t.inst, t.own, `+r.RoutineIDColumns("m", ftMeta)+`
+			FROM (SELECT `+c+`.INST_ID} AS inst, `+c+`.COL_ROUTINE_NAME} AS rid, SUM(`+c+`.COL__S}) AS own
+				FROM {c:`+ftCalls+`} WHERE `+c+`.INST_ID} IN ({?1}, {?2})
+				GROUP BY `+c+`.INST_ID}, `+c+`.COL_ROUTINE_NAME}) t
+			LEFT JOIN {m:`+ftMeta+`} ON `+m+`.INST_ID} = t.inst AND `+m+`.REC_ID} = t.rid) x
+		GROUP BY x.module, x.namespace, x.class, x.name`, []any{a, b},
 		func(rows *sql.Rows) error {
-			var k routineKey
+			var k readback.RoutineID
 			var oa, ob int64
-			if err := rows.Scan(&k.Module, &k.Class, &k.Name, &oa, &ob); err != nil {
+			if err := rows.Scan(&k.Module, &k.Namespace, &k.Class, &k.Name, &oa, &ob); err != nil {
 				return fmt.Errorf("scan: %w", err)
 			}
 			return each(k, oa, ob)

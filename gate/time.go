@@ -76,8 +76,8 @@ func maxTimeIncrease(ctx context.Context, r *readback.Reader, base, now readback
 		}
 		return a.Module < b.Module
 	})
-	err = routineTimes(ctx, r, base.InstID, now.InstID, func(k routineKey, ob, on int64) error {
-		rc := RoutineChange{Module: k.Module, Class: k.Class, Name: k.Name, Before: float64(ob) * fb, After: float64(on) * fn, Unit: unit}
+	err = routineTimes(ctx, r, base.InstID, now.InstID, func(k readback.RoutineID, ob, on int64) error {
+		rc := RoutineChange{Module: k.Module, Namespace: k.Namespace, Class: k.Class, Name: k.Name, Before: float64(ob) * fb, After: float64(on) * fn, Unit: unit}
 		if rc.After > rc.Before {
 			worst.add(rc)
 		}

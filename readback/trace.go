@@ -30,9 +30,14 @@ type Trace struct {
 }
 
 // RoutineTime is the time spent in one routine over all its calls.
+// WithChild is its time with children as `go tool pprof` computes cum: the
+// time with children of its calls that have no call of the same routine
+// above them (a recursive routine's nested calls are in the outer call's
+// time already).
 type RoutineTime struct {
 	RecID     int64  `json:"rec_id" db:"rid"`
 	Name      string `json:"name" db:"name"`
+	Namespace string `json:"namespace,omitempty" db:"namespace"`
 	Class     string `json:"class,omitempty" db:"class"`
 	Module    string `json:"module,omitempty" db:"module"`
 	Calls     int64  `json:"calls" db:"calls"`
@@ -40,15 +45,26 @@ type RoutineTime struct {
 	WithChild int64  `json:"time_with_children" db:"total"`
 }
 
-// FullName is Class::Name, or Name.
+// ID is the routine's identity across result sets.
+func (rt RoutineTime) ID() RoutineID {
+	return RoutineID{Module: rt.Module, Namespace: rt.Namespace, Class: rt.Class, Name: rt.Name}
+}
+
+// FullName is Namespace.Class::Name (see RoutineID.FullName), or "routine
+// REC_ID" for a routine without a name.
 func (rt RoutineTime) FullName() string {
-	if rt.Class != "" {
-		return rt.Class + "::" + rt.Name
-	}
-	if rt.Name == "" {
+	if rt.Name == "" && rt.Class == "" && rt.Namespace == "" {
 		return "routine " + strconv.FormatInt(rt.RecID, 10)
 	}
-	return rt.Name
+	return rt.ID().FullName()
+}
+
+// Times are a routine's calls, own time and time with children (see
+// RoutineTime).
+type Times struct {
+	Calls     int64 `json:"calls"`
+	Own       int64 `json:"own_time"`
+	WithChild int64 `json:"time_with_children"`
 }
 
 // ThreadTime is one thread's calls and time (of its top-level calls).
@@ -97,18 +113,26 @@ func (r *Reader) trace(ctx context.Context, in Instance, o Options) (*Trace, err
 		return fmt.Errorf("read: result set %d: %s: %w", in.InstID, what, err)
 	}
 	t := &Trace{Counter: in.CounterName, Frequency: in.CounterFrequency.Float(), names: map[int64]RoutineTime{}}
-	var all []RoutineTime
-	err := query(ctx, r, in.InstID, `SELECT a.rid, COALESCE({m.`+ftMetaRoutines+`.COL_ROUTINE_NAME}, '') AS name,
-		COALESCE({m.`+ftMetaRoutines+`.COL_CLASS_NAME}, '') AS class, COALESCE({m.`+ftMetaRoutines+`.COL_MODULE_NAME}, '') AS module,
-		COALESCE({rt.`+ftRoutines+`.COL_HIT_COUNT}, a.n) AS calls, a.own, a.total
-		FROM (SELECT COALESCE({c.`+ftCallTrace+`.COL_ROUTINE_NAME}, -1) AS rid, COUNT(*) AS n,
-			COALESCE(SUM({c.`+ftCallTrace+`.COL__S}), 0) AS own, COALESCE(SUM({c.`+ftCallTrace+`.COL__S_WITH_CHILDREN}), 0) AS total
-			FROM {c:`+ftCallTrace+`} WHERE {c.`+ftCallTrace+`.INST_ID} = {?} GROUP BY COALESCE({c.`+ftCallTrace+`.COL_ROUTINE_NAME}, -1)) a
-		LEFT JOIN {m:`+ftMetaRoutines+`} ON {m.`+ftMetaRoutines+`.INST_ID} = {?} AND {m.`+ftMetaRoutines+`.REC_ID} = a.rid
-		LEFT JOIN {rt:`+ftRoutines+`} ON {rt.`+ftRoutines+`.INST_ID} = {?} AND {rt.`+ftRoutines+`.REC_ID} = a.rid`,
-		func(v *RoutineTime) bool { all = append(all, *v); t.names[v.RecID] = *v; return true })
+	all, err := r.routineTimes(ctx, in.InstID)
 	if err != nil {
 		return nil, wrap("routines", err)
+	}
+	idx := make(map[int64]int32, len(all))
+	for i, v := range all {
+		idx[v.RecID] = int32(i)
+	}
+	cum, err := r.withChildren(ctx, in.InstID, len(all), func(rid int64) int32 {
+		if i, ok := idx[rid]; ok {
+			return i
+		}
+		return -1
+	})
+	if err != nil {
+		return nil, wrap("routines", err)
+	}
+	for i := range all {
+		all[i].WithChild = cum[i]
+		t.names[all[i].RecID] = all[i]
 	}
 	t.ByOwn = sorted(all, o.top(), func(a, b RoutineTime) bool { return a.Own > b.Own })
 	t.ByTotal = sorted(all, o.top(), func(a, b RoutineTime) bool { return a.WithChild > b.WithChild })
@@ -156,4 +180,69 @@ func sorted(all []RoutineTime, n int, less func(a, b RoutineTime) bool) List[Rou
 		l.Items = s[:n]
 	}
 	return l
+}
+
+// routineTimes reads the calls and own time of every routine of Function
+// Trace result set inst that has calls, one per REC_ID of CALL_TRACE's
+// COL_ROUTINE_NAME (-1 for NULL), with its identity; WithChild is left 0.
+func (r *Reader) routineTimes(ctx context.Context, inst int64) ([]RoutineTime, error) {
+	var all []RoutineTime
+	err := query(ctx, r, inst, `SELECT a.rid, `+r.RoutineIDColumns("m", ftMetaRoutines)+`,
+		COALESCE({rt.`+ftRoutines+`.COL_HIT_COUNT}, a.n) AS calls, a.own, 0 AS total
+		FROM (SELECT COALESCE({c.`+ftCallTrace+`.COL_ROUTINE_NAME}, -1) AS rid, COUNT(*) AS n,
+			COALESCE(SUM({c.`+ftCallTrace+`.COL__S}), 0) AS own
+			FROM {c:`+ftCallTrace+`} WHERE {c.`+ftCallTrace+`.INST_ID} = {?} GROUP BY COALESCE({c.`+ftCallTrace+`.COL_ROUTINE_NAME}, -1)) a
+		LEFT JOIN {m:`+ftMetaRoutines+`} ON {m.`+ftMetaRoutines+`.INST_ID} = {?} AND {m.`+ftMetaRoutines+`.REC_ID} = a.rid
+		LEFT JOIN {rt:`+ftRoutines+`} ON {rt.`+ftRoutines+`.INST_ID} = {?} AND {rt.`+ftRoutines+`.REC_ID} = a.rid`,
+		func(v *RoutineTime) bool { all = append(all, *v); return true })
+	return all, err
+}
+
+// TimesByRoutine reads the calls, own time and time with children of the
+// routines of Function Trace result set in by RoutineID: routines of one
+// identity (overloads) are one, their calls and own times added up, their
+// time with children that of their calls with no call of the identity
+// above them (`go tool pprof`'s cum). compare and check use it. Memory
+// grows with the routines, not with the calls.
+func (r *Reader) TimesByRoutine(ctx context.Context, in Instance) (map[RoutineID]Times, error) {
+	if err := r.need(in, ftRoutines, ftMetaRoutines, ftCallTrace); err != nil {
+		return nil, err
+	}
+	all, err := r.routineTimes(ctx, in.InstID)
+	if err != nil {
+		return nil, fmt.Errorf("read: result set %d: routines: %w", in.InstID, err)
+	}
+	ids := map[RoutineID]int32{}
+	byRec := make(map[int64]int32, len(all))
+	var order []RoutineID
+	out := map[RoutineID]Times{}
+	for _, v := range all {
+		id := v.ID()
+		k, ok := ids[id]
+		if !ok {
+			k = int32(len(order))
+			ids[id] = k
+			order = append(order, id)
+		}
+		byRec[v.RecID] = k
+		t := out[id]
+		t.Calls += v.Calls
+		t.Own += v.Own
+		out[id] = t
+	}
+	cum, err := r.withChildren(ctx, in.InstID, len(order), func(rid int64) int32 {
+		if k, ok := byRec[rid]; ok {
+			return k
+		}
+		return -1
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read: result set %d: %w", in.InstID, err)
+	}
+	for k, id := range order {
+		t := out[id]
+		t.WithChild = cum[k]
+		out[id] = t
+	}
+	return out, nil
 }

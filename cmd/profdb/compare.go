@@ -161,7 +161,7 @@ func printComparison(w io.Writer, res *compare.Result, width int) error {
 				cells := []string{x.File, fmt.Sprintf("%d/%d", x.CoveredA, x.TotalA), coverPct(x.CoveredA, x.TotalA),
 					fmt.Sprintf("%d/%d", x.CoveredB, x.TotalB), coverPct(x.CoveredB, x.TotalB), change(st, x.Percent, pct)}
 				if routine {
-					cells = append([]string{qualified(x.Class, x.Name)}, cells...)
+					cells = append([]string{x.ID().FullName()}, cells...)
 				}
 				t.row(cells...)
 			}

@@ -8,6 +8,7 @@
 // functions, so the reader parses the Go sources (found through the module's
 // go.mod, see input.Options.SourceRoot) to learn where each function starts
 // and ends, the way `go tool cover -func` does. Every function with a body is
-// a routine; its lines are the lines its blocks span. docs/gocover.md gives
+// a routine; its lines are the lines where its statements start, as cover
+// counts statements (the if of an else if included). docs/gocover.md gives
 // the mapping column by column.
 package gocover

@@ -193,6 +193,10 @@ func checkCovModule(t *testing.T, set resultset.MemorySet) {
 		calc + ":63:Empty":   {"", "example.com/cov.Empty", 1, map[int64]int64{}},
 		shapes + ":5:Square": {"", "example.com/cov/shapes.Square", 1, all(1, 5)},
 		shapes + ":8:Cube":   {"", "example.com/cov/shapes.Cube", 0, all(0, 9)},
+		// The if of `} else if n > 80 {` (17) is a statement of a block of
+		// its own, which did not run, as did neither of the branches after
+		// the first.
+		shapes + ":14:Size": {"", "example.com/cov/shapes.Size", 1, map[int64]int64{15: 1, 16: 1, 17: 0, 18: 0, 20: 0}},
 	}
 	for k, w := range wants {
 		r, ok := rs[k]
@@ -219,15 +223,16 @@ func checkCovModule(t *testing.T, set resultset.MemorySet) {
 		}
 	}
 	// calc.go: 19 statement lines in routines (4+3+3+1+1+1+6+0), 16
-	// covered (all but Never's 3); shapes.go: 2, 1 covered. The module:
-	// 17 of 21, the 81.0% that go tool cover -func gives as its total.
+	// covered (all but Never's 3); shapes.go: 7 (1+1+5), 3 covered. The
+	// module: 19 of 26, the 73.1% that go tool cover -func gives as its
+	// total.
 	files := percentages(t, set, lightcoverage.SourceFilesData, "COL_FILE_NAME")
-	wantFiles := map[string]float64{calc: 16.0 / 19 * 100, shapes: 50}
+	wantFiles := map[string]float64{calc: 16.0 / 19 * 100, shapes: 3.0 / 7 * 100}
 	if !approx(files, wantFiles) {
 		t.Errorf("source files %% covered %v, want %v", files, wantFiles)
 	}
 	mods := percentages(t, set, lightcoverage.ModulesData, "COL_MODULE_NAME")
-	if want := map[string]float64{"example.com/cov": 17.0 / 21 * 100}; !approx(mods, want) {
+	if want := map[string]float64{"example.com/cov": 19.0 / 26 * 100}; !approx(mods, want) {
 		t.Errorf("modules %% covered %v, want %v", mods, want)
 	}
 }
@@ -580,7 +585,7 @@ func TestMissingSource(t *testing.T) {
 		t.Errorf("warnings %q", warnings)
 	}
 	rs := routines(t, m.Sets[0])
-	if len(rs) != 2 { // Square and Cube
+	if len(rs) != 3 { // Square, Cube and Size
 		t.Errorf("routines %v", slices.Sorted(mapKeys(rs)))
 	}
 }
@@ -651,7 +656,7 @@ func TestRegistered(t *testing.T) {
 	}
 	m := &resultset.Memory{}
 	res, err := input.Read(context.Background(), "", bytes.NewReader(data), "cov.out", m, input.Options{SourceRoot: testdataRoot(t)})
-	if err != nil || len(res) != 1 || res[0].Tables[lightcoverage.RoutinesData] != 10 {
+	if err != nil || len(res) != 1 || res[0].Tables[lightcoverage.RoutinesData] != 11 {
 		t.Errorf("input.Read: %v %+v", err, res)
 	}
 }

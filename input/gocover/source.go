@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -110,11 +111,14 @@ type funcExtent struct {
 // srcPos is a line and column in a source file.
 type srcPos struct{ line, col int }
 
-// statements returns where the statements of body start: those of every
-// statement list, as `go tool cover` counts them, in source order.
+// statements returns where the statements of body start, as `go tool
+// cover` counts them: those of every statement list, and the if of an
+// `else if`, which cover counts as a statement of a block of its own (from
+// the end of the if's body to the else-if's opening brace), in source
+// order.
 func statements(fset *token.FileSet, body *ast.BlockStmt) []srcPos {
 	var out []srcPos
-	add := func(list []ast.Stmt) {
+	add := func(list ...ast.Stmt) {
 		for _, s := range list {
 			p := fset.Position(s.Pos())
 			out = append(out, srcPos{p.Line, p.Column})
@@ -123,13 +127,23 @@ func statements(fset *token.FileSet, body *ast.BlockStmt) []srcPos {
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.BlockStmt:
-			add(x.List)
+			add(x.List...)
 		case *ast.CaseClause:
-			add(x.Body)
+			add(x.Body...)
 		case *ast.CommClause:
-			add(x.Body)
+			add(x.Body...)
+		case *ast.IfStmt:
+			if elif, ok := x.Else.(*ast.IfStmt); ok {
+				add(elif)
+			}
 		}
 		return true
+	})
+	slices.SortFunc(out, func(a, b srcPos) int {
+		if a.line != b.line {
+			return a.line - b.line
+		}
+		return a.col - b.col
 	})
 	return out
 }

@@ -1,7 +1,6 @@
 package pprof_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/input/pprof"
 	"github.com/profdb/profdb/internal/launch"
+	"github.com/profdb/profdb/internal/pproftop"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/resource"
@@ -106,33 +106,11 @@ func top(t *testing.T, file, index, unit string) figures {
 	if err != nil {
 		t.Fatalf("go tool pprof: %v\n%s", err, stderr.Bytes())
 	}
-	num := func(s string) int64 {
-		n, err := strconv.ParseInt(strings.TrimSuffix(s, unit), 10, 64)
-		if err != nil {
-			t.Fatalf("go tool pprof -top: figure %q: %v\n%s", s, err, out)
-		}
-		return n
+	f, err := pproftop.Parse(out, unit)
+	if err != nil {
+		t.Fatalf("go tool pprof -top: %v\n%s", err, out)
 	}
-	f := figures{}
-	header := false
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if !header {
-			header = len(fields) == 5 && fields[0] == "flat" && fields[3] == "cum"
-			continue
-		}
-		if len(fields) < 6 {
-			t.Fatalf("go tool pprof -top: line %q", sc.Text())
-		}
-		name := strings.Join(fields[5:], " ")
-		name = strings.TrimSuffix(strings.TrimSuffix(name, " (inline)"), " (partial-inline)")
-		f.add(name, num(fields[0]), num(fields[3]))
-	}
-	if !header {
-		t.Fatalf("go tool pprof -top: no table:\n%s", out)
-	}
-	return f.nonzero()
+	return figures(f)
 }
 
 // tables gives the rows of a result set's tables: from memory or from a

@@ -8,3 +8,14 @@ func Square(x int) int { return x * x }
 func Cube(x int) int {
 	return x * x * x
 }
+
+// Size names the size of n: an else-if chain, of which the test runs only
+// the first branch.
+func Size(n int) string {
+	if n < 10 {
+		return "small"
+	} else if n > 80 {
+		return "large"
+	}
+	return "medium"
+}

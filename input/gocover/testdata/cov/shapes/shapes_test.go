@@ -6,4 +6,7 @@ func TestSquare(t *testing.T) {
 	if Square(3) != 9 {
 		t.Fatal("Square")
 	}
+	if Size(3) != "small" {
+		t.Fatal("Size")
+	}
 }

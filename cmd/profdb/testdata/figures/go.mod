@@ -1,0 +1,3 @@
+module example.com/figures
+
+go 1.22
