@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,8 @@ const (
 )
 
 // Options are the rules to check, each a percentage; a nil limit is a rule
-// not checked.
+// not checked. Percentages of coverage and max-drop's points lie in 0 to
+// 100, MaxTimeIncrease is 0 or more; Check refuses others (ErrUsage).
 type Options struct {
 	// MinCoverage: the result set's line coverage is at least this.
 	MinCoverage *float64
@@ -37,15 +39,63 @@ type Options struct {
 	// MaxTimeIncrease: the total time grew from the baseline's by at most
 	// this percentage.
 	MaxTimeIncrease *float64
-	// Top is the most items a rule names; 0 means 10.
+	// Top is the most items a rule names, and the most changed files the
+	// result set does not name that patch coverage lists; 0 means 10.
 	Top int
+	// MaxRanges is the most uncovered changed line ranges patch coverage
+	// names; 0 means DefaultMaxRanges.
+	MaxRanges int
 }
+
+// DefaultMaxRanges is the most uncovered changed line ranges patch coverage
+// names by default.
+const DefaultMaxRanges = 1000
 
 func (o Options) top() int {
 	if o.Top <= 0 {
 		return 10
 	}
 	return o.Top
+}
+
+func (o Options) maxRanges() int {
+	if o.MaxRanges <= 0 {
+		return DefaultMaxRanges
+	}
+	return o.MaxRanges
+}
+
+// limits checks that every limit given is a number in its range.
+func (o Options) limits() error {
+	for _, l := range []struct {
+		flag string
+		v    *float64
+		max  float64
+	}{
+		{"--min-coverage", o.MinCoverage, 100},
+		{"--max-drop", o.MaxDrop, 100},
+		{"--min-patch-coverage", o.MinPatchCoverage, 100},
+		{"--max-time-increase", o.MaxTimeIncrease, math.Inf(1)},
+	} {
+		if l.v == nil {
+			continue
+		}
+		if err := CheckPercent(*l.v, l.max); err != nil {
+			return usageErr(fmt.Sprintf("check: %s: %v", l.flag, err))
+		}
+	}
+	return nil
+}
+
+// CheckPercent returns an error unless v is a number from 0 to max.
+func CheckPercent(v, max float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > max {
+		if math.IsInf(max, 1) {
+			return fmt.Errorf("%s is not a percentage (a number of 0 or more)", num(v))
+		}
+		return fmt.Errorf("%s is not a percentage from 0 to %s", num(v), num(max))
+	}
+	return nil
 }
 
 // ErrUsage is matched by errors.Is in the error of Check when the options
@@ -99,7 +149,12 @@ type Rule struct {
 	Lines    []LineRange     `json:"uncovered_lines,omitempty"` // patch-coverage
 	Unknown  []string        `json:"unmatched_files,omitempty"` // patch-coverage: diff files the result set does not name
 	Routines []RoutineChange `json:"routines,omitempty"`        // max-time-increase
-	Omitted  int64           `json:"omitted,omitempty"`
+	// Omitted is how many more items there were than the rule names (for
+	// patch-coverage, uncovered ranges beyond Options.MaxRanges);
+	// UnknownOmitted how many more unmatched files than Unknown lists
+	// (beyond Options.Top).
+	Omitted        int64 `json:"omitted,omitempty"`
+	UnknownOmitted int64 `json:"unmatched_omitted,omitempty"`
 }
 
 // FileDrop is a source file's coverage in the baseline and now.
@@ -161,6 +216,9 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 	if o.MinPatchCoverage != nil && o.Diff == nil {
 		return nil, usageErr("check: --min-patch-coverage needs --diff")
 	}
+	if err := o.limits(); err != nil {
+		return nil, err
+	}
 	in, err := r.Instance(ctx, inst)
 	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
@@ -212,7 +270,7 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 		if o.MinPatchCoverage != nil {
 			limit = *o.MinPatchCoverage
 		}
-		if err := add(patchCoverage(ctx, r, inst, o.Diff, limit)); err != nil {
+		if err := add(patchCoverage(ctx, r, inst, o.Diff, limit, o.top(), o.maxRanges())); err != nil {
 			return nil, err
 		}
 	}
@@ -243,8 +301,12 @@ func minCoverage(ctx context.Context, r *readback.Reader, inst int64, limit floa
 	if err != nil {
 		return rule, err
 	}
-	rule.Coverage, rule.Value, rule.Passed = &c, c.Percent(), atLeast(c, limit)
+	rule.Coverage, rule.Value, rule.Passed = &c, c.Percent(), c.Total > 0 && atLeast(c, limit)
 	rule.Summary = fmt.Sprintf("line coverage %s (%d of %d lines), at least %s%% required", pct(c.Percent()), c.Covered, c.Total, num(limit))
+	if c.Total == 0 {
+		rule.Summary = noLines(fmt.Sprintf("result set %d", inst), fmt.Sprintf("it has no line coverage to hold to %s%%", num(limit)))
+		return rule, nil
+	}
 	if rule.Passed {
 		return rule, nil
 	}
@@ -280,18 +342,21 @@ func maxDrop(ctx context.Context, r *readback.Reader, inst, baseline int64, limi
 	rule.Coverage, rule.Before, rule.Value = &now, &before, drop
 	// drop <= limit, exactly: (bc*nt - nc*bt)*100 <= limit*bt*nt.
 	diff := (float64(before.Covered)*float64(now.Total) - float64(now.Covered)*float64(before.Total)) * 100
-	switch {
-	case before.Total == 0 || now.Total == 0:
-		rule.Passed = drop <= limit
-	default:
-		rule.Passed = diff <= limit*float64(before.Total)*float64(now.Total)
-	}
+	rule.Passed = before.Total > 0 && now.Total > 0 && diff <= limit*float64(before.Total)*float64(now.Total)
 	verb := "fell"
 	if drop < 0 {
 		verb = "rose"
 	}
 	rule.Summary = fmt.Sprintf("line coverage %s %.1f points, from %s to %s (baseline %d), at most %s allowed",
 		verb, math.Abs(drop), pct(before.Percent()), pct(now.Percent()), baseline, num(limit))
+	switch {
+	case now.Total == 0:
+		rule.Summary = noLines(fmt.Sprintf("result set %d", inst), fmt.Sprintf("no drop from baseline %d can be measured", baseline))
+		return rule, nil
+	case before.Total == 0:
+		rule.Summary = noLines(fmt.Sprintf("baseline %d", baseline), "no drop from it can be measured")
+		return rule, nil
+	}
 	// The files that lost most: the most new uncovered lines, then the
 	// largest fall in %.
 	worst := newTop(top, func(a, b FileDrop) bool {
@@ -316,6 +381,13 @@ func maxDrop(ctx context.Context, r *readback.Reader, inst, baseline int64, limi
 	return rule, err
 }
 
+// noLines is the summary of a coverage rule on a result set with no line:
+// the rule fails, since a result set that knows no line shows nothing
+// about the code (an empty or wrong input, a failed test run).
+func noLines(set, what string) string {
+	return set + " has no coverable line (0 lines): " + what + "; a coverage rule fails on a result set with no line"
+}
+
 // Status of a changed line.
 const (
 	unknownLine = iota // no profiler row knows it: it does not count
@@ -324,11 +396,13 @@ const (
 )
 
 // patchCoverage counts the changed lines of p that the result set knows and
-// those that ran. Its uncovered lines are every uncovered changed line (the
-// diff bounds them, not the tables), as ranges: a range runs over
-// consecutive changed lines that are uncovered or that no row knows, and
-// starts and ends on uncovered ones.
-func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch, limit float64) (Rule, error) {
+// those that ran. Its uncovered lines are the uncovered changed lines, as
+// ranges, the first maxRanges of them: a range runs over consecutive
+// changed lines that are uncovered or that no row knows, and starts and
+// ends on uncovered ones. The changed files the result set does not name
+// are listed, the first top of them. A result set with no line at all
+// fails the rule, whatever the diff.
+func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch, limit float64, top, maxRanges int) (Rule, error) {
 	rule := Rule{Name: RulePatchCoverage, Limit: limit}
 	paths := make([]string, len(p.Files))
 	for i, f := range p.Files {
@@ -339,17 +413,30 @@ func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch
 		return rule, err
 	}
 	// The matched files' changed lines, by the file name the result set
-	// gives: one pass over the rows, each marking its line.
+	// gives: one pass over the rows, each marking its line. A line's
+	// status is at its position among its file's changed lines: the lines
+	// before its run (before) and in the run before it.
 	status := make([][]byte, len(p.Files))
+	before := make([][]int64, len(p.Files))
 	byName := map[string]int{}
 	var names []string
 	for i, f := range p.Files {
 		name, ok := m.match(i)
 		if !ok {
-			rule.Unknown = append(rule.Unknown, f.Path)
+			if len(rule.Unknown) < top {
+				rule.Unknown = append(rule.Unknown, f.Path)
+			} else {
+				rule.UnknownOmitted++
+			}
 			continue
 		}
-		status[i] = make([]byte, len(f.Lines))
+		before[i] = make([]int64, len(f.Runs))
+		var n int64
+		for j, run := range f.Runs {
+			before[i][j] = n
+			n += run.To - run.From + 1
+		}
+		status[i] = make([]byte, n)
 		byName[name] = i
 		names = append(names, name)
 	}
@@ -359,11 +446,12 @@ func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch
 			if !ok {
 				return nil
 			}
-			lines := p.Files[i].Lines // ascending
-			at, found := slices.BinarySearch(lines, line)
-			if !found {
-				return nil
+			runs := p.Files[i].Runs
+			j, _ := slices.BinarySearchFunc(runs, line, func(s Span, l int64) int { return cmp.Compare(s.To, l) })
+			if j == len(runs) || runs[j].From > line {
+				return nil // not a changed line
 			}
+			at := before[i][j] + line - runs[j].From
 			switch {
 			case covered:
 				status[i][at] = coveredLine
@@ -389,12 +477,26 @@ func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch
 				c.Covered++
 			}
 		}
-		rule.Lines = append(rule.Lines, uncoveredRanges(f, status[i])...)
+		uncoveredRanges(f, status[i], func(l LineRange) {
+			if len(rule.Lines) < maxRanges {
+				rule.Lines = append(rule.Lines, l)
+			} else {
+				rule.Omitted++
+			}
+		})
 	}
 	rule.Coverage, rule.Value = &c, c.Percent()
 	rule.Passed = c.Total == 0 || atLeast(c, limit)
 	if c.Total == 0 {
 		rule.Summary = fmt.Sprintf("no changed line is coverable (%d changed lines in %d files)", p.Lines(), len(p.Files))
+		all, err := lineCoverage(ctx, r, inst)
+		if err != nil {
+			return rule, err
+		}
+		if all.Total == 0 {
+			rule.Passed = false
+			rule.Summary = noLines(fmt.Sprintf("result set %d", inst), fmt.Sprintf("patch coverage cannot be measured (%d changed lines in %d files)", p.Lines(), len(p.Files)))
+		}
 	} else {
 		rule.Summary = fmt.Sprintf("patch coverage %s (%d of %d changed lines covered), at least %s%% required",
 			pct(c.Percent()), c.Covered, c.Total, num(limit))
@@ -402,36 +504,27 @@ func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch
 	return rule, nil
 }
 
-// uncoveredRanges groups a file's uncovered changed lines into ranges.
-func uncoveredRanges(f ChangedFile, status []byte) []LineRange {
-	var out []LineRange
-	for i, line := range f.Lines {
-		if status[i] != uncoveredLine {
-			continue
+// uncoveredRanges gives a file's uncovered changed lines to emit as
+// ranges, in order.
+func uncoveredRanges(f ChangedFile, status []byte, emit func(LineRange)) {
+	var open bool
+	var cur LineRange
+	i, prev := 0, int64(0)
+	for line := range f.All() {
+		if open && (line != prev+1 || status[i] == coveredLine) {
+			emit(cur)
+			open = false
 		}
-		if n := len(out); n > 0 && joins(f.Lines, status, out[n-1].To, i) {
-			out[n-1].To = line
-			continue
+		if status[i] == uncoveredLine {
+			if open {
+				cur.To = line
+			} else {
+				cur, open = LineRange{Path: f.Path, From: line, To: line}, true
+			}
 		}
-		out = append(out, LineRange{Path: f.Path, From: line, To: line})
+		i, prev = i+1, line
 	}
-	return out
-}
-
-// joins reports whether the i-th changed line continues a range ending on
-// line `last`: the changed lines from last to it are consecutive, and those
-// between them are lines no row knows.
-func joins(lines []int64, status []byte, last int64, i int) bool {
-	for j := i - 1; j >= 0; j-- {
-		if lines[j]+1 != lines[j+1] {
-			return false
-		}
-		if lines[j] == last {
-			return true
-		}
-		if status[j] != unknownLine {
-			return false
-		}
+	if open {
+		emit(cur)
 	}
-	return false
 }

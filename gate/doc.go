@@ -11,10 +11,16 @@
 //     share that ran, among those some profiler row knows, is at least a
 //     percentage; the uncovered changed lines are named as file:line ranges.
 //     Diff paths are matched to the result set's source file names by the
-//     longest common path tail.
+//     longest common path tail. ParseDiff reads the diff as a stream and
+//     keeps runs of changed lines, so memory grows with the diff's files and
+//     runs, not its size; input with no file header is refused as no diff.
 //   - max-time-increase: the total time of a Function Trace result set grew
 //     by at most a percentage over a baseline's; the routines that slowed
 //     most are named.
+//
+// The gate fails closed: a coverage rule fails on a result set with no line
+// at all, whatever its limit, and Check refuses limits outside their range
+// (coverage and drop 0 to 100, time increase 0 or more, never NaN or Inf).
 //
 // Every figure is computed by SQL in the database (readback.Reader.Query),
 // grouped and joined by name, so memory does not grow with the rows. A

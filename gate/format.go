@@ -70,7 +70,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			for i, u := range x.Unknown {
 				names[i] = termtext.Name(u)
 			}
-			line("      changed files the result set does not name (not counted): %s", strings.Join(names, ", "))
+			more := ""
+			if x.UnknownOmitted > 0 {
+				more = fmt.Sprintf(" ... and %d more", x.UnknownOmitted)
+			}
+			line("      changed files the result set does not name (not counted): %s%s", strings.Join(names, ", "), more)
 		}
 	}
 	if failed := len(r.Failed()); failed > 0 {
@@ -194,6 +198,10 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 				}
 				fmt.Fprintf(&b, "::%s file=%s,line=%d,endLine=%d,title=%s::%s\n", level, ghProperty(termtext.Line(l.Path)), l.From, l.To,
 					ghProperty("profdb check: "+x.Name), ghMessage(msg+" ("+x.Summary+")"))
+			}
+			if x.Omitted > 0 && len(x.Lines) > 0 {
+				fmt.Fprintf(&b, "::%s title=%s::%s\n", level, ghProperty("profdb check: "+x.Name),
+					ghMessage(fmt.Sprintf("... and %d more uncovered changed line ranges, not annotated (--max-ranges)", x.Omitted)))
 			}
 		}
 		if x.Passed || (x.Name == RulePatchCoverage && len(x.Lines) > 0) {

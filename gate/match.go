@@ -35,7 +35,8 @@ func commonTail(a, b []string) int {
 // the base name: two files named util.go in different folders are told
 // apart by their folders, and a tie pairs nothing.
 type matcher struct {
-	diff []diffPath
+	diff   []diffPath
+	byBase map[string][]int // diff paths by base name: only they can share a tail with a name
 }
 
 type diffPath struct {
@@ -47,9 +48,14 @@ type diffPath struct {
 }
 
 func newMatcher(paths []string) *matcher {
-	m := &matcher{}
-	for _, p := range paths {
-		m.diff = append(m.diff, diffPath{parts: pathParts(p)})
+	m := &matcher{byBase: map[string][]int{}}
+	for i, p := range paths {
+		parts := pathParts(p)
+		m.diff = append(m.diff, diffPath{parts: parts})
+		if len(parts) > 0 {
+			base := parts[len(parts)-1]
+			m.byBase[base] = append(m.byBase[base], i)
+		}
 	}
 	return m
 }
@@ -57,25 +63,29 @@ func newMatcher(paths []string) *matcher {
 // add considers one file name of the result set (each name once).
 func (m *matcher) add(name string) {
 	parts := pathParts(name)
-	tails := make([]int, len(m.diff))
+	if len(parts) == 0 {
+		return
+	}
+	cands := m.byBase[parts[len(parts)-1]]
+	tails := make([]int, len(cands))
 	bestLen, bestAt, tie := 0, -1, false
-	for i := range m.diff {
-		tails[i] = commonTail(parts, m.diff[i].parts)
+	for k, i := range cands {
+		tails[k] = commonTail(parts, m.diff[i].parts)
 		switch {
-		case tails[i] > bestLen:
-			bestLen, bestAt, tie = tails[i], i, false
-		case tails[i] == bestLen && tails[i] > 0:
+		case tails[k] > bestLen:
+			bestLen, bestAt, tie = tails[k], i, false
+		case tails[k] == bestLen && tails[k] > 0:
 			tie = true
 		}
 	}
-	for i := range m.diff {
+	for k, i := range cands {
 		d := &m.diff[i]
 		switch {
-		case tails[i] == 0:
-		case tails[i] > d.best:
-			d.best, d.name, d.tie = tails[i], name, false
+		case tails[k] == 0:
+		case tails[k] > d.best:
+			d.best, d.name, d.tie = tails[k], name, false
 			d.mutual = bestAt == i && !tie
-		case tails[i] == d.best:
+		case tails[k] == d.best:
 			d.tie = true
 		}
 	}

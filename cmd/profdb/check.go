@@ -24,8 +24,11 @@ const (
 )
 
 // percentValue is a flag holding a percentage ("80", "80%", "2.5") that
-// may be unset.
-type percentValue struct{ p **float64 }
+// may be unset, from 0 to max (+Inf: no upper bound).
+type percentValue struct {
+	p   **float64
+	max float64
+}
 
 func (v percentValue) String() string {
 	if v.p == nil || *v.p == nil {
@@ -36,8 +39,14 @@ func (v percentValue) String() string {
 
 func (v percentValue) Set(s string) error {
 	f, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return fmt.Errorf("%q is not a percentage (a number of 0 or more)", s)
+	if err == nil {
+		err = gate.CheckPercent(f, v.max)
+	}
+	if err != nil {
+		if math.IsInf(v.max, 1) {
+			return fmt.Errorf("%q is not a percentage (a number of 0 or more)", s)
+		}
+		return fmt.Errorf("%q is not a percentage (a number from 0 to %s)", s, strconv.FormatFloat(v.max, 'f', -1, 64))
 	}
 	*v.p = &f
 	return nil
@@ -48,7 +57,7 @@ func (v percentValue) Type() string { return "P" }
 func newCheckCmd(rep *ledger) *cobra.Command {
 	var dsn, schema, diffFile, format string
 	var baseline int64
-	var topN int
+	var topN, maxRanges int
 	var o gate.Options
 	var conn connOptions
 	cmd := &cobra.Command{
@@ -56,7 +65,10 @@ func newCheckCmd(rep *ledger) *cobra.Command {
 		Short: "Gate a CI run on coverage, patch coverage and time",
 		Long: `check holds a result set to rules and exits 0 when every rule holds, 1 when
 one fails, and 2 when the check cannot be made (a usage error, no connection,
-a missing result set). Percentages are given as numbers (80, 2.5, or 80%).
+a missing result set). Percentages are given as numbers (80, 2.5, or 80%),
+from 0 to 100 (--max-time-increase: 0 or more); others are usage errors.
+A coverage rule fails on a result set that has no line at all, whatever the
+limit: it shows nothing about the code.
 
   --min-coverage P          the line coverage of a light-coverage result set
                             is at least P%; fails naming the files with the
@@ -73,8 +85,12 @@ a missing result set). Percentages are given as numbers (80, 2.5, or 80%).
                             names by the longest common path tail, so Go
                             import paths, LCOV absolute paths and Cobertura
                             relative ones all match. Fails naming the
-                            uncovered changed lines as file:line ranges.
-                            --diff alone reports patch coverage and holds.
+                            uncovered changed lines as file:line ranges
+                            (the first --max-ranges of them). --diff alone
+                            reports patch coverage and holds. Input with
+                            no file header (git's error message, say) is an
+                            error; an empty one is an empty diff, so pipe
+                            git diff into check under set -o pipefail.
   --baseline B              the total time of a function-trace result set
   --max-time-increase P     grew by at most P% over result set B's (the same
                             counter); fails naming the routines whose own
@@ -84,7 +100,9 @@ a missing result set). Percentages are given as numbers (80, 2.5, or 80%).
 the same as one object; junit a JUnit XML report (a testcase per rule) for
 CI test reports; github GitHub Actions annotations (::error file=…,line=…)
 on the uncovered changed lines. The report is printed whatever the outcome.`,
-		Example: `  # in CI, after exporting this run's coverage as result set $RUN
+		Example: `  # in CI, after exporting this run's coverage as result set $RUN, under
+  # set -e (a git diff that fails must stop the job: check reads its empty
+  # output as an empty diff; piped, that takes bash's set -o pipefail)
   git diff origin/main...HEAD > change.diff
   profdb check --db "$PROFDB_DB" "$RUN" --min-coverage 70 \
     --baseline "$MAIN_RUN" --max-drop 1 \
@@ -109,7 +127,10 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 			if !ok {
 				return usageErrorf("check: --format must be text, json, junit or github, not %q", format)
 			}
-			o.Baseline, o.Top = baseline, topN
+			if maxRanges < 1 {
+				return usageErrorf("check: --max-ranges must be 1 or more, not %d", maxRanges)
+			}
+			o.Baseline, o.Top, o.MaxRanges = baseline, topN, maxRanges
 			if diffFile != "" {
 				if o.Diff, err = readDiff(cmd, diffFile); err != nil {
 					return err
@@ -149,14 +170,15 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 	dbFlag(cmd, &dsn)
 	f := cmd.Flags()
 	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
-	f.Var(percentValue{&o.MinCoverage}, "min-coverage", "least line coverage, in %")
+	f.Var(percentValue{&o.MinCoverage, 100}, "min-coverage", "least line coverage, in % (0 to 100)")
 	f.Int64Var(&baseline, "baseline", 0, "INST_ID of the result set --max-drop and --max-time-increase compare with")
-	f.Var(percentValue{&o.MaxDrop}, "max-drop", "largest fall of line coverage from --baseline, in percentage points")
+	f.Var(percentValue{&o.MaxDrop, 100}, "max-drop", "largest fall of line coverage from --baseline, in percentage points (0 to 100)")
 	f.StringVar(&diffFile, "diff", "", "unified diff whose added lines patch coverage counts (- for standard input)")
-	f.Var(percentValue{&o.MinPatchCoverage}, "min-patch-coverage", "least patch coverage of --diff, in %")
-	f.Var(percentValue{&o.MaxTimeIncrease}, "max-time-increase", "largest growth of total time over --baseline, in %")
+	f.Var(percentValue{&o.MinPatchCoverage, 100}, "min-patch-coverage", "least patch coverage of --diff, in % (0 to 100)")
+	f.Var(percentValue{&o.MaxTimeIncrease, math.Inf(1)}, "max-time-increase", "largest growth of total time over --baseline, in % (0 or more)")
 	f.StringVar(&format, "format", "text", "report format: text, json, junit or github")
-	f.IntVar(&topN, "top", 10, "most files or routines a failing rule names")
+	f.IntVar(&topN, "top", 10, "most files or routines a failing rule names, and most changed files the result set does not name that patch coverage lists")
+	f.IntVar(&maxRanges, "max-ranges", gate.DefaultMaxRanges, "most uncovered changed line ranges patch coverage names")
 	connFlags(cmd, &conn, rep)
 	return cmd
 }
@@ -180,7 +202,7 @@ func readDiff(cmd *cobra.Command, name string) (*gate.Patch, error) {
 		defer f.Close()
 		in = f
 	}
-	p, err := gate.ParseDiff(in)
+	p, err := gate.ParseDiff(cmd.Context(), in)
 	if err != nil {
 		return nil, fmt.Errorf("check: --diff %s: %w", name, err)
 	}

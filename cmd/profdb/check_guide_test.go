@@ -185,3 +185,69 @@ func TestGuideWorkedExampleInHelp(t *testing.T) {
 		}
 	}
 }
+
+// Every shell example in the docs that pipes git diff into profdb runs
+// under set -o pipefail, and in bash, whose pipefail POSIX sh (dash) lacks:
+// otherwise a git diff that fails feeds profdb an empty diff, and the gate
+// opens. The guide says why.
+func TestDocsPipeGitDiffUnderPipefail(t *testing.T) {
+	docs, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := filepath.Glob(filepath.Join("..", "..", "docs", "cli", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipes := 0
+	for _, path := range append(append(docs, cli...), filepath.Join("..", "..", "README.md")) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inBlock, pipefail, shebang := false, false, ""
+		lines := strings.Split(string(b), "\n")
+		for i, line := range lines {
+			trimmed := strings.TrimSpace(line)
+			if strings.HasPrefix(trimmed, "```") {
+				inBlock, pipefail, shebang = !inBlock, false, ""
+				continue
+			}
+			if !inBlock {
+				continue
+			}
+			if strings.HasPrefix(trimmed, "#!") {
+				shebang = trimmed
+			}
+			if strings.HasPrefix(trimmed, "set ") && strings.Contains(trimmed, "pipefail") {
+				pipefail = true
+			}
+			if j := strings.Index(trimmed, "git diff"); j < 0 || !strings.Contains(trimmed[j:], "|") {
+				continue
+			}
+			next := ""
+			if i+1 < len(lines) {
+				next = lines[i+1]
+			}
+			if !strings.Contains(trimmed, "profdb") && !strings.Contains(next, "profdb") {
+				continue
+			}
+			pipes++
+			if !pipefail {
+				t.Errorf("%s:%d: git diff is piped into profdb without set -o pipefail before it in its block: %q", path, i+1, trimmed)
+			}
+			if shebang != "" && !strings.HasSuffix(shebang, "bash") {
+				t.Errorf("%s:%d: git diff is piped into profdb in a %s script: POSIX sh (dash) has no pipefail", path, i+1, shebang)
+			}
+		}
+	}
+	if pipes < 2 {
+		t.Errorf("%d shell examples pipe git diff into profdb; the guide's CI job and the README's example do", pipes)
+	}
+	guide := readRepoFile(t, "docs/guide.md")
+	for _, want := range []string{"#!/bin/bash\nset -euo pipefail", "only the shell can"} {
+		if !strings.Contains(guide, want) {
+			t.Errorf("docs/guide.md does not say %q", want)
+		}
+	}
+}

@@ -201,25 +201,36 @@ func TestVerifyFindsDuplicateIDs(t *testing.T) {
 
 // TestEmptyInputIsAnError checks that an input holding no result set is
 // an error that says so, writing nothing, unless --allow-empty, which
-// still says so on standard error.
+// still says so on standard error. A coverage report with no coverable
+// line (Cobertura, LCOV, JaCoCo) holds none; the reader's note on its
+// totals comes first.
 func TestEmptyInputIsAnError(t *testing.T) {
 	dir := t.TempDir()
-	for name, content := range map[string]string{
-		"empty.json": "[]\n",
-		"c.out":      "mode: set\n", // go test -coverprofile of a package without tests
+	for name, c := range map[string]struct{ content, note string }{
+		"empty.json":    {"[]\n", ""},
+		"c.out":         {"mode: set\n", ""}, // go test -coverprofile of a package without tests
+		"cobertura.xml": {`<?xml version="1.0" ?>` + "\n<coverage/>\n", ": lines: no lines"},
+		"no-sf.info":    {"TN:\n", ": lines......: no data found, functions..: no data found"},
+		"no-da.info":    {"TN:\nSF:a.c\nFN:1,f\nFNDA:1,f\nend_of_record\n", ": lines......: no data found, functions..: 100.0% (1 of 1 functions)"},
+		"jacoco.xml": {`<!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "report.dtd">` + "\n" + `<report name="x"><sessioninfo id="s" start="1" dump="2"/></report>`,
+			": lines: no lines, methods: no methods"},
 	} {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
 			t.Fatal(err)
+		}
+		note := ""
+		if c.note != "" {
+			note = "profdb: " + path + c.note + "\n"
 		}
 		db := filepath.Join(dir, "profdb.db")
 		stdout, stderr, code := runCLI(t, "export", "--db", "sqlite:"+db, path)
-		want := "profdb: export: " + path + ": holds no result set, nothing written (--allow-empty accepts that)\n"
+		want := note + "profdb: export: " + path + ": holds no result set, nothing written (--allow-empty accepts that)\n"
 		if code != 1 || stdout != "" || stderr != want {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1, nothing, %q", name, code, stdout, stderr, want)
 		}
 		stdout, stderr, code = runCLI(t, "export", "--allow-empty", "--db", "sqlite:"+db, path)
-		if want := "profdb: " + path + ": holds no result set\n"; code != 0 || stdout != "" || stderr != want {
+		if want := note + "profdb: " + path + ": holds no result set\n"; code != 0 || stdout != "" || stderr != want {
 			t.Errorf("%s --allow-empty: exit %d, stdout %q, stderr %q; want 0, nothing, %q", name, code, stdout, stderr, want)
 		}
 		if out := mustRun(t, "list", "--db", "sqlite:"+db); strings.Count(out, "\n") != 1 {

@@ -34,7 +34,9 @@ func Sniff(head []byte) bool {
 // Read reads the Cobertura report r (named name in messages) and writes one
 // light-coverage result set to t. A note (o.Notef) gives the report's line
 // totals as gcovr --print-summary does. o.SourceRoot, when set, replaces
-// the report's <sources> for relative file names.
+// the report's <sources> for relative file names. A report with no <line>
+// (<coverage/>, or classes without lines) holds no result set: Read writes
+// nothing and returns none.
 func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o input.Options) ([]resultset.Result, error) {
 	b := lightcoverage.NewBuilder()
 	b.SetSpool(0, "")
@@ -45,6 +47,9 @@ func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o i
 	}
 	if o.Notef != nil {
 		o.Notef("%s: lines: %s", name, rate(p.covered, p.lines))
+	}
+	if p.lines == 0 {
+		return nil, nil
 	}
 	res, err := b.Export(ctx, t, "cobertura: "+filepath.Base(name))
 	if err != nil {

@@ -335,3 +335,27 @@ func TestRegistered(t *testing.T) {
 		t.Errorf("input.Read: %v %+v", err, res)
 	}
 }
+
+// TestEmpty: a report with no line holds no result set, so that export
+// refuses it unless --allow-empty; one line makes one.
+func TestEmpty(t *testing.T) {
+	const cls = `<coverage><packages><package name="p"><classes><class name="c" filename="f.c"><methods><method name="m"><lines>`
+	for _, doc := range []string{
+		`<coverage/>`,
+		`<coverage line-rate="1"><sources><source>/src</source></sources><packages/></coverage>`,
+		cls + `</lines></method></methods><lines/></class></classes></package></packages></coverage>`,
+	} {
+		m := &resultset.Memory{}
+		res, err := Read(context.Background(), strings.NewReader(doc), "empty.xml", m, input.Options{})
+		if err != nil || len(res) != 0 || len(m.Sets) != 0 {
+			t.Errorf("%s: %d results, %d sets, error %v; want none", doc, len(res), len(m.Sets), err)
+		}
+	}
+	res, err := read(t, "one.xml", []byte(cls+`<line number="3" hits="0"/></lines></method></methods></class></classes></package></packages></coverage>`), input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.set.Tables[lightcoverage.Lines].Rows); n != 1 {
+		t.Errorf("one line: %d LINES rows, want 1", n)
+	}
+}

@@ -41,7 +41,10 @@ func Sniff(head []byte) bool {
 // light-coverage result set to t. A note (o.Notef) gives the report's line
 // and method totals; warnings (o.Warnf) the lines that precede every method
 // of their file and are not counted. o.SourceRoot, when set, is put before
-// each source file's path.
+// each source file's path. A report with no method and no line (no
+// package, or packages without classes) holds no result set: Read writes
+// nothing and returns none. One of methods without lines (classes compiled
+// without debug information) is read: its methods' coverage is its data.
 func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o input.Options) ([]resultset.Result, error) {
 	b := lightcoverage.NewBuilder()
 	b.SetSpool(0, "")
@@ -64,6 +67,9 @@ func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o i
 	}
 	if o.Notef != nil {
 		o.Notef("%s: lines: %s, methods: %s", name, rate(p.linesCovered, p.lines, "lines"), rate(p.methodsCovered, p.methods, "methods"))
+	}
+	if p.lines == 0 && p.methods == 0 {
+		return nil, nil
 	}
 	res, err := b.Export(ctx, t, caption)
 	if err != nil {

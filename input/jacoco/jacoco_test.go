@@ -232,7 +232,7 @@ func TestRegenerate(t *testing.T) {
 // without fetching its DTD.
 func TestRefused(t *testing.T) {
 	const doctype = `<!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "http://127.0.0.1:1/report.dtd">`
-	if _, err := read(t, "ok.xml", []byte(doctype+`<report name="x"/>`), input.Options{}); err != nil {
+	if _, err := read(t, "ok.xml", []byte(doctype+`<report name="x"><package name="p"><class name="p/A"><method name="m"/></class></package></report>`), input.Options{}); err != nil {
 		t.Errorf("JaCoCo's DOCTYPE: %v", err)
 	}
 	for _, tc := range []struct{ doc, want string }{
@@ -295,5 +295,30 @@ func TestRegistered(t *testing.T) {
 	res, err := input.Read(context.Background(), "", bytes.NewReader(report), "jacoco.xml", m, input.Options{})
 	if err != nil || len(res) != 1 || res[0].Tables[lightcoverage.RoutinesData] != 9 {
 		t.Errorf("input.Read: %v %+v", err, res)
+	}
+}
+
+// TestEmpty: a report with no method and no line holds no result set, so
+// that export refuses it unless --allow-empty; a report of methods without
+// lines (classes compiled without debug information) is read.
+func TestEmpty(t *testing.T) {
+	for _, doc := range []string{
+		`<report name="x"/>`,
+		`<report name="x"><sessioninfo id="s" start="1" dump="2"/><counter type="LINE" missed="0" covered="0"/></report>`,
+		`<report name="x"><group name="g"><package name="p"/></group></report>`,
+		`<report name="x"><package name="p"><class name="p/I" sourcefilename="I.java"/><sourcefile name="I.java"/></package></report>`,
+	} {
+		m := &resultset.Memory{}
+		res, err := Read(context.Background(), strings.NewReader(doc), "empty.xml", m, input.Options{})
+		if err != nil || len(res) != 0 || len(m.Sets) != 0 {
+			t.Errorf("%s: %d results, %d sets, error %v; want none", doc, len(res), len(m.Sets), err)
+		}
+	}
+	res, err := read(t, "methods.xml", []byte(`<report name="x"><package name="p"><class name="p/A"><method name="m"><counter type="METHOD" missed="0" covered="1"/></method></class></package></report>`), input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.set.Tables[lightcoverage.RoutinesData].Rows); n != 1 {
+		t.Errorf("methods without lines: %d routines, want 1", n)
 	}
 }

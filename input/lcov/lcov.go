@@ -48,7 +48,9 @@ func Sniff(head []byte) bool {
 // tables cannot: lines outside every function, FNDA counts of unknown
 // functions, negative counts, unknown record types. A note (o.Notef) gives
 // the tracefile's own totals as lcov --summary prints them, lines outside
-// every function included.
+// every function included. A tracefile with no DA record (no SF record, or
+// only function records) holds no result set: Read writes nothing and
+// returns none.
 func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o input.Options) ([]resultset.Result, error) {
 	warnf := o.Warnf
 	if warnf == nil {
@@ -60,6 +62,9 @@ func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o i
 	}
 	if o.Notef != nil {
 		o.Notef("%s", tr.summary(name))
+	}
+	if !tr.hasLines() {
+		return nil, nil
 	}
 	b := build(tr, name, warnf)
 	caption := "lcov: " + filepath.Base(name)

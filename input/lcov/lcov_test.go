@@ -532,3 +532,26 @@ func TestRegistered(t *testing.T) {
 		t.Errorf("input.Read: %v %+v", err, res)
 	}
 }
+
+// TestEmpty: a tracefile with no DA record (no SF record, or SF records
+// with function records only) holds no result set, so that export refuses
+// it unless --allow-empty; one DA record makes one.
+func TestEmpty(t *testing.T) {
+	for _, trace := range []string{
+		"",
+		"TN:unit\n",
+		"TN:\nSF:a.c\nend_of_record\n",
+		"TN:\nSF:a.c\nFN:1,f\nFNDA:3,f\nFNF:1\nFNH:1\nLF:0\nLH:0\nend_of_record\n",
+	} {
+		m := &resultset.Memory{}
+		res, err := Read(context.Background(), strings.NewReader(trace), "empty.info", m, input.Options{})
+		if err != nil || len(res) != 0 || len(m.Sets) != 0 {
+			t.Errorf("%q: %d results, %d sets, error %v; want none", trace, len(res), len(m.Sets), err)
+		}
+	}
+	m := &resultset.Memory{}
+	res, err := Read(context.Background(), strings.NewReader("SF:a.c\nFN:1,f\nDA:2,0\nend_of_record\n"), "one.info", m, input.Options{})
+	if err != nil || len(res) != 1 || len(m.Sets) != 1 || len(m.Sets[0].Tables[lightcoverage.Lines].Rows) != 1 {
+		t.Errorf("one DA record: %d results, %d sets, error %v; want one set of one line", len(res), len(m.Sets), err)
+	}
+}

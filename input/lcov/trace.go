@@ -45,6 +45,16 @@ type trace struct {
 	unknownAt []string // unknown record types, in order of appearance
 }
 
+// hasLines reports whether the tracefile has a DA record.
+func (tr *trace) hasLines() bool {
+	for _, f := range tr.files {
+		if len(f.lines) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // alias is an FNA record waiting for the end of its record to be matched to
 // its FNL.
 type alias struct {
