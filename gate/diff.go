@@ -92,9 +92,10 @@ const maxHeaderLine = 64 << 10
 // apply skips it, but input of one byte or more in which no file header is
 // found is no diff at all, and an error: that is what a failed `git diff`
 // writes when its standard error is captured too. An empty input (zero
-// bytes) is an empty diff, since it is what `git diff` prints when nothing
-// changed; a `git diff` that fails in a pipeline also leaves its reader
-// nothing, which only the shell can tell (set -o pipefail).
+// bytes) is an error wrapping ErrEmptyDiff: it is what `git diff` prints
+// when nothing changed, but also all that a `git diff` that failed in a
+// pipeline leaves its reader, and a gate fails closed; a caller that
+// expects no change may take it for an empty Patch.
 //
 // The diff is read as a stream, one line at a time: memory grows with the
 // number of files and runs of changed lines, not with the diff's size.
@@ -104,8 +105,16 @@ func ParseDiff(ctx context.Context, r io.Reader) (*Patch, error) {
 	if err := d.parse(); err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
+	if d.read == 0 {
+		return nil, fmt.Errorf("diff: %w", ErrEmptyDiff)
+	}
 	return d.p, nil
 }
+
+// ErrEmptyDiff is the error of an empty input: no diff, but possibly the
+// empty output of a `git diff` that failed in a pipeline.
+var ErrEmptyDiff = errors.New("the input is empty: if no change is expected, say so with --allow-empty-diff; " +
+	"a git diff that fails in a pipeline hands on nothing, so run the pipeline under set -o pipefail")
 
 // errNoDiff is the error of input with no file header.
 var errNoDiff = errors.New("no file header (diff --git, or --- and +++ followed by @@) in it: this is not a diff " +

@@ -115,8 +115,8 @@ func TestParseDiffErrors(t *testing.T) {
 		t.Errorf("truncated hunk: err %v", err)
 	}
 	p, err := ParseDiff(context.Background(), strings.NewReader(""))
-	if err != nil || len(p.Files) != 0 {
-		t.Errorf("empty diff: %+v, %v", p, err)
+	if !errors.Is(err, ErrEmptyDiff) || p != nil || !strings.Contains(err.Error(), "set -o pipefail") {
+		t.Errorf("empty diff: %+v, %v; want ErrEmptyDiff, pointing to set -o pipefail", p, err)
 	}
 }
 
@@ -198,8 +198,8 @@ func fileOf(path string, lines ...int64) ChangedFile {
 // Input with no file header is not a diff: an error that says so and
 // points to set -o pipefail, whatever the text (git's own error, when its
 // standard error went into the diff; random bytes; blank lines). An empty
-// input is the empty diff git prints when nothing changed; a diff whose
-// files change no line (deletions, renames, mode changes) is a diff too.
+// input is ErrEmptyDiff (TestParseDiffErrors); a diff whose files change
+// no line (deletions, renames, mode changes) is a diff.
 var notDiffs = []string{
 	"fatal: ambiguous argument 'origin/mian...HEAD': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'\n",
 	"\x00\x01\xff\xfe garbage \x1b[31m",
@@ -211,7 +211,6 @@ var notDiffs = []string{
 }
 
 var noLineDiffs = []string{
-	"",
 	"diff --git a/gone.go b/gone.go\ndeleted file mode 100644\nindex 5555555..0000000\n--- a/gone.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-package gone\n",
 	"diff --git a/pure.go b/moved.go\nsimilarity index 100%\nrename from pure.go\nrename to moved.go\n",
 	"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n",

@@ -58,6 +58,7 @@ func newCheckCmd(rep *ledger) *cobra.Command {
 	var dsn, schema, diffFile, format string
 	var baseline int64
 	var topN, maxRanges int
+	var allowEmptyDiff bool
 	var o gate.Options
 	var conn connOptions
 	cmd := &cobra.Command{
@@ -89,8 +90,10 @@ limit: it shows nothing about the code.
                             (the first --max-ranges of them). --diff alone
                             reports patch coverage and holds. Input with
                             no file header (git's error message, say) is an
-                            error; an empty one is an empty diff, so pipe
-                            git diff into check under set -o pipefail.
+                            error, and so is an empty one, unless
+                            --allow-empty-diff: a git diff that fails in a
+                            pipeline hands on nothing, so pipe git diff
+                            into check under set -o pipefail.
   --baseline B              the total time of a function-trace result set
   --max-time-increase P     grew by at most P% over result set B's (the same
                             counter); fails naming the routines whose own
@@ -101,8 +104,8 @@ the same as one object; junit a JUnit XML report (a testcase per rule) for
 CI test reports; github GitHub Actions annotations (::error file=…,line=…)
 on the uncovered changed lines. The report is printed whatever the outcome.`,
 		Example: `  # in CI, after exporting this run's coverage as result set $RUN, under
-  # set -e (a git diff that fails must stop the job: check reads its empty
-  # output as an empty diff; piped, that takes bash's set -o pipefail)
+  # set -e (a git diff that fails must stop the job; piped, that takes
+  # bash's set -o pipefail)
   git diff origin/main...HEAD > change.diff
   profdb check --db "$PROFDB_DB" "$RUN" --min-coverage 70 \
     --baseline "$MAIN_RUN" --max-drop 1 \
@@ -132,7 +135,7 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 			}
 			o.Baseline, o.Top, o.MaxRanges = baseline, topN, maxRanges
 			if diffFile != "" {
-				if o.Diff, err = readDiff(cmd, diffFile); err != nil {
+				if o.Diff, err = readDiff(cmd, diffFile, allowEmptyDiff); err != nil {
 					return err
 				}
 			}
@@ -178,6 +181,7 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 	f.Var(percentValue{&o.MaxTimeIncrease, math.Inf(1)}, "max-time-increase", "largest growth of total time over --baseline, in % (0 or more)")
 	f.StringVar(&format, "format", "text", "report format: text, json, junit or github")
 	f.IntVar(&topN, "top", 10, "most files or routines a failing rule names, and most changed files the result set does not name that patch coverage lists")
+	f.BoolVar(&allowEmptyDiff, "allow-empty-diff", false, "take an empty --diff for a change of no line instead of an error (a git diff that fails in a pipeline hands on nothing too)")
 	f.IntVar(&maxRanges, "max-ranges", gate.DefaultMaxRanges, "most uncovered changed line ranges patch coverage names")
 	connFlags(cmd, &conn, rep)
 	return cmd
@@ -191,8 +195,9 @@ var checkFormats = map[string]func(*gate.Report, io.Writer) error{
 	"github": (*gate.Report).WriteGitHub,
 }
 
-// readDiff reads and parses the diff of --diff ("-": standard input).
-func readDiff(cmd *cobra.Command, name string) (*gate.Patch, error) {
+// readDiff reads and parses the diff of --diff ("-": standard input); an
+// empty one is an error unless allowEmpty.
+func readDiff(cmd *cobra.Command, name string, allowEmpty bool) (*gate.Patch, error) {
 	var in io.Reader = cmd.InOrStdin()
 	if name != "-" {
 		f, err := os.Open(name)
@@ -203,6 +208,9 @@ func readDiff(cmd *cobra.Command, name string) (*gate.Patch, error) {
 		in = f
 	}
 	p, err := gate.ParseDiff(cmd.Context(), in)
+	if allowEmpty && errors.Is(err, gate.ErrEmptyDiff) {
+		return &gate.Patch{}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("check: --diff %s: %w", name, err)
 	}

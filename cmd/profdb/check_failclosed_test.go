@@ -25,8 +25,9 @@ func tempFile(t *testing.T, name, text string) string {
 // The gate fails closed on its diff: input in which no file header is
 // found (git's error message, when its standard error went into the diff
 // file; random bytes) is an error, exit 2, that names the file and says
-// to use set -o pipefail. An empty input is the empty diff of a change
-// that changes nothing: patch coverage holds on it.
+// to use set -o pipefail. So is an empty input, all that a git diff that
+// fails in a pipeline hands on, unless --allow-empty-diff says no change is
+// expected: patch coverage then holds on it.
 func TestCheckDiffNotADiff(t *testing.T) {
 	dsn := sqliteDSN(t)
 	now := itoa64(checkFixture(t, dsn).covNow)
@@ -48,6 +49,17 @@ func TestCheckDiffNotADiff(t *testing.T) {
 	}
 	var out, stderr strings.Builder
 	code := runWithStdin(t, strings.NewReader(""), &out, &stderr, "check", "--db", dsn, now, "--diff", "-", "--min-patch-coverage", "80")
+	if code != 2 || !strings.Contains(stderr.String(), "profdb: check: --diff -: diff: the input is empty") ||
+		!strings.Contains(stderr.String(), "--allow-empty-diff") || !strings.Contains(stderr.String(), "set -o pipefail") {
+		t.Errorf("empty diff: exit %d, want 2 and an error pointing to --allow-empty-diff and set -o pipefail\n%s%s", code, out.String(), stderr.String())
+	}
+	empty := tempFile(t, "empty.diff", "")
+	if _, errOut, code := runCLI(t, "check", "--db", dsn, now, "--diff", empty); code != 2 || !strings.Contains(errOut, "the input is empty") {
+		t.Errorf("empty diff file: exit %d, want 2\n%s", code, errOut)
+	}
+	out.Reset()
+	stderr.Reset()
+	code = runWithStdin(t, strings.NewReader(""), &out, &stderr, "check", "--db", dsn, now, "--diff", "-", "--allow-empty-diff", "--min-patch-coverage", "80")
 	if code != 0 || !strings.Contains(out.String(), "PASS  patch-coverage: no changed line is coverable (0 changed lines in 0 files)") {
 		t.Errorf("empty diff: exit %d, want 0\n%s%s", code, out.String(), stderr.String())
 	}

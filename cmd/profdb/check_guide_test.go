@@ -245,7 +245,7 @@ func TestDocsPipeGitDiffUnderPipefail(t *testing.T) {
 		t.Errorf("%d shell examples pipe git diff into profdb; the guide's CI job and the README's example do", pipes)
 	}
 	guide := readRepoFile(t, "docs/guide.md")
-	for _, want := range []string{"#!/bin/bash\nset -euo pipefail", "only the shell can"} {
+	for _, want := range []string{"#!/bin/bash\nset -euo pipefail", "cannot tell the two apart"} {
 		if !strings.Contains(guide, want) {
 			t.Errorf("docs/guide.md does not say %q", want)
 		}
