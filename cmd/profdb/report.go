@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
 	"github.com/profdb/profdb/store"
@@ -60,6 +61,10 @@ faster).`,
 				if len(o.Inst) == 0 {
 					o.Inst = o.Compare
 				}
+			}
+			stderr := cmd.ErrOrStderr()
+			o.Warnf = func(format string, args ...any) {
+				fmt.Fprintf(stderr, "profdb: warning: %s\n", termtext.Line(fmt.Sprintf(format, args...)))
 			}
 			ctx := cmd.Context()
 			r, err := readback.Open(ctx, dsn, store.Options{Schema: schema, ReadOnly: true})

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/profdb/profdb/internal/srcroottest"
 )
 
 // marker is what the files outside the root hold: it must never come back.
@@ -281,5 +283,30 @@ func TestCancelled(t *testing.T) {
 	cancel()
 	if _, err := r.Find(ctx, "a.go"); !errors.Is(err, context.Canceled) {
 		t.Errorf("Find: %v", err)
+	}
+}
+
+// TestAttacks runs srcroottest's attacks: each is refused or not found,
+// and no error shows a secret.
+func TestAttacks(t *testing.T) {
+	tr := srcroottest.New(t)
+	r := open(t, tr.Root, Options{})
+	for _, a := range tr.Attacks {
+		t.Run(a.What, func(t *testing.T) {
+			f, err := r.Find(context.Background(), a.Name)
+			if f != nil {
+				t.Fatalf("Find(%q) read %s: %q", a.Name, f.Path, f.Data)
+			}
+			if !errors.Is(err, ErrRefused) && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("Find(%q): %v", a.Name, err)
+			}
+			if leaks := tr.Leaks(err.Error()); len(leaks) > 0 {
+				t.Errorf("Find(%q): %v shows %q", a.Name, err, leaks)
+			}
+		})
+	}
+	f, err := r.Find(context.Background(), "/home/ci/build/"+tr.Legit)
+	if err != nil || string(f.Data) != srcroottest.LegitText {
+		t.Errorf("the legit file: %v", err)
 	}
 }
