@@ -309,3 +309,11 @@ func kind(m fs.FileMode) string {
 	}
 	return "type " + m.Type().String()
 }
+
+// IsAbs reports whether name is absolute as a POSIX or a Windows name: it
+// starts with a slash or a backslash, a drive letter, or is a UNC or \\?\
+// name. Find matches such a name by its tail only.
+func IsAbs(name string) bool {
+	_, abs := split(name)
+	return abs
+}

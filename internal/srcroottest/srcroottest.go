@@ -62,7 +62,9 @@ func New(t testing.TB) *Tree {
 		write(t, p, id+"\n")
 		return p
 	}
-	add := func(what, name, id string) { tr.Attacks = append(tr.Attacks, Attack{What: what, Name: name, Secret: id}) }
+	add := func(what, name, id string) {
+		tr.Attacks = append(tr.Attacks, Attack{What: what, Name: name, Secret: id})
+	}
 
 	secret("outside/dotdot.txt", "leakedDotdot7f3a")
 	add("a ../ chain", "../../../outside/dotdot.txt", "leakedDotdot7f3a")
