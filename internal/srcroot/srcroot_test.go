@@ -22,24 +22,14 @@ const marker = "SECRET-MARKER-7f3a"
 func tree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "outside", "secret.txt"), marker)
+	srcroottest.WriteFile(t, filepath.Join(dir, "outside", "secret.txt"), marker)
 	if err := os.MkdirAll(filepath.Join(dir, "root"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for name, s := range files {
-		write(t, filepath.Join(dir, "root", filepath.FromSlash(name)), s)
+		srcroottest.WriteFile(t, filepath.Join(dir, "root", filepath.FromSlash(name)), s)
 	}
 	return dir
-}
-
-func write(t *testing.T, p, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func symlink(t *testing.T, target, link string) {
@@ -221,8 +211,8 @@ func TestAbsoluteNamesAreNeverOpenedAsTheyAre(t *testing.T) {
 		t.Errorf("ReadFile(%s): %v", secret, err)
 	}
 	// A file of the same tail under the root is the one read.
-	write(t, filepath.Join(dir, "root", "outside", "secret.txt"), "inside")
-	write(t, filepath.Join(dir, "root", "etc", "hostname"), "inside too")
+	srcroottest.WriteFile(t, filepath.Join(dir, "root", "outside", "secret.txt"), "inside")
+	srcroottest.WriteFile(t, filepath.Join(dir, "root", "etc", "hostname"), "inside too")
 	found(t, r, secret, "outside/secret.txt", "inside")
 	found(t, r, `C:\..\..\etc\hostname`, "etc/hostname", "inside too")
 }
@@ -248,7 +238,7 @@ func TestLinksOutOfTheRootAreRefused(t *testing.T) {
 		t.Errorf("ReadFile: %v", err)
 	}
 	// A name whose tail is under the root and not behind a link is read.
-	write(t, filepath.Join(root, "secret.txt"), "inside")
+	srcroottest.WriteFile(t, filepath.Join(root, "secret.txt"), "inside")
 	found(t, r, "absdir/secret.txt", "secret.txt", "inside")
 }
 
@@ -259,7 +249,7 @@ func TestOnlyRegularFilesOfBoundedSizeAreRead(t *testing.T) {
 	refused(t, r, "eleven.txt", false)
 	refused(t, r, "d", false)
 	// A refused candidate decides: no shorter tail is tried.
-	write(t, filepath.Join(dir, "root", "big", "ten.txt"), "0123456789A")
+	srcroottest.WriteFile(t, filepath.Join(dir, "root", "big", "ten.txt"), "0123456789A")
 	refused(t, r, "big/ten.txt", false)
 	if r2 := open(t, filepath.Join(dir, "root"), Options{}); r2.max != DefaultMaxSize {
 		t.Errorf("default limit %d", r2.max)

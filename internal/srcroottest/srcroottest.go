@@ -55,11 +55,11 @@ func New(t testing.TB) *Tree {
 	}
 	root := filepath.Join(dir, "a", "b", "root")
 	tr := &Tree{Root: root, Module: "ex.org/m", Legit: "src/pkg/a.go"}
-	write(t, filepath.Join(root, "go.mod"), "module ex.org/m\n\ngo 1.22\n")
-	write(t, filepath.Join(root, filepath.FromSlash(tr.Legit)), LegitText)
+	WriteFile(t, filepath.Join(root, "go.mod"), "module ex.org/m\n\ngo 1.22\n")
+	WriteFile(t, filepath.Join(root, filepath.FromSlash(tr.Legit)), LegitText)
 	secret := func(rel, id string) string {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		write(t, p, id+"\n")
+		WriteFile(t, p, id+"\n")
 		return p
 	}
 	add := func(what, name, id string) {
@@ -111,7 +111,8 @@ func noVolume(p string) string {
 	return strings.TrimLeft(filepath.ToSlash(strings.TrimPrefix(p, filepath.VolumeName(p))), "/")
 }
 
-func write(t testing.TB, p, s string) {
+// WriteFile writes s to the file p, making its folders.
+func WriteFile(t testing.TB, p, s string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
