@@ -16,9 +16,10 @@ import (
 // Options carry the settings some formats need.
 type Options struct {
 	// SourceRoot is where Go coverage profiles find their sources (default:
-	// the module in the current folder), and the folder Cobertura and JaCoCo
-	// reports' relative file names are joined to (default: as the report
-	// says).
+	// the module in the current folder; only files under the module's
+	// folder are read, as package internal/srcroot allows), and the folder
+	// Cobertura and JaCoCo reports' relative file names are joined to
+	// (default: as the report says; no file is read).
 	SourceRoot string
 	// SkipMissing turns a missing source file into a warning.
 	SkipMissing bool

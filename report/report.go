@@ -6,14 +6,15 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strconv"
 	"strings"
 
+	"github.com/profdb/profdb/internal/srcroot"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 )
@@ -26,11 +27,15 @@ type Options struct {
 	Title string  // the page title; "" means "profdb report"
 	Inst  []int64 // the result sets; none means all
 	// SourceRoot is where coverage sources are looked for; "" shows the
-	// line table instead of sources.
+	// line table instead of sources. Only files under it are read (package
+	// srcroot says how names are matched and what is refused); a name that
+	// is refused is a warning on the page and to Warnf.
 	SourceRoot string
-	Top        int // entries per list (0: 200)
-	MaxLines   int // coverage lines (or source lines) embedded per result set (0: 20000)
-	MaxNodes   int // call tree and flame graph nodes (0: 1000)
+	// Warnf, if set, receives the warnings the page shows too.
+	Warnf    func(format string, args ...any)
+	Top      int // entries per list (0: 200)
+	MaxLines int // coverage lines (or source lines) embedded per result set (0: 20000)
+	MaxNodes int // call tree and flame graph nodes (0: 1000)
 	// MaxDepth is the most calls along a route the call tree and the
 	// flame graph show (0: readback.DefaultMaxDepth); deeper calls are
 	// folded into one "(deeper calls)" node under the call at that depth.
@@ -98,6 +103,7 @@ type set struct {
 	MaxNodes     int
 	Folded       int64 // calls folded below MaxDepth
 	MaxDepth     int
+	Warnings     []string // source files refused, for instance
 }
 
 type source struct {
@@ -134,8 +140,15 @@ func Write(ctx context.Context, r *readback.Reader, w io.Writer, o Options) erro
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	var src *srcroot.Root
+	if o.SourceRoot != "" {
+		if src, err = srcroot.Open(o.SourceRoot, srcroot.Options{}); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		defer src.Close()
+	}
 	for _, in := range list {
-		s, err := setOf(ctx, r, in, o)
+		s, err := setOf(ctx, r, in, src, o)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
@@ -165,6 +178,7 @@ func parse() (*template.Template, error) {
 		"pct":       readback.Percent,
 		"qualified": qualified,
 		"name":      termtext.Name, // names are shown as the CLI prints them
+		"line":      termtext.Line, // and messages too
 		"args":      func(v ...any) []any { return v },
 		"inc":       func(i int) int { return i + 1 },
 		"change":    change,
@@ -187,7 +201,7 @@ func qualified(class, name string) string {
 	return name
 }
 
-func setOf(ctx context.Context, r *readback.Reader, in readback.Instance, o Options) (*set, error) {
+func setOf(ctx context.Context, r *readback.Reader, in readback.Instance, src *srcroot.Root, o Options) (*set, error) {
 	sum, err := r.Summarize(ctx, in.InstID, readback.Options{Top: o.Top})
 	if err != nil {
 		return nil, err
@@ -196,7 +210,7 @@ func setOf(ctx context.Context, r *readback.Reader, in readback.Instance, o Opti
 		MaxDepth: o.MaxDepth}
 	switch {
 	case sum.Coverage != nil:
-		if err := s.coverage(ctx, r, in, o); err != nil {
+		if err := s.coverage(ctx, r, in, src, o); err != nil {
 			return nil, err
 		}
 	case sum.Trace != nil:
@@ -226,10 +240,11 @@ func hasRest(n *readback.Node) bool {
 
 // coverage adds the source view, when sources are found under the source
 // root, else the line table; at most MaxLines lines either way.
-func (s *set) coverage(ctx context.Context, r *readback.Reader, in readback.Instance, o Options) error {
+func (s *set) coverage(ctx context.Context, r *readback.Reader, in readback.Instance, root *srcroot.Root, o Options) error {
 	var embedded int
 	var cur *source
 	var text []string
+	var ferr error
 	files := map[string]*source{}
 	for _, f := range s.Summary.Coverage.Files.Items {
 		files[f.Name] = &source{Name: f.Name, Covered: f.Covered, Total: f.Total}
@@ -239,12 +254,19 @@ func (s *set) coverage(ctx context.Context, r *readback.Reader, in readback.Inst
 			s.LinesOmitted++
 			return true
 		}
-		if o.SourceRoot != "" {
+		if root != nil {
 			if cur == nil || cur.Name != l.File {
 				cur, text = nil, nil
 				if src := files[l.File]; src != nil {
-					if path, lines, ok := findSource(o.SourceRoot, l.File); ok {
-						src.Path, text, cur = path, lines, src
+					delete(files, l.File) // looked up once
+					f, err := s.findSource(ctx, root, l.File, o)
+					if err != nil {
+						ferr = err
+						return false
+					}
+					if f != nil {
+						text = strings.Split(strings.ReplaceAll(string(f.Data), "\r\n", "\n"), "\n")
+						src.Path, cur = f.Path, src
 						src.Open = len(s.Sources) == 0
 						s.Sources = append(s.Sources, src)
 					}
@@ -263,7 +285,27 @@ func (s *set) coverage(ctx context.Context, r *readback.Reader, in readback.Inst
 	if err != nil {
 		return err
 	}
-	return nil
+	return ferr
+}
+
+// findSource looks a result set's source file name up under the source
+// root (srcroot.Root.Find): nil when it is not there, and a warning when
+// it is refused.
+func (s *set) findSource(ctx context.Context, root *srcroot.Root, name string, o Options) (*srcroot.File, error) {
+	f, err := root.Find(ctx, name)
+	switch {
+	case err == nil:
+		return f, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, srcroot.ErrRefused):
+		s.Warnings = append(s.Warnings, err.Error())
+		if o.Warnf != nil {
+			o.Warnf("%s", err)
+		}
+		return nil, nil
+	}
+	return nil, err
 }
 
 // mark records a line's count in a source's view, adding the unmarked
@@ -291,27 +333,4 @@ func (src *source) mark(l readback.Line, text []string) {
 	} else {
 		sl.Class = "miss"
 	}
-}
-
-// findSource looks for a result set's source file name under root: the
-// name itself when it is a path under root, else the longest tail of its
-// path (a Windows path like C:\src\app\main.cpp too) that exists there.
-func findSource(root, name string) (string, []string, bool) {
-	parts := strings.FieldsFunc(strings.ReplaceAll(name, `\`, "/"), func(r rune) bool { return r == '/' })
-	if len(parts) > 0 && strings.HasSuffix(parts[0], ":") {
-		parts = parts[1:]
-	}
-	for i := range parts {
-		p := filepath.Join(append([]string{root}, parts[i:]...)...)
-		st, err := os.Stat(p)
-		if err != nil || !st.Mode().IsRegular() || st.Size() > 16<<20 {
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		return p, strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), true
-	}
-	return "", nil, false
 }

@@ -14,7 +14,7 @@ var importLayers = []struct {
 	layer    int
 	patterns []string
 }{
-	{0, []string{"ddl", "internal/launch", "internal/pproftop", "internal/spool", "internal/tdstest", "internal/termtext", "internal/xmlscan"}},
+	{0, []string{"ddl", "internal/launch", "internal/pproftop", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/tdstest", "internal/termtext", "internal/xmlscan"}},
 	{1, []string{"dialects", "profilers"}},
 	{2, []string{"dialects/*", "resultset"}},
 	{3, []string{"profilers/*", "internal/testdb"}},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
 	"github.com/profdb/profdb/store"
@@ -25,7 +26,9 @@ loads nothing from the network) about the result sets (all, or those --inst
 names): an index with each one's caption, profiler, rows and headline
 figure, and per result set the figures of show as sortable, filterable
 tables; for coverage the sources with covered and uncovered lines marked
-when --source-root finds them, else the line table; for a function trace a
+when --source-root finds them (only files under it are read: no .., link
+or absolute name leads out of it, and a file refused is a warning), else
+the line table; for a function trace a
 call tree and a flame graph. Lists hold --top entries, coverage lines
 --max-lines and the call tree --max-nodes, --max-depth calls deep (deeper
 calls are summed under the call at that depth); the page says what it
@@ -61,6 +64,10 @@ faster).`,
 					o.Inst = o.Compare
 				}
 			}
+			stderr := cmd.ErrOrStderr()
+			o.Warnf = func(format string, args ...any) {
+				fmt.Fprintf(stderr, "profdb: warning: %s\n", termtext.Line(fmt.Sprintf(format, args...)))
+			}
 			ctx := cmd.Context()
 			r, err := readback.Open(ctx, dsn, store.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
@@ -95,7 +102,7 @@ faster).`,
 	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
 	f.StringVarP(&out, "output", "o", "", "the HTML file to write")
 	f.Int64SliceVar(&o.Inst, "inst", nil, "INST_ID of a result set to report (repeat; default all)")
-	f.StringVar(&o.SourceRoot, "source-root", "", "folder where coverage sources are looked for")
+	f.StringVar(&o.SourceRoot, "source-root", "", "folder where coverage sources are looked for; only files under it are read")
 	f.StringVar(&o.Title, "title", "", "page title (default \"profdb report\")")
 	f.IntVar(&o.Top, "top", 200, "entries per list")
 	f.IntVar(&o.MaxLines, "max-lines", 20000, "coverage lines embedded per result set")

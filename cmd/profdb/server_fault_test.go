@@ -71,22 +71,10 @@ func startPrivatePostgres(t *testing.T) *privateServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	var cred *syscall.Credential
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			serverMissing(t, "running as root and there is no postgres user to run PostgreSQL: %v", err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runAs := runAsPostgres(t, dir)
 	data := filepath.Join(dir, "data")
 	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	runAs(initdb)
 	if out, err := initdb.CombinedOutput(); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
@@ -97,7 +85,7 @@ func startPrivatePostgres(t *testing.T) *privateServer {
 	s.start = func() *exec.Cmd {
 		cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", port, "-k", dir,
 			"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "shared_buffers=32MB")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		runAs(cmd)
 		return cmd
 	}
 	s.up(t)

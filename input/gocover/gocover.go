@@ -9,9 +9,9 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/srcroot"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
 )
@@ -68,6 +68,7 @@ func build(ctx context.Context, prof *profile, name string, o input.Options) (*l
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	defer src.close()
 	b := lightcoverage.NewBuilder()
 	for _, file := range prof.order {
 		if err := ctx.Err(); err != nil {
@@ -75,30 +76,29 @@ func build(ctx context.Context, prof *profile, name string, o input.Options) (*l
 		}
 		blocks := prof.files[file]
 		pkg := packageOf(file)
-		var funcs []funcExtent
-		var nlines int
-		var tried []string
-		found := false
-		for _, cand := range src.locate(file) {
-			tried = append(tried, cand)
-			funcs, nlines, err = findFuncs(cand, pkg)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: source of %s: %w", name, prof.at[file], file, err)
-			}
-			found = true
-			break
+		f, looked, err := src.read(ctx, file)
+		var msg string
+		var refused *srcroot.RefusedError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			msg = fmt.Sprintf("%s:%d: source file %s not found (looked for %s; module %s in %s)",
+				name, prof.at[file], file, looked, src.modPath, src.root)
+		case errors.As(err, &refused):
+			msg = fmt.Sprintf("%s:%d: source file %s refused: %s (module %s in %s)",
+				name, prof.at[file], file, refused.Reason, src.modPath, src.root)
+		case err != nil:
+			return nil, err
 		}
-		if !found {
-			msg := fmt.Sprintf("%s:%d: source file %s not found (looked for %s; module %s in %s)",
-				name, prof.at[file], file, strings.Join(tried, " or "), src.modPath, src.root)
+		if msg != "" {
 			if o.SkipMissing {
 				warnf("%s; skipped", msg)
 				continue
 			}
 			return nil, input.SourceNotFound(msg + "; give the module's folder as the source root, or skip missing files")
+		}
+		funcs, nlines, err := findFuncs(f.Path, pkg, f.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: source of %s: %w", name, prof.at[file], file, err)
 		}
 		if end := maxEnd(blocks); end > nlines {
 			warnf("%s: %s has %d lines but the profile has blocks up to line %d: the source does not match the profile",

@@ -486,6 +486,9 @@ func repoRoot(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
 	if s.modPath != "github.com/profdb/profdb" {
 		t.Fatalf("module %s, want github.com/profdb/profdb", s.modPath)
 	}
@@ -605,14 +608,15 @@ func TestBadSources(t *testing.T) {
 		t.Skipf("a go.mod above %s? %v", dir, err)
 	}
 	write("go.mod", "// comment\nmodule \"ex.org/m\" // trailing\n\ngo 1.22\n")
-	write("broken.go", "package m\nfunc (\n")
+	write("broken.go", "package m\nfunc (brokenToken\n")
 	write("sub/ok.go", "package sub\n\nfunc F() {\n\tprintln()\n}\n")
+	// A syntax error names the file, line and column, and no text of it.
 	_, err := readString(t, "p.out", "mode: set\nex.org/m/broken.go:2.1,2.3 1 1\n", input.Options{SourceRoot: dir})
-	if err == nil || !strings.Contains(err.Error(), "p.out:2: source of ex.org/m/broken.go") {
-		t.Errorf("error %v", err)
+	if want := "p.out:2: source of ex.org/m/broken.go: " + filepath.Join(dir, "broken.go") + ":2:18: not Go source (a syntax error)"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
 	}
 	_, err = readString(t, "p.out", "mode: set\nex.org/m/sub:1.1,1.2 1 1\n", input.Options{SourceRoot: dir})
-	if err == nil || !strings.Contains(err.Error(), "p.out:2: source of ex.org/m/sub: "+filepath.Join(dir, "sub")+" is not a regular file") {
+	if err == nil || !strings.Contains(err.Error(), "p.out:2: source file ex.org/m/sub refused: not a regular file (a folder)") {
 		t.Errorf("error %v", err)
 	}
 	_, err = readString(t, "p.out", "mode: set\nex.org/m/sub/ok.go/x.go:1.1,1.2 1 1\n", input.Options{SourceRoot: dir})

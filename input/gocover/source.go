@@ -3,10 +3,12 @@ package gocover
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"io/fs"
 	"os"
@@ -15,16 +17,22 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/srcroot"
 )
 
-// sources maps the import-path file names of a profile to files on disk.
+// sources maps the import-path file names of a profile to files on disk,
+// read only under the module's folder (package srcroot).
 type sources struct {
 	root    string // the folder holding go.mod
 	modPath string // its module path
+	files   *srcroot.Root
 }
+
+// maxSource is the largest Go source read: a larger one is refused as
+// srcroot refuses files (generated tables may be large, never this large).
+const maxSource = 64 << 20
 
 // findSources finds the module of dir (or of the current folder when dir
 // is ""): the nearest go.mod in dir or above it.
@@ -52,7 +60,11 @@ func findSources(dir string) (*sources, error) {
 			if mp == "" {
 				return nil, fmt.Errorf("%s: no module directive", filepath.Join(d, "go.mod"))
 			}
-			return &sources{root: d, modPath: mp}, nil
+			files, err := srcroot.Open(d, srcroot.Options{MaxSize: maxSource})
+			if err != nil {
+				return nil, err
+			}
+			return &sources{root: d, modPath: mp, files: files}, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("source root: %w", err)
@@ -86,18 +98,31 @@ func modulePath(gomod []byte) string {
 	return ""
 }
 
-// locate returns the files a profile file name may be: under the module
-// root when it starts with the module path, then under vendor/; an
-// absolute name as it is.
-func (s *sources) locate(name string) []string {
-	if filepath.IsAbs(name) {
-		return []string{name}
+// close releases the module's folder.
+func (s *sources) close() error { return s.files.Close() }
+
+// read finds and reads the Go file of a profile file name under the module
+// root: an import path under the module path there, else under vendor/; an
+// absolute name (go test names files outside any module so) by its tail
+// (srcroot.Root.Find). The error is fs.ErrNotExist when there is no such
+// file, srcroot.ErrRefused when it is refused; looked says where it looked.
+func (s *sources) read(ctx context.Context, name string) (f *srcroot.File, looked string, err error) {
+	if srcroot.IsAbs(name) {
+		f, err = s.files.Find(ctx, name)
+		return f, "the tails of its path under " + s.root, err
 	}
-	var out []string
+	var tried []string
+	rels := []string{path.Join("vendor", name)}
 	if rel, ok := strings.CutPrefix(name, s.modPath+"/"); ok {
-		out = append(out, filepath.Join(s.root, filepath.FromSlash(rel)))
+		rels = append([]string{rel}, rels...)
 	}
-	return append(out, filepath.Join(s.root, "vendor", filepath.FromSlash(name)))
+	for _, rel := range rels {
+		tried = append(tried, s.files.Path(rel))
+		if f, err = s.files.ReadFile(ctx, rel); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
+	return f, strings.Join(tried, " or "), err
 }
 
 // funcExtent is a function declared in a Go file.
@@ -148,33 +173,24 @@ func statements(fset *token.FileSet, body *ast.BlockStmt) []srcPos {
 	return out
 }
 
-// findFuncs parses a Go file and returns its functions with bodies (as
-// `go tool cover -func` counts them: declarations without a body, that is
-// assembly functions, are left out; function literals belong to the function
-// around them), in source order, and the file's number of lines. A missing
-// file gives an error that is fs.ErrNotExist.
-func findFuncs(filename, pkg string) ([]funcExtent, int, error) {
-	fi, err := os.Stat(filename)
-	if errors.Is(err, syscall.ENOTDIR) {
-		err = fs.ErrNotExist // a path through a file: missing too
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s is not a regular file", filename)
-	}
-	src, err := os.ReadFile(filename)
-	if err != nil {
-		return nil, 0, err
-	}
+// findFuncs parses a Go file, src read from filename, and returns its
+// functions with bodies (as `go tool cover -func` counts them: declarations
+// without a body, that is assembly functions, are left out; function
+// literals belong to the function around them), in source order, and the
+// file's number of lines. A syntax error names the file, line and column,
+// and nothing of its text.
+func findFuncs(filename, pkg string, src []byte) ([]funcExtent, int, error) {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, filename, src, parser.SkipObjectResolution)
+	file, err := parser.ParseFile(fset, filename, src, parser.SkipObjectResolution)
 	if err != nil {
-		return nil, 0, err
+		var list scanner.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			return nil, 0, fmt.Errorf("%s: not Go source (a syntax error)", list[0].Pos)
+		}
+		return nil, 0, fmt.Errorf("%s: not Go source", filename)
 	}
 	var out []funcExtent
-	for _, d := range f.Decls {
+	for _, d := range file.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Body == nil {
 			continue
@@ -197,7 +213,7 @@ func findFuncs(filename, pkg string) ([]funcExtent, int, error) {
 		}
 		out = append(out, fe)
 	}
-	return out, fset.File(f.Pos()).LineCount(), nil
+	return out, fset.File(file.Pos()).LineCount(), nil
 }
 
 // receiver returns the type name of a receiver, whether it is a pointer and

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -19,7 +18,7 @@ const env = "PROFDB_BENCH_LAUNCH"
 // Result is what the launched command did.
 type Result struct {
 	Elapsed time.Duration
-	MaxRSS  int64 // bytes
+	MaxRSS  int64 // bytes; 0 where the system does not say (Windows)
 	Stdout  string
 	Stderr  string
 	Err     string // how the command failed; "" when it exited 0
@@ -48,9 +47,7 @@ func Main() {
 	if err != nil {
 		r.Err = err.Error()
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
-	}
+	r.MaxRSS = maxRSS(cmd.ProcessState)
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
 		os.Exit(2)
 	}
