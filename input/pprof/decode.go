@@ -214,7 +214,7 @@ func (d *decoded) split(ctx context.Context, br *bufio.Reader) error {
 		if _, err := dst.Write(k); err != nil {
 			return err
 		}
-		if n, err := io.CopyN(dst, br, body); err != nil {
+		if n, err := copyN(dst, br, body); err != nil {
 			if n < body && (err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)) {
 				return fmt.Errorf("decoding the protobuf profile: byte %d, field %d: %d bytes, the file ends after %d (file cut short?)",
 					off, num, body, n)
@@ -231,6 +231,28 @@ func (d *decoded) split(ctx context.Context, br *bufio.Reader) error {
 }
 
 const binaryMaxVarint = 10
+
+// copyN copies n bytes from br to dst through br's own buffer.
+func copyN(dst io.Writer, br *bufio.Reader, n int64) (int64, error) {
+	var done int64
+	for done < n {
+		p, err := br.Peek(int(min(n-done, int64(br.Size()))))
+		if len(p) > 0 {
+			if _, werr := dst.Write(p); werr != nil {
+				return done, werr
+			}
+			br.Discard(len(p))
+			done += int64(len(p))
+		}
+		if err != nil && done < n {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			return done, err
+		}
+	}
+	return done, nil
+}
 
 // readVarint reads a varint, appending its bytes to b.
 func readVarint(br *bufio.Reader, b []byte) (uint64, []byte, error) {
