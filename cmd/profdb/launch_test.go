@@ -1,0 +1,15 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/profdb/profdb/internal/launch"
+)
+
+// TestMain makes the test binary a launcher (internal/launch) when a test
+// runs a command through one, to measure the command's peak RSS alone.
+func TestMain(m *testing.M) {
+	launch.Main()
+	os.Exit(m.Run())
+}
