@@ -5,19 +5,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/profdb/profdb/input"
 )
-
-// countReader counts the bytes read through it.
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
 
 // TestLongKeys: an unknown key of 200 MB, wherever keys are, is reported
 // cut to its first 64 characters and "…", after reading no more than the
@@ -33,14 +23,14 @@ func TestLongKeys(t *testing.T) {
 		{"column", ft + `"`, "x.json:1:76: table FUNCTION_TRACE_PROFILER_THREADS has no column " + cut},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := &countReader{r: io.MultiReader(strings.NewReader(tc.before), strings.NewReader(key), strings.NewReader(`": 1}]}}`))}
+			in := &input.CountingReader{R: io.MultiReader(strings.NewReader(tc.before), strings.NewReader(key), strings.NewReader(`": 1}]}}`))}
 			r := &recorder{}
 			_, err := Read(context.Background(), in, "x.json", r)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Fatalf("error %.300v, want %s", err, tc.want)
 			}
-			if in.n > 1<<20 {
-				t.Errorf("%d bytes read to report the key", in.n)
+			if in.N > 1<<20 {
+				t.Errorf("%d bytes read to report the key", in.N)
 			}
 		})
 	}
@@ -50,15 +40,15 @@ func TestLongKeys(t *testing.T) {
 // an error naming where it starts.
 func TestLongString(t *testing.T) {
 	for _, esc := range []string{"", `\n`} {
-		in := &countReader{r: io.MultiReader(strings.NewReader(`{"profiler":"resource",`+"\n"+` "caption":"`+esc),
+		in := &input.CountingReader{R: io.MultiReader(strings.NewReader(`{"profiler":"resource",`+"\n"+` "caption":"`+esc),
 			strings.NewReader(strings.Repeat("c", 200<<20)), strings.NewReader(`"}`))}
 		r := &recorder{}
 		_, err := Read(context.Background(), in, "x.json", r)
 		if want := `x.json:2:12: a string longer than 16 MiB, the most profdb reads`; err == nil || err.Error() != want {
 			t.Errorf("escape %q: error %.300v, want %s", esc, err, want)
 		}
-		if in.n > 2*maxString+1<<20 {
-			t.Errorf("escape %q: %d bytes read", esc, in.n)
+		if in.N > 2*maxString+1<<20 {
+			t.Errorf("escape %q: %d bytes read", esc, in.N)
 		}
 	}
 }
