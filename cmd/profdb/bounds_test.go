@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -10,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -188,9 +189,6 @@ func hostileSetup(t *testing.T) (bin, dir string, cases []hostileCase) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds profdb and writes 2 GB of hostile inputs")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("measures peak RSS as Linux reports it")
 	}
 	bin = buildProfdb(t)
 	dir = t.TempDir()

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -7,7 +9,7 @@ import (
 	"github.com/profdb/profdb/internal/launch"
 )
 
-// TestMain makes the test binary a launcher (internal/launch) when a test
+// TestMain (on Linux, where internal/launch reads peak RSS) makes the test binary a launcher (internal/launch) when a test
 // runs a command through one, to measure the command's peak RSS alone.
 func TestMain(m *testing.M) {
 	launch.Main()
