@@ -28,6 +28,10 @@ type Options struct {
 	// Notef, if set, receives notes about the input that are not
 	// warnings, such as an LCOV tracefile's own totals.
 	Notef func(format string, args ...any)
+	// MaxInflate, if positive, is the most a compressed input (a gzipped
+	// pprof profile) may inflate to, in bytes; 0 is the default,
+	// InflateRatio times the compressed size and at least InflateFloor.
+	MaxInflate int64
 }
 
 // ErrSourceNotFound is matched by errors.Is in the error of a reader that

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/dustin/go-humanize/english"
@@ -43,11 +44,40 @@ func retriesFlag(cmd *cobra.Command, n *int) {
 		"times a result set is written again, after a growing pause, when the server aborts it for a conflict with a concurrent transaction (a deadlock, a serialization failure, a Galera certification conflict); 0: never")
 }
 
+// maxInflateFlag adds --max-inflate to a command that reads inputs.
+func maxInflateFlag(cmd *cobra.Command, n *int64) {
+	cmd.Flags().Var((*sizeValue)(n), "max-inflate",
+		fmt.Sprintf("the most a compressed input (a gzipped pprof profile) may decompress to, in bytes or with K, M, G (1024s) after the number (default: %d times its compressed size, at least %s)",
+			input.InflateRatio, input.Size(input.InflateFloor)))
+}
+
+// sizeValue is a flag's size in bytes (input.ParseSize).
+type sizeValue int64
+
+func (v *sizeValue) String() string {
+	if *v == 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64(*v), 10)
+}
+
+func (v *sizeValue) Set(s string) error {
+	n, err := input.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*v = sizeValue(n)
+	return nil
+}
+
+func (v *sizeValue) Type() string { return "SIZE" }
+
 // exportOptions are the flags of "profdb export".
 type exportOptions struct {
 	dsn, caption, schema, format, bulk, sourceRoot   string
 	noCreate, quiet, asJSON, skipMissing, allowEmpty bool
 	retries                                          int
+	maxInflate                                       int64  // --max-inflate, 0: the default
 	rowKey, citus                                    bool   // --primary-key, --citus, with --sql-out
 	noDistribute                                     bool   // --no-distribute
 	sqlOut, dialect                                  string // --sql-out FILE --dialect D: write a script (sqlout.go)
@@ -115,6 +145,7 @@ is the same command).`,
 	f.StringVar(&o.format, "format", "", "input format: "+strings.Join(input.Names(), ", ")+" (default: detected)")
 	f.StringVar(&o.sourceRoot, "source-root", "", "where Go coverage profiles find their sources (default: the module in the current folder); the folder Cobertura and JaCoCo file names are joined to")
 	f.BoolVar(&o.skipMissing, "skip-missing", false, "warn about, instead of failing on, missing source files of a Go coverage profile")
+	maxInflateFlag(cmd, &o.maxInflate)
 	retriesFlag(cmd, &o.retries)
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an input holding no result set (it is an error otherwise)")
 	connFlags(cmd, &o.conn, rep)
@@ -161,7 +192,7 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}
 	}
-	in := input.Options{SourceRoot: o.sourceRoot, SkipMissing: o.skipMissing,
+	in := input.Options{SourceRoot: o.sourceRoot, SkipMissing: o.skipMissing, MaxInflate: o.maxInflate,
 		Warnf: func(format string, args ...any) { prog.log(stderr, "warning: "+format, args...) },
 		Notef: func(format string, args ...any) {
 			if !o.quiet {

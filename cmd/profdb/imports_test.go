@@ -14,8 +14,8 @@ var importLayers = []struct {
 	layer    int
 	patterns []string
 }{
-	{0, []string{"ddl", "internal/launch", "internal/pproftop", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/tdstest", "internal/termtext", "internal/xmlscan"}},
-	{1, []string{"dialects", "profilers"}},
+	{0, []string{"ddl", "internal/launch", "internal/pproftop", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/tdstest", "internal/termtext"}},
+	{1, []string{"dialects", "profilers", "internal/xmlscan"}},
 	{2, []string{"dialects/*", "resultset"}},
 	{3, []string{"profilers/*", "internal/testdb"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},

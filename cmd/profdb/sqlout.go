@@ -59,7 +59,7 @@ func (o *exportOptions) runSQLOut(ctx context.Context, stdout, stderr io.Writer,
 	}
 	so := scriptOptions{output: o.sqlOut, dialect: o.dialect, schema: o.schema, caption: o.caption, format: o.format,
 		sourceRoot: o.sourceRoot, rowKey: o.rowKey, citus: o.citus, noCreate: o.noCreate, asJSON: o.asJSON, quiet: o.quiet,
-		skipMissing: o.skipMissing, command: "profdb export --sql-out"}
+		skipMissing: o.skipMissing, command: "profdb export --sql-out", maxInflate: o.maxInflate}
 	return so.run(ctx, stdout, stderr, stdin, files)
 }
 
@@ -68,6 +68,7 @@ type scriptOptions struct {
 	output, dialect, schema, caption, format, sourceRoot string
 	rowKey, citus, noCreate, asJSON, quiet, skipMissing  bool
 	command                                              string // named in the script's header
+	maxInflate                                           int64  // --max-inflate, 0: the default
 }
 
 // run writes the inputs to a sqlscript.Script instead of a database.
@@ -125,7 +126,7 @@ func (o *scriptOptions) read(ctx context.Context, report, stderr io.Writer, stdi
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}
 	}
-	in := input.Options{SourceRoot: o.sourceRoot, SkipMissing: o.skipMissing,
+	in := input.Options{SourceRoot: o.sourceRoot, SkipMissing: o.skipMissing, MaxInflate: o.maxInflate,
 		Warnf: func(format string, args ...any) {
 			fmt.Fprintf(stderr, "profdb: warning: %s\n", termtext.Line(fmt.Sprintf(format, args...)))
 		}}

@@ -359,3 +359,19 @@ func TestEmpty(t *testing.T) {
 		t.Errorf("one line: %d LINES rows, want 1", n)
 	}
 }
+
+// TestDeep: elements nested deeper than xmlscan.MaxDepth are refused with
+// an error naming the line, without recursion (3 million of them once
+// overflowed the stack).
+func TestDeep(t *testing.T) {
+	for _, doc := range []string{
+		"<coverage>\n" + strings.Repeat("<x>", 3_000_000),
+		"<coverage>\n" + strings.Repeat("<x>", 300) + strings.Repeat("</x>", 300) + "</coverage>",
+		"<coverage><packages>\n" + strings.Repeat("<package>", 300),
+	} {
+		_, err := read(t, "deep.xml", []byte(doc), input.Options{})
+		if err == nil || !strings.Contains(err.Error(), "deep.xml:2: elements nested more than 256 deep, inside <") {
+			t.Errorf("%.40q: %v", doc, err)
+		}
+	}
+}

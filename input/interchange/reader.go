@@ -9,6 +9,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 )
@@ -183,7 +184,7 @@ func (d *decoder) resultSet() (err error) {
 				return s.errAt(s.pos, "invalid character %s in result set object: want a key string", describe(c))
 			}
 			kline, kcol := s.posOf(s.pos)
-			key, err := s.readString()
+			key, err := s.readKey()
 			if err != nil {
 				return err
 			}
@@ -194,7 +195,7 @@ func (d *decoder) resultSet() (err error) {
 				}
 			}
 			if k < 0 {
-				return &Error{File: s.file, Line: kline, Col: kcol, Err: fmt.Errorf("unknown key %q in result set object: want %s", key, strings.Join(setKeys, ", "))}
+				return &Error{File: s.file, Line: kline, Col: kcol, Err: fmt.Errorf("unknown key %s in result set object: want %s", termtext.Short(string(key)), strings.Join(setKeys, ", "))}
 			}
 			if st.keys&(1<<k) != 0 {
 				return &Error{File: s.file, Line: kline, Col: kcol, Err: fmt.Errorf("key %q given twice in one result set", setKeys[k])}
@@ -291,13 +292,13 @@ func (d *decoder) profiler(st *setState) error {
 	st.profiler = true
 	if st.defKnown {
 		if name != st.def.Name {
-			return &Error{File: s.file, Line: line, Col: col, Err: fmt.Errorf("profiler %q does not match table %s, which belongs to profiler %s", name, st.inferred, st.def.Name)}
+			return &Error{File: s.file, Line: line, Col: col, Err: fmt.Errorf("profiler %s does not match table %s, which belongs to profiler %s", termtext.Short(name), st.inferred, st.def.Name)}
 		}
 		return nil
 	}
 	def, err := profilers.Lookup(name)
 	if err != nil {
-		return &Error{File: s.file, Line: line, Col: col, Err: fmt.Errorf("unknown profiler %q (registered: %s)", name, strings.Join(profilers.Names(), ", "))}
+		return &Error{File: s.file, Line: line, Col: col, Err: fmt.Errorf("unknown profiler %s (registered: %s)", termtext.Short(name), strings.Join(profilers.Names(), ", "))}
 	}
 	st.setDef(def)
 	return nil
@@ -360,7 +361,7 @@ func (d *decoder) counter(st *setState) error {
 			return s.errAt(s.pos, "invalid character %s in counter object: want a key string", describe(c))
 		}
 		kline, kcol := s.posOf(s.pos)
-		key, err := s.readString()
+		key, err := s.readKey()
 		if err != nil {
 			return err
 		}
@@ -371,7 +372,7 @@ func (d *decoder) counter(st *setState) error {
 			}
 		}
 		if k < 0 {
-			return &Error{File: s.file, Line: kline, Col: kcol, Err: fmt.Errorf("unknown key %q in counter object: want %s", key, strings.Join(counterKeys, ", "))}
+			return &Error{File: s.file, Line: kline, Col: kcol, Err: fmt.Errorf("unknown key %s in counter object: want %s", termtext.Short(string(key)), strings.Join(counterKeys, ", "))}
 		}
 		if seen[k] {
 			return &Error{File: s.file, Line: kline, Col: kcol, Err: fmt.Errorf("key %q given twice in counter object", counterKeys[k])}
@@ -452,7 +453,7 @@ func (d *decoder) tablesObject(st *setState) error {
 			return s.errAt(s.pos, `invalid character %s in "tables" object: want a table name string`, describe(c))
 		}
 		line, col := s.posOf(s.pos)
-		key, err := s.readString()
+		key, err := s.readKey()
 		if err != nil {
 			return err
 		}
@@ -483,7 +484,7 @@ func (d *decoder) resolveTable(st *setState, name string, line, col int) (int, *
 	if !st.defKnown {
 		def, ok := profilers.ForTable(name)
 		if !ok {
-			return 0, nil, errf("unknown table %q: no registered profiler (%s) has it", name, strings.Join(profilers.Names(), ", "))
+			return 0, nil, errf("unknown table %s: no registered profiler (%s) has it", termtext.Short(name), strings.Join(profilers.Names(), ", "))
 		}
 		st.setDef(def)
 		st.inferred = name
@@ -501,7 +502,7 @@ func (d *decoder) resolveTable(st *setState, name string, line, col int) (int, *
 		}
 	}
 	if idx < 0 {
-		return 0, nil, errf("profiler %s has no table %q", st.def.Name, name)
+		return 0, nil, errf("profiler %s has no table %s", st.def.Name, termtext.Short(name))
 	}
 	tbl := &st.def.Tables[idx]
 	if st.given[idx] {
@@ -794,7 +795,7 @@ func (d *decoder) readRows(ti *tableInfo, sink func(row []any, line int) error) 
 					}
 				}
 				if col < 0 {
-					key, err := s.readString()
+					key, err := s.readKey()
 					if err != nil {
 						return err
 					}
@@ -907,7 +908,7 @@ func (d *decoder) keyErr(ti *tableInfo, col int, key []byte, off int64) error {
 	case colInstID:
 		e.Err = fmt.Errorf("table %s: INST_ID is assigned by profdb and must not be given", ti.name)
 	case colUnknown:
-		e.Err = fmt.Errorf("table %s has no column %q", ti.name, key)
+		e.Err = fmt.Errorf("table %s has no column %s", ti.name, termtext.Short(string(key)))
 	default:
 		e.Err = fmt.Errorf("table %s: column %s given twice in one row", ti.name, ti.cols[col])
 	}

@@ -1,6 +1,7 @@
 package interchange
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -198,6 +199,39 @@ func (s *scanner) next(closing byte, what string) (byte, error) {
 	return 0, s.errAt(s.pos, "invalid character %s after %s element: want ',' or %q", describe(c), what, rune(closing))
 }
 
+// maxString is the longest string, in bytes as the file writes it, that
+// the reader takes: the window holds a whole string, and no name or
+// caption of a profiler's results comes near it.
+const maxString = 16 << 20
+
+// maxKey is the longest object key readKey reads whole: no known key
+// (a result set's, a table's or a column's name) comes near it.
+const maxKey = 4 << 10
+
+// errLong reports a string, starting at buf[p], longer than maxString.
+func (s *scanner) errLong(p int) error {
+	return s.errAt(p, "a string longer than %s, the most profdb reads", sizeText(maxString))
+}
+
+// sizeText is a size in MiB for a message.
+func sizeText(n int) string { return fmt.Sprintf("%d MiB", n>>20) }
+
+// readKey reads an object key as readString does, but only the first
+// maxKey bytes of one longer than that, which is no key profdb knows: it
+// returns them (cut at a character) and the caller reports the key
+// unknown, without the rest of it in memory.
+func (s *scanner) readKey() ([]byte, error) {
+	s.ensure(maxKey + 2)
+	if s.end-s.pos < maxKey+2 || bytes.IndexByte(s.buf[s.pos+1:s.pos+maxKey+2], '"') >= 0 {
+		return s.readString()
+	}
+	k := s.buf[s.pos+1 : s.pos+1+maxKey]
+	for len(k) > 0 && !utf8.Valid(k) {
+		k = k[:len(k)-1]
+	}
+	return append(s.scratch[:0], k...), nil
+}
+
 // readString scans the string starting at pos (at its opening quote) and
 // returns its content decoded. The result is valid until the next scanner
 // call. Invalid UTF-8, control characters and invalid escapes are errors.
@@ -228,6 +262,9 @@ func (s *scanner) readString() ([]byte, error) {
 			default:
 				return nil, s.errAt(s.pos+n, "invalid control character %s in string (escape it)", describe(c))
 			}
+		}
+		if n > maxString {
+			return nil, s.errLong(s.pos)
 		}
 		if !s.fill() {
 			return nil, s.errEnd("in string")
@@ -267,6 +304,9 @@ func (s *scanner) readEscaped(n int) ([]byte, error) {
 		return nil, s.badUTF8(s.pos+1, out)
 	}
 	for {
+		if s.pos+n >= s.end && n > maxString {
+			return nil, s.errLong(s.pos)
+		}
 		if s.pos+n >= s.end && !s.fill() {
 			return nil, s.errEnd("in string")
 		}

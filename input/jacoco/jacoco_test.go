@@ -322,3 +322,18 @@ func TestEmpty(t *testing.T) {
 		t.Errorf("methods without lines: %d routines, want 1", n)
 	}
 }
+
+// TestDeep: elements nested deeper than xmlscan.MaxDepth are refused with
+// an error naming the line, without recursion (3 million groups once
+// overflowed the stack).
+func TestDeep(t *testing.T) {
+	for _, doc := range []string{
+		"<report name='r'>\n" + strings.Repeat("<group name='g'>", 3_000_000),
+		"<report name='r'>\n" + strings.Repeat("<x>", 300) + strings.Repeat("</x>", 300) + "</report>",
+	} {
+		_, err := read(t, "deep.xml", []byte(doc), input.Options{})
+		if err == nil || !strings.Contains(err.Error(), "deep.xml:2: elements nested more than 256 deep, inside <") {
+			t.Errorf("%.40q: %v", doc, err)
+		}
+	}
+}

@@ -1,10 +1,9 @@
 package pprof
 
 import (
-	"bytes"
+	"bufio"
 	"compress/gzip"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -34,7 +33,7 @@ func init() {
 // not decode, is not valid, or has sample types without a mapping writes
 // nothing; the error names the file.
 func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o input.Options) ([]resultset.Result, error) {
-	f, err := load(ctx, r)
+	f, err := load(ctx, r, o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: pprof: %w", name, err)
 	}
@@ -57,11 +56,12 @@ type folded interface {
 
 // load decodes the profile and folds its samples; the profile itself is
 // not kept.
-func load(ctx context.Context, r io.Reader) (folded, error) {
-	d, err := parse(ctx, r)
+func load(ctx context.Context, r io.Reader, o input.Options) (folded, error) {
+	d, err := parse(ctx, r, o)
 	if err != nil {
 		return nil, err
 	}
+	defer d.close()
 	p := d.head
 	switch kindOf(p) {
 	case kindCPU:
@@ -77,55 +77,39 @@ func load(ctx context.Context, r io.Reader) (folded, error) {
 		typeList(p.SampleType), strings.Join(cpuTypes, ", "), strings.Join(heapTypes, ", "))
 }
 
-// parse reads the whole profile, gzipped or not, and decodes all of it
-// but its samples: protobuf only (not the legacy text formats
-// profile.Parse also accepts).
-func parse(ctx context.Context, r io.Reader) (*decoded, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
+// parse reads the profile, gzipped or not, and decodes all of it but its
+// samples: protobuf only (not the legacy text formats profile.Parse also
+// accepts). What a gzipped profile inflates to is limited (input.Inflated).
+func parse(ctx context.Context, r io.Reader, o input.Options) (*decoded, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	magic, err := br.Peek(2)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("reading: %w", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if !isGzip(magic) {
+		return decode(ctx, readErrors{br, "reading"})
 	}
-	if isGzip(data) {
-		if data, err = gunzip(data); err != nil {
-			return nil, err
-		}
-	}
-	if len(data) == 0 {
-		return nil, errors.New("empty profile")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return decode(data)
-}
-
-// maxDeflateRatio is the most deflate can compress: 1032 to 1.
-const maxDeflateRatio = 1032
-
-// gunzip decompresses a whole gzip stream. Its trailer gives the size
-// (modulo 2^32, and of the last member only): when that size is possible
-// for the input, the buffer is made that large once rather than grown by
-// copying, which for a profile of tens of megabytes saves as much again.
-func gunzip(data []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+	compressed := &input.CountingReader{R: br}
+	zr, err := gzip.NewReader(compressed)
 	if err != nil {
 		return nil, fmt.Errorf("decompressing: %w", err)
 	}
-	size := 0
-	if n := len(data); n >= 18 { // header 10, trailer 8
-		size = int(binary.LittleEndian.Uint32(data[n-4:]))
-		if size > maxDeflateRatio*n {
-			size = 0
-		}
+	return decode(ctx, readErrors{input.Inflated(compressed, zr, o), "decompressing"})
+}
+
+// readErrors prefixes the errors of r but io.EOF and the inflate limit's
+// with op.
+type readErrors struct {
+	r  io.Reader
+	op string
+}
+
+func (e readErrors) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && !errors.Is(err, input.ErrInflateLimit) {
+		err = fmt.Errorf("%s: %w", e.op, err)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	if _, err := buf.ReadFrom(zr); err != nil {
-		return nil, fmt.Errorf("decompressing (%d bytes decompressed): %w", buf.Len(), err)
-	}
-	return buf.Bytes(), nil
+	return n, err
 }
 
 func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }

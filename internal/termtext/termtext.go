@@ -48,8 +48,37 @@ func Name(s string) string {
 }
 
 // Quote returns s in double quotes with strconv.Quote's escapes, for text
-// that is always shown quoted (a caption).
-func Quote(s string) string { return strconv.Quote(s) }
+// that is always shown quoted (a caption), cut to QuoteRunes characters
+// (Cut).
+func Quote(s string) string { return strconv.Quote(Cut(s, QuoteRunes)) }
+
+// Short returns s quoted as Quote does it, cut to ShortRunes characters:
+// for data text in an error message (a key, a name, a value).
+func Short(s string) string { return strconv.Quote(Cut(s, ShortRunes)) }
+
+// The most characters Quote and Short keep.
+const (
+	QuoteRunes = 256
+	ShortRunes = 64
+)
+
+// Cut returns s cut to its first n characters followed by "…" when it
+// has more than n (an invalid byte counts as a character). Text from data
+// may be of any length: a message shows its start.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return s
+	}
+	return s[:i] + "…"
+}
 
 // Line returns a message with every unsafe character and invalid byte
 // replaced by its escape, as strconv.Quote writes it: "\x1b", "\n",

@@ -211,3 +211,36 @@ func TestJSON(t *testing.T) {
 		t.Errorf("JSON = %s", got)
 	}
 }
+
+// TestCut: long text is cut to its first characters and "…", never inside
+// a character; Quote and Short cut before they quote, so a caption or a
+// key of 200 MB prints as a short line.
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"日本語です", 2, "日本…"},
+		{"日本語", 3, "日本語"},
+		{"a\xffb\xfec", 2, "a\xff…"},
+		{"", 0, ""},
+		{"x", 0, "…"},
+	} {
+		if got := Cut(tc.s, tc.n); got != tc.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+	long := strings.Repeat("é\x1b", 1<<20)
+	if got, want := Quote(long), strconv.Quote(strings.Repeat("é\x1b", QuoteRunes/2)+"…"); got != want {
+		t.Errorf("Quote of %d bytes: %.80s…, want %.80s…", len(long), got, want)
+	}
+	if got, want := Short(long), strconv.Quote(strings.Repeat("é\x1b", ShortRunes/2)+"…"); got != want {
+		t.Errorf("Short of %d bytes: %s, want %s", len(long), got, want)
+	}
+	if got := Short("short"); got != `"short"` {
+		t.Errorf("Short(short) = %s", got)
+	}
+}

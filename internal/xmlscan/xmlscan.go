@@ -9,6 +9,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/profdb/profdb/internal/termtext"
 )
 
 // RootTag returns the start of the root element's tag (up to its '>' or
@@ -50,6 +52,11 @@ func RootTag(head []byte, name string) ([]byte, bool) {
 
 // maxText is the longest element text Text accepts.
 const maxText = 64 << 10
+
+// MaxDepth is the deepest elements may nest (the root being at depth 1):
+// Cobertura and JaCoCo reports nest about ten deep; an input nested deeper
+// is refused before it costs memory or stack.
+const MaxDepth = 256
 
 // Scanner reads an XML document token by token.
 type Scanner struct {
@@ -107,6 +114,9 @@ func (s *Scanner) Next() (xml.Token, error) {
 			}
 		case xml.Comment, xml.ProcInst:
 		case xml.StartElement:
+			if len(s.open) >= MaxDepth {
+				return nil, s.Errf("elements nested more than %d deep, inside <%s>: profdb reads no deeper", MaxDepth, termtext.Cut(s.open[len(s.open)-1], termtext.ShortRunes))
+			}
 			s.open = append(s.open, t.Name.Local)
 			return tok, nil
 		case xml.EndElement:
@@ -194,9 +204,23 @@ func (s *Scanner) Children(parent string, fn func(se xml.StartElement) error) er
 	}
 }
 
-// Skip reads past the element se, just opened, and its children.
+// Skip reads past the element se, just opened, and its children, however
+// deep (no deeper than MaxDepth), without recursion.
 func (s *Scanner) Skip(se xml.StartElement) error {
-	return s.Children(se.Name.Local, s.Skip)
+	depth := len(s.open)
+	for len(s.open) >= depth {
+		tok, err := s.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return s.Errf("the file ends inside <%s> (file cut short?)", se.Name.Local)
+			}
+			return err
+		}
+		if t, ok := tok.(xml.CharData); ok && len(bytes.TrimSpace(t)) != 0 {
+			return s.Errf("text %s in <%s>", QuoteShort(string(bytes.TrimSpace(t))), s.open[len(s.open)-1])
+		}
+	}
+	return nil
 }
 
 // Text reads the text of the element just opened (named elem), which must
@@ -249,10 +273,5 @@ func (s *Scanner) IntAttr(se xml.StartElement, name string, min int64) (int64, e
 	return n, nil
 }
 
-// QuoteShort quotes s for a message, cut to 60 bytes.
-func QuoteShort(s string) string {
-	if len(s) > 60 {
-		return strconv.Quote(s[:60]) + "..."
-	}
-	return strconv.Quote(s)
-}
+// QuoteShort quotes s for a message, cut (termtext.Short).
+func QuoteShort(s string) string { return termtext.Short(s) }
