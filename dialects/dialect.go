@@ -78,7 +78,10 @@ type Dialect interface {
 	CreateTableIn(schema string, t ddl.Table) []string
 
 	// Tables lists the tables in schema ("" for the default) by their real
-	// names.
+	// names. A schema (a MySQL database, an SQLite attached database) that
+	// does not exist, or a default that names none, is an error wrapping
+	// ErrNoSchema and naming it, never an empty list: a reader must not
+	// take a mistyped schema for one that holds no result set.
 	Tables(ctx context.Context, q DBTX, schema string) ([]string, error)
 	// ReadSnapshot returns the statements of a read in one consistent
 	// snapshot of schema ("" for the connection's default).
@@ -108,6 +111,21 @@ type Dialect interface {
 // ErrNoTable is wrapped by the error of Dialect.Columns for a table that
 // does not exist.
 var ErrNoTable = errors.New("no such table")
+
+// ErrNoSchema is wrapped by the error of Dialect.Tables for a schema (a
+// MySQL database, an SQLite attached database) that does not exist, and by
+// the error of opening a connection to a database that does not exist
+// (MySQL's "Unknown database", see OpenExplainer).
+var ErrNoSchema = errors.New("no such schema or database")
+
+// OpenExplainer is implemented by dialects whose server refuses a
+// connection in words that a caller should be able to tell apart:
+// ExplainOpen returns err, the failure of the first connection, wrapping
+// ErrNoSchema when the database the DSN names does not exist, and err as
+// it is otherwise.
+type OpenExplainer interface {
+	ExplainOpen(err error) error
+}
 
 // ColumnInfo describes a column of an existing table, as inspected.
 type ColumnInfo struct {

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"database/sql"
+	"errors"
 	"os"
 	"reflect"
 	"strings"
@@ -267,5 +268,46 @@ func TestModeParameter(t *testing.T) {
 		if e.Name() != "x.db" {
 			t.Errorf("file %q created beside x.db", e.Name())
 		}
+	}
+}
+
+// TestSchemaNamesIgnoreCase: a schema is an attached database's name, which
+// SQLite matches ignoring case ("MAIN" is main, "Temp" is temp, which
+// exists before anything is created in it), so Tables and Columns find the
+// tables under any case; a name no database has is an error wrapping
+// dialects.ErrNoSchema.
+func TestSchemaNamesIgnoreCase(t *testing.T) {
+	ctx := dialecttest.Context(t)
+	d := Dialect{}
+	conn, err := open(t).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS "Aux"`, t.TempDir()+"/aux.db"); err != nil {
+		t.Fatal(err)
+	}
+	for _, schema := range []string{"main", "aux"} {
+		if _, err := conn.ExecContext(ctx, "CREATE TABLE "+d.Qualify(schema, "T")+" (ID INTEGER)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, schema := range []string{"MAIN", "Main", "AUX", "aux"} {
+		tables, err := d.Tables(ctx, conn, schema)
+		if err != nil || !reflect.DeepEqual(tables, []string{"T"}) {
+			t.Errorf("Tables(%q) = %v, %v; want [T]", schema, tables, err)
+		}
+		cols, err := d.Columns(ctx, conn, schema, "T")
+		if err != nil || len(cols) != 1 || cols[0].Name != "ID" {
+			t.Errorf("Columns(%q, T) = %+v, %v; want the column ID", schema, cols, err)
+		}
+	}
+	for _, schema := range []string{"temp", "TEMP", "Temp"} {
+		if tables, err := d.Tables(ctx, conn, schema); err != nil || len(tables) != 0 {
+			t.Errorf("Tables(%q) = %v, %v; want no table and no error", schema, tables, err)
+		}
+	}
+	if tables, err := d.Tables(ctx, conn, "other"); !errors.Is(err, dialects.ErrNoSchema) || !strings.Contains(err.Error(), `"other"`) {
+		t.Errorf("Tables(other) = %v, %v; want an error naming it, wrapping dialects.ErrNoSchema", tables, err)
 	}
 }
