@@ -118,10 +118,25 @@ var ErrNoTable = errors.New("no such table")
 // (MySQL's "Unknown database", see OpenExplainer).
 var ErrNoSchema = errors.New("no such schema or database")
 
+// Wrapping returns err, its words unchanged, wrapping sentinel too (such
+// as ErrNoSchema): for an error whose words say already what the sentinel
+// would add.
+func Wrapping(sentinel, err error) error { return wrapping{err, sentinel} }
+
+type wrapping struct{ err, sentinel error }
+
+func (e wrapping) Error() string   { return e.err.Error() }
+func (e wrapping) Unwrap() []error { return []error{e.err, e.sentinel} }
+
+// ErrNotDatabase is wrapped by the error of opening a file that is not a
+// database of the dialect (see OpenExplainer).
+var ErrNotDatabase = errors.New("not a database")
+
 // OpenExplainer is implemented by dialects whose server refuses a
 // connection in words that a caller should be able to tell apart:
 // ExplainOpen returns err, the failure of the first connection, wrapping
-// ErrNoSchema when the database the DSN names does not exist, and err as
+// ErrNoSchema when the database the DSN names does not exist, or
+// ErrNotDatabase when the file the DSN names is no database, and err as
 // it is otherwise.
 type OpenExplainer interface {
 	ExplainOpen(err error) error

@@ -188,7 +188,7 @@ func (Dialect) IsReadOnly(err error) bool {
 func (Dialect) ExplainOpen(err error) error {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) && me.Number == 1049 {
-		return fmt.Errorf("the database the DSN names does not exist (%w): %w", dialects.ErrNoSchema, err)
+		return dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("the database the DSN names does not exist: %w", err))
 	}
 	return err
 }

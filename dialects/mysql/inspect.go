@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -22,7 +23,7 @@ func database(ctx context.Context, q dialects.DBTX, schema string) (string, erro
 		return "", err
 	}
 	if !db.Valid {
-		return "", fmt.Errorf("no current database: name one in the DSN (mysql://host/DATABASE): %w", dialects.ErrNoSchema)
+		return "", dialects.Wrapping(dialects.ErrNoSchema, errors.New("no current database: name one in the DSN (mysql://host/DATABASE)"))
 	}
 	return db.String, nil
 }
@@ -62,7 +63,7 @@ WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'`, db)
 			return nil, fail(err)
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("mysql: no database %q on the server that this login may see (%w)", schema, dialects.ErrNoSchema)
+			return nil, dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("mysql: no database %q on the server that this login may see", schema))
 		}
 	}
 	sort.Strings(names)

@@ -61,9 +61,9 @@ ELSE EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1::text) END
 	case exists:
 		return nil
 	case schema == "":
-		return fmt.Errorf("postgres: no schema of the search_path (%s) exists in this database (%w)", path, dialects.ErrNoSchema)
+		return dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("postgres: no schema of the search_path (%s) exists in this database", path))
 	}
-	return fmt.Errorf("postgres: no schema %q in this database (%w)", schema, dialects.ErrNoSchema)
+	return dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("postgres: no schema %q in this database", schema))
 }
 
 // Columns describes the columns of table (its real name, matched exactly)

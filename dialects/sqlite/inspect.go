@@ -25,7 +25,7 @@ func (d Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]
 		return nil, fmt.Errorf("sqlite: list tables of %s: %w", schema, err)
 	}
 	if attached == 0 && !strings.EqualFold(schema, "temp") {
-		return nil, fmt.Errorf("sqlite: no schema %q (%w): SQLite has no schemas, only attached databases (main, temp and those ATTACHed), and none is named so; write to another file with the DSN sqlite:OTHER.db instead", schema, dialects.ErrNoSchema)
+		return nil, dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("sqlite: no schema %q: SQLite has no schemas, only attached databases (main, temp and those ATTACHed), and none is named so; write to another file with the DSN sqlite:OTHER.db instead", schema))
 	}
 	rows, err := q.QueryContext(ctx, "SELECT name FROM "+d.Quote(schema)+
 		".sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")

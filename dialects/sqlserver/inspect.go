@@ -51,7 +51,7 @@ func (Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]st
 			return nil, fmt.Errorf("sqlserver: list tables: %w", err)
 		}
 		if exists == 0 {
-			return nil, fmt.Errorf("sqlserver: no schema %q in this database (%w)", schema, dialects.ErrNoSchema)
+			return nil, dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("sqlserver: no schema %q in this database", schema))
 		}
 	}
 	return names, nil
