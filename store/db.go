@@ -126,7 +126,7 @@ func driverDSN(d dialects.Dialect, dsn string, o Options) (string, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		why := "--no-create never creates one"
+		why := "a write into an existing database (--no-create, delete, merge) never creates one"
 		if o.ReadOnly {
 			why = "a command that only reads never creates one"
 		}

@@ -96,11 +96,18 @@ func nothing(err error) error { return dialects.Wrapping(ErrNoResultSets, err) }
 // where result sets are read: it names the database and the schema, and
 // wraps ErrNoResultSets.
 func (db *DB) NoInstances() error {
-	where := db.display
+	return nothing(fmt.Errorf("%s has no INSTANCES table: it holds no result sets (nothing was ever exported there)", db.where()))
+}
+
+// NoInstances is DB.NoInstances of the catalogue's database.
+func (c *Catalog) NoInstances() error { return c.db.NoInstances() }
+
+// where names the database, and the schema when one was given.
+func (db *DB) where() string {
 	if db.opts.Schema != "" {
-		where += fmt.Sprintf(" (schema %q)", db.opts.Schema)
+		return fmt.Sprintf("%s (schema %q)", db.display, db.opts.Schema)
 	}
-	return nothing(fmt.Errorf("%s has no INSTANCES table: it holds no result sets (nothing was ever exported there)", where))
+	return db.display
 }
 
 // List returns the result sets in INSTANCES, by INST_ID, as DB.List does,
@@ -117,7 +124,7 @@ func (c *Catalog) List(ctx context.Context, ids ...int64) ([]Listing, error) {
 func (c *Catalog) list(ctx context.Context, counted bool, ids []int64) ([]Listing, error) {
 	if !c.Has(profilers.InstancesTable) {
 		if len(ids) > 0 {
-			return nil, &NoResultSetError{InstID: ids[0], NoTable: true}
+			return nil, &NoResultSetError{InstID: ids[0], NoTable: true, Database: c.db.where()}
 		}
 		return nil, nil
 	}
@@ -301,6 +308,9 @@ func (c *Catalog) recorded(ctx context.Context, out []Listing) error {
 type NoResultSetError struct {
 	InstID  int64
 	NoTable bool // the database has no INSTANCES table at all
+	// Database names the database (without secrets) when NoTable is set;
+	// "" for "the database".
+	Database string
 }
 
 // Unwrap returns ErrNoResultSets when the database has no INSTANCES table.
@@ -313,7 +323,11 @@ func (e *NoResultSetError) Unwrap() error {
 
 func (e *NoResultSetError) Error() string {
 	if e.NoTable {
-		return fmt.Sprintf("no result set %d: the database has no INSTANCES table", e.InstID)
+		db := e.Database
+		if db == "" {
+			db = "the database"
+		}
+		return fmt.Sprintf("no result set %d: %s has no INSTANCES table", e.InstID, db)
 	}
 	return fmt.Sprintf("no result set %d in INSTANCES", e.InstID)
 }

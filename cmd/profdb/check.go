@@ -156,7 +156,7 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 	f.Var(percentValue{&o.MinPatchCoverage}, "min-patch-coverage", "least patch coverage of --diff, in %")
 	f.Var(percentValue{&o.MaxTimeIncrease}, "max-time-increase", "largest growth of total time over --baseline, in %")
 	f.StringVar(&format, "format", "text", "report format: text, json, junit or github")
-	f.IntVar(&topN, "top", 10, "most files or routines a failing rule names")
+	positiveIntVar(f, &topN, "top", 10, "most files or routines a failing rule names")
 	connFlags(cmd, &conn, rep)
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,22 +20,30 @@ func open(t *testing.T) *sql.DB {
 	return testdb.Open(t, testdb.Fresh(t, "sqlite"))
 }
 
+// attached returns a connection to a new database with a second one, in
+// a new file named file, attached as name.
+func attached(t *testing.T, name, file string) *sql.Conn {
+	t.Helper()
+	ctx := dialecttest.Context(t)
+	conn, err := open(t).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS "+Dialect{}.Quote(name), filepath.Join(t.TempDir(), file)); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 // TestConformance runs dialecttest's suite, with the catalogue created
 // in a second database too, attached on the same connection under a path
 // with a space, its columns described as STRICT tables have them and its
 // indexes checked against the documented layout.
 func TestConformance(t *testing.T) {
-	ctx := dialecttest.Context(t)
 	d := Dialect{}
-	conn, err := open(t).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
 	// A second database on the same connection, for CreateTableIn.
-	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS "aux"`, t.TempDir()+"/aux db.db"); err != nil {
-		t.Fatal(err)
-	}
+	conn := attached(t, "aux", "aux db.db")
 	dialecttest.Run(t, d, conn, dialecttest.Config{
 		Schema: "aux",
 		Column: func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo {
@@ -279,14 +288,7 @@ func TestModeParameter(t *testing.T) {
 func TestSchemaNamesIgnoreCase(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
-	conn, err := open(t).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS "Aux"`, t.TempDir()+"/aux.db"); err != nil {
-		t.Fatal(err)
-	}
+	conn := attached(t, "Aux", "aux.db")
 	for _, schema := range []string{"main", "aux"} {
 		if _, err := conn.ExecContext(ctx, "CREATE TABLE "+d.Qualify(schema, "T")+" (ID INTEGER)"); err != nil {
 			t.Fatal(err)
