@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/readback"
-	"github.com/profdb/profdb/store"
 )
 
 // Style is how a change from A to B is expressed.
@@ -189,9 +187,6 @@ func Compare(ctx context.Context, r *readback.Reader, a, b int64, o Options) (*R
 // compared: the same profiler (want, when not ""), and for function
 // traces the same counter.
 func pair(ctx context.Context, r *readback.Reader, a, b int64, want string) (ia, ib readback.Instance, err error) {
-	if !r.Has(profilers.InstancesTable) {
-		return ia, ib, fmt.Errorf("compare: %w", &store.NoResultSetError{InstID: a, NoTable: true})
-	}
 	list, err := r.Instances(ctx, a, b)
 	if err != nil {
 		return ia, ib, fmt.Errorf("compare: %w", err)

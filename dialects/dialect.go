@@ -78,7 +78,10 @@ type Dialect interface {
 	CreateTableIn(schema string, t ddl.Table) []string
 
 	// Tables lists the tables in schema ("" for the default) by their real
-	// names.
+	// names. A schema (a MySQL database, an SQLite attached database) that
+	// does not exist, or a default that names none, is an error wrapping
+	// ErrNoSchema and naming it, never an empty list: a reader must not
+	// take a mistyped schema for one that holds no result set.
 	Tables(ctx context.Context, q DBTX, schema string) ([]string, error)
 	// ReadSnapshot returns the statements of a read in one consistent
 	// snapshot of schema ("" for the connection's default).
@@ -108,6 +111,36 @@ type Dialect interface {
 // ErrNoTable is wrapped by the error of Dialect.Columns for a table that
 // does not exist.
 var ErrNoTable = errors.New("no such table")
+
+// ErrNoSchema is wrapped by the error of Dialect.Tables for a schema (a
+// MySQL database, an SQLite attached database) that does not exist, and by
+// the error of opening a connection to a database that does not exist
+// (MySQL's "Unknown database", see OpenExplainer).
+var ErrNoSchema = errors.New("no such schema or database")
+
+// Wrapping returns err, its words unchanged, wrapping sentinel too (such
+// as ErrNoSchema): for an error whose words say already what the sentinel
+// would add.
+func Wrapping(sentinel, err error) error { return wrapping{err, sentinel} }
+
+type wrapping struct{ err, sentinel error }
+
+func (e wrapping) Error() string   { return e.err.Error() }
+func (e wrapping) Unwrap() []error { return []error{e.err, e.sentinel} }
+
+// ErrNotDatabase is wrapped by the error of opening a file that is not a
+// database of the dialect (see OpenExplainer).
+var ErrNotDatabase = errors.New("not a database")
+
+// OpenExplainer is implemented by dialects whose server refuses a
+// connection in words that a caller should be able to tell apart:
+// ExplainOpen returns err, the failure of the first connection, wrapping
+// ErrNoSchema when the database the DSN names does not exist, or
+// ErrNotDatabase when the file the DSN names is no database, and err as
+// it is otherwise.
+type OpenExplainer interface {
+	ExplainOpen(err error) error
+}
 
 // ColumnInfo describes a column of an existing table, as inspected.
 type ColumnInfo struct {

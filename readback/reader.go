@@ -266,7 +266,7 @@ type Instance struct {
 // that names the tables its RELATIONS rows list.
 func (r *Reader) Instances(ctx context.Context, ids ...int64) ([]Instance, error) {
 	if !r.has(profilers.InstancesTable) {
-		return nil, fmt.Errorf("read: the database has no INSTANCES table: no result sets")
+		return nil, fmt.Errorf("read: %w", r.cat.NoInstances())
 	}
 	list, err := r.cat.List(ctx, ids...)
 	if err != nil {

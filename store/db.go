@@ -26,13 +26,20 @@ type DB struct {
 	owned   bool        // Close closes db
 	conns   *conns      // the network connections, when the dialect lets Open dial them
 	unwatch func() bool // stops closing conns when Open's context ends
+	newFile *newFile    // the database file Open created, removed by Close while empty
 }
 
 // Open opens the database a profdb DSN names (see dialects.ForDSN) and
 // checks that it answers. The dialect package must be imported.
 func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	fail := func(err error) (*DB, error) {
-		return nil, fmt.Errorf("open %s: %w", dialects.Redact(dsn), dialects.ScrubError(dsn, err))
+		shown := dialects.ScrubError(dsn, err)
+		// Scrubbing a password out of the words loses what they wrap;
+		// that nothing is there must stay known.
+		if Missing(err) && !Missing(shown) {
+			shown = nothing(shown)
+		}
+		return nil, fmt.Errorf("open %s: %w", dialects.Redact(dsn), shown)
 	}
 	d, err := dialects.ForDSN(dsn)
 	if err != nil {
@@ -43,6 +50,7 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if err != nil {
 		return fail(err)
 	}
+	absent := absentFile(d, dsn, o)
 	connect := timeout(o.ConnectTimeout, DefaultConnectTimeout)
 	var sqldb *sql.DB
 	var cs *conns
@@ -63,16 +71,23 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	err = sqldb.PingContext(pctx)
 	timedOut := pctx.Err() != nil && ctx.Err() == nil
 	cancel()
+	nf := created(absent)
 	if err != nil {
 		sqldb.Close()
+		if nf != nil {
+			nf.removeIfEmpty()
+		}
 		if timedOut {
 			err = fmt.Errorf("no connection within the connect timeout of %s: %w", connect, err)
+		} else if x, ok := d.(dialects.OpenExplainer); ok {
+			err = x.ExplainOpen(err)
 		}
 		return fail(err)
 	}
 	db := New(sqldb, d, o)
 	db.display = dialects.Redact(dsn)
 	db.owned = true
+	db.newFile = nf
 	if cs != nil {
 		// An interrupted command (its context cancelled) must not wait
 		// for a server that does not answer: close every connection, so
@@ -86,7 +101,8 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 
 // driverDSN returns the driver's DSN for a connection limited to what o
 // allows. Where the driver opens a database file itself, a read-only or
-// no-create DSN naming a missing file is an error naming it.
+// no-create DSN naming a missing file, or a read-only one naming an empty
+// file, is an error naming it that wraps ErrNoResultSets.
 func driverDSN(d dialects.Dialect, dsn string, o Options) (string, error) {
 	a, ok := d.(dialects.AccessDSN)
 	if !ok {
@@ -107,16 +123,33 @@ func driverDSN(d dialects.Dialect, dsn string, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		why := "--no-create never creates one"
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		why := "a write into an existing database (--no-create, delete, merge) never creates one"
 		if o.ReadOnly {
 			why = "a command that only reads never creates one"
 		}
-		return "", fmt.Errorf("%s: no such database file (%s)", path, why)
-	} else if err != nil {
+		return "", nothing(fmt.Errorf("%s: no such database file (%s)", path, why))
+	case err != nil:
 		return "", err
+	case o.ReadOnly && fi.Mode().IsRegular() && fi.Size() == 0:
+		// SQLite takes an empty file for an empty database; a reader
+		// would find no result set in it and call that an answer.
+		return "", nothing(fmt.Errorf("%s: the file is empty, not a database of result sets", path))
 	}
 	return drv, nil
+}
+
+// Missing reports whether err says that what a DSN and schema name is not
+// there: no database of result sets (ErrNoResultSets: an SQLite file that
+// does not exist where none may be created, an empty one, a database
+// without an INSTANCES table where result sets are read), a schema or
+// database that does not exist (dialects.ErrNoSchema), or a file that is
+// no database (dialects.ErrNotDatabase). A command could then not do its
+// work: profdb exits 2.
+func Missing(err error) bool {
+	return errors.Is(err, ErrNoResultSets) || errors.Is(err, dialects.ErrNoSchema) || errors.Is(err, dialects.ErrNotDatabase)
 }
 
 // ErrReadOnly is returned by writes to a DB opened with Options.ReadOnly.
@@ -154,15 +187,21 @@ func New(db *sql.DB, d dialects.Dialect, o Options) *DB {
 	return &DB{db: db, d: d, opts: o, display: d.Name()}
 }
 
-// Close closes the handle if Open opened it.
+// Close closes the handle if Open opened it. A database file that Open
+// created and that is still empty (nothing was committed into it) is
+// removed: a command that failed, or wrote nothing, leaves no empty file.
 func (db *DB) Close() error {
 	if db.unwatch != nil {
 		db.unwatch()
 	}
-	if db.owned {
-		return db.db.Close()
+	if !db.owned {
+		return nil
 	}
-	return nil
+	err := db.db.Close()
+	if db.newFile != nil && err == nil {
+		err = db.newFile.removeIfEmpty()
+	}
+	return err
 }
 
 // ConnectionLost returns why a network connection of the DB failed, for

@@ -15,6 +15,14 @@
 //     readback) one consistent view and the real names of the documented
 //     tables and columns.
 //
+// Where there is nothing to read, a read says so instead of answering:
+// List and Verify of a database without an INSTANCES table fail with an
+// error wrapping ErrNoResultSets, Open for reading refuses an SQLite file
+// that is missing, empty or no database, and a schema that does not exist
+// is dialects.ErrNoSchema; Missing tells all of these from other failures.
+// An SQLite file that Open created is removed by Close while it is still
+// empty, so that a write that failed leaves no file behind.
+//
 // Every read runs in one consistent snapshot (dialects.Dialect.ReadSnapshot), so a
 // result set being exported or deleted meanwhile is either whole or absent.
 package store

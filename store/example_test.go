@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,17 +34,15 @@ func ExampleOpen() {
 	defer db.Close()
 	fmt.Println("dialect:", db.Dialect().Name())
 
-	// A new database holds no result sets: it has no tables until the first
-	// export creates them.
-	list, err := db.List(ctx)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println("result sets:", len(list))
+	// A new database has no tables until the first export creates them.
+	// List says so with an error wrapping store.ErrNoResultSets, never an
+	// empty list, which is the answer for a database whose result sets were
+	// all deleted.
+	_, err = db.List(ctx)
+	fmt.Println("no result sets:", errors.Is(err, store.ErrNoResultSets))
 	// Output:
 	// dialect: sqlite
-	// result sets: 0
+	// no result sets: true
 }
 
 // ExampleDB_List lists the result sets of a database: each one's INST_ID,

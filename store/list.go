@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 )
@@ -40,7 +42,9 @@ type Listing struct {
 
 // List returns the result sets in INSTANCES, by INST_ID, with each one's
 // profiler (found from its RELATIONS rows), caption and row counts, read
-// in one consistent snapshot.
+// in one consistent snapshot. A database without an INSTANCES table is an
+// error wrapping ErrNoResultSets (see NoInstances), not an empty list: an
+// INSTANCES table without rows is one.
 func (db *DB) List(ctx context.Context) ([]Listing, error) {
 	return db.list(ctx, true)
 }
@@ -65,6 +69,9 @@ func (db *DB) list(ctx context.Context, counted bool) ([]Listing, error) {
 		if err != nil {
 			return err
 		}
+		if !c.Has(profilers.InstancesTable) {
+			return db.NoInstances()
+		}
 		out, err = c.list(ctx, counted, nil)
 		return err
 	})
@@ -72,6 +79,35 @@ func (db *DB) list(ctx context.Context, counted bool) ([]Listing, error) {
 		return nil, fmt.Errorf("list: %w", err)
 	}
 	return out, nil
+}
+
+// ErrNoResultSets is wrapped by the errors that say there is no database
+// of result sets where a read was asked to look: a database (a schema, an
+// SQLite file) without an INSTANCES table, an empty SQLite file, or one
+// that does not exist where nothing may be created. A schema that does not
+// exist is dialects.ErrNoSchema instead.
+var ErrNoResultSets = errors.New("no result sets")
+
+// nothing is err, whose own words say what is missing, wrapping
+// ErrNoResultSets without adding them.
+func nothing(err error) error { return dialects.Wrapping(ErrNoResultSets, err) }
+
+// NoInstances is the error for a database without an INSTANCES table
+// where result sets are read: it names the database and the schema, and
+// wraps ErrNoResultSets.
+func (db *DB) NoInstances() error {
+	return nothing(fmt.Errorf("%s has no INSTANCES table: it holds no result sets (nothing was ever exported there)", db.where()))
+}
+
+// NoInstances is DB.NoInstances of the catalogue's database.
+func (c *Catalog) NoInstances() error { return c.db.NoInstances() }
+
+// where names the database, and the schema when one was given.
+func (db *DB) where() string {
+	if db.opts.Schema != "" {
+		return fmt.Sprintf("%s (schema %q)", db.display, db.opts.Schema)
+	}
+	return db.display
 }
 
 // List returns the result sets in INSTANCES, by INST_ID, as DB.List does,
@@ -88,7 +124,7 @@ func (c *Catalog) List(ctx context.Context, ids ...int64) ([]Listing, error) {
 func (c *Catalog) list(ctx context.Context, counted bool, ids []int64) ([]Listing, error) {
 	if !c.Has(profilers.InstancesTable) {
 		if len(ids) > 0 {
-			return nil, &NoResultSetError{InstID: ids[0], NoTable: true}
+			return nil, &NoResultSetError{InstID: ids[0], NoTable: true, Database: c.db.where()}
 		}
 		return nil, nil
 	}
@@ -272,11 +308,26 @@ func (c *Catalog) recorded(ctx context.Context, out []Listing) error {
 type NoResultSetError struct {
 	InstID  int64
 	NoTable bool // the database has no INSTANCES table at all
+	// Database names the database (without secrets) when NoTable is set;
+	// "" for "the database".
+	Database string
+}
+
+// Unwrap returns ErrNoResultSets when the database has no INSTANCES table.
+func (e *NoResultSetError) Unwrap() error {
+	if e.NoTable {
+		return ErrNoResultSets
+	}
+	return nil
 }
 
 func (e *NoResultSetError) Error() string {
 	if e.NoTable {
-		return fmt.Sprintf("no result set %d: the database has no INSTANCES table", e.InstID)
+		db := e.Database
+		if db == "" {
+			db = "the database"
+		}
+		return fmt.Sprintf("no result set %d: %s has no INSTANCES table", e.InstID, db)
 	}
 	return fmt.Sprintf("no result set %d in INSTANCES", e.InstID)
 }

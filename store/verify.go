@@ -39,13 +39,18 @@ func (f Finding) String() string {
 // checkResultSet), and no table holds rows of an INST_ID that INSTANCES does
 // not list. inst 0 checks every result set. Everything is read in one
 // consistent snapshot, so result sets being exported or deleted meanwhile
-// are either whole or absent.
+// are either whole or absent. A database without an INSTANCES table is an
+// error wrapping ErrNoResultSets: there is nothing to verify, which is not
+// the same as nothing wrong.
 func (db *DB) Verify(ctx context.Context, inst int64) ([]Finding, error) {
 	var out []Finding
 	err := db.inSnapshot(ctx, func(s *snapshot) error {
 		c, err := db.Catalog(ctx, s.q)
 		if err != nil {
 			return err
+		}
+		if !c.Has(profilers.InstancesTable) {
+			return db.NoInstances()
 		}
 		out, err = c.verify(ctx, inst)
 		return err

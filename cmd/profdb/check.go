@@ -130,9 +130,6 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 			if !ok {
 				return usageErrorf("check: --format must be text, json, junit or github, not %q", format)
 			}
-			if maxRanges < 1 {
-				return usageErrorf("check: --max-ranges must be 1 or more, not %d", maxRanges)
-			}
 			o.Baseline, o.Top, o.MaxRanges = baseline, topN, maxRanges
 			if diffFile != "" {
 				if o.Diff, err = readDiff(cmd, diffFile, allowEmptyDiff); err != nil {
@@ -180,9 +177,9 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 	f.Var(percentValue{&o.MinPatchCoverage, 100}, "min-patch-coverage", "least patch coverage of --diff, in % (0 to 100)")
 	f.Var(percentValue{&o.MaxTimeIncrease, math.Inf(1)}, "max-time-increase", "largest growth of total time over --baseline, in % (0 or more)")
 	f.StringVar(&format, "format", "text", "report format: text, json, junit or github")
-	f.IntVar(&topN, "top", 10, "most files or routines a failing rule names, and most changed files the result set does not name that patch coverage lists")
+	positiveIntVar(f, &topN, "top", 10, "most files or routines a failing rule names, and most changed files the result set does not name that patch coverage lists")
 	f.BoolVar(&allowEmptyDiff, "allow-empty-diff", false, "take an empty --diff for a change of no line instead of an error (a git diff that fails in a pipeline hands on nothing too)")
-	f.IntVar(&maxRanges, "max-ranges", gate.DefaultMaxRanges, "most uncovered changed line ranges patch coverage names")
+	positiveIntVar(f, &maxRanges, "max-ranges", gate.DefaultMaxRanges, "most uncovered changed line ranges patch coverage names")
 	connFlags(cmd, &conn, rep)
 	return cmd
 }

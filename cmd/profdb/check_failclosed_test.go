@@ -102,7 +102,7 @@ func TestCheckPercentLimits(t *testing.T) {
 			}
 		}
 	}
-	if _, errOut, code := runCLI(t, "check", "--db", dsn, now, "--diff", diff, "--max-ranges", "0"); code != 2 || !strings.Contains(errOut, "--max-ranges must be 1 or more") {
+	if _, errOut, code := runCLI(t, "check", "--db", dsn, now, "--diff", diff, "--max-ranges", "0"); code != 2 || !strings.Contains(errOut, "--max-ranges must be at least 1, not 0") {
 		t.Errorf("--max-ranges 0: exit %d\n%s", code, errOut)
 	}
 }

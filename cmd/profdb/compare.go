@@ -97,7 +97,7 @@ set.`,
 	f := cmd.Flags()
 	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
 	f.StringVar(&style, "style", "difference", "how changes are given: difference, ratio or percent")
-	f.IntVar(&topN, "top", 20, "entries per list")
+	positiveIntVar(f, &topN, "top", 20, "entries per list")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	connFlags(cmd, &conn, rep)
 	return cmd

@@ -181,11 +181,11 @@ func TestCompareCLI(t *testing.T) {
 	if strings.Contains(string(page), `<a href="#inst-4">`) {
 		t.Error("report --compare 3 5 reports result set 4 too")
 	}
-	if _, stderr, code := runCLI(t, "report", "--db", db, "--compare", "3", "-o", html); code != 1 ||
+	if _, stderr, code := runCLI(t, "report", "--db", db, "--compare", "3", "-o", html); code != 2 ||
 		stderr != "profdb: report: accepts 2 arg(s), received 1\nRun 'profdb report --help' for usage.\n" {
 		t.Errorf("report --compare 3: exit %d, stderr %q", code, stderr)
 	}
-	if _, stderr, code := runCLI(t, "report", "--db", db, "3", "-o", html); code != 1 || !strings.Contains(stderr, "unknown command \"3\"") {
+	if _, stderr, code := runCLI(t, "report", "--db", db, "3", "-o", html); code != 2 || !strings.Contains(stderr, "unknown command \"3\"") {
 		t.Errorf("report 3: exit %d, stderr %q", code, stderr)
 	}
 

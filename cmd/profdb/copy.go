@@ -50,6 +50,11 @@ one consistent snapshot.`,
 			if o.retries < 0 {
 				return usageErrorf("--retries: want 0 or more, got %d", o.retries)
 			}
+			for _, n := range o.insts {
+				if n < 1 {
+					return usageErrorf("--inst must be a positive INST_ID, not %d", n)
+				}
+			}
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), mode)
 		},
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"unicode"
@@ -72,10 +71,10 @@ scripts for all profilers are checked in as ddl/sql/DIALECT.sql.`,
 				_, err = io.WriteString(cmd.OutOrStdout(), script)
 				return err
 			}
-			if err := os.WriteFile(o.output, []byte(script), 0o644); err != nil {
+			return writeFileAtomic(o.output, func(w io.Writer) error {
+				_, err := io.WriteString(w, script)
 				return err
-			}
-			return nil
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -260,6 +260,11 @@ func connFlags(cmd *cobra.Command, c *connOptions, rep *ledger) {
 		"give up connecting to a database server after this long (0: wait for ever)")
 	f.DurationVar(&c.ioTimeout, "io-timeout", store.DefaultIOTimeout,
 		"give up when a database server neither answers nor takes data for this long (0: wait for ever)")
+	for _, name := range []string{"timeout", "io-timeout"} {
+		if err := f.SetAnnotation(name, annNotNegative, []string{"true"}); err != nil {
+			panic(err) // the flag was just added
+		}
+	}
 }
 
 // open opens a database with the connection options, for a command whose

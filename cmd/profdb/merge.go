@@ -62,7 +62,9 @@ prints its INST_ID line as export does (--json: the same as a JSON object).`,
 				return usageErrorf("--op: want sum, avg, max or min, got %q", opName)
 			}
 			ctx := cmd.Context()
-			db, err := conn.open(ctx, dsn, store.Options{Schema: schema})
+			// NoCreate: the result sets to merge are in the database, which
+			// must be there; a missing SQLite file is an error naming it.
+			db, err := conn.open(ctx, dsn, store.Options{Schema: schema, NoCreate: true})
 			if err != nil {
 				return err
 			}

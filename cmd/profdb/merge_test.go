@@ -57,8 +57,12 @@ func TestMergeCommand(t *testing.T) {
 		args := append([]string{"merge", "--db", dsn}, tc.args...)
 		_, errOut, code := runCLI(t, args...)
 		usage := strings.Contains(errOut, "Run 'profdb merge --help' for usage.")
-		if code != 1 || usage != tc.usage || !strings.Contains(errOut, tc.want) {
-			t.Errorf("profdb %s: exit %d, %q; want exit 1 with %q (usage error: %v)", strings.Join(args, " "), code, errOut, tc.want, tc.usage)
+		want := 1 // the merge failed
+		if tc.usage {
+			want = 2 // it could not run
+		}
+		if code != want || usage != tc.usage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("profdb %s: exit %d, %q; want exit %d with %q (usage error: %v)", strings.Join(args, " "), code, errOut, want, tc.want, tc.usage)
 		}
 	}
 }

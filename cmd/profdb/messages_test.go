@@ -82,6 +82,8 @@ func TestMessagesSayWhatToDo(t *testing.T) {
 	writeFile(t, noMod, "mode: set\nexample.com/m/a.go:1.1,2.2 1 1\n")
 	mod := filepath.Join(dir, "mod")
 	writeFile(t, filepath.Join(mod, "go.mod"), "module example.com/m\n\ngo 1.22\n")
+	mustRun(t, "export", "--db", db, filepath.Join("..", "..", "examples", "resource.json"))
+	before := mustRun(t, "list", "--db", db)
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -113,8 +115,8 @@ func TestMessagesSayWhatToDo(t *testing.T) {
 		}
 	}
 	// Nothing was written by any of them.
-	if out := mustRun(t, "list", "--db", db); strings.Count(out, "\n") != 1 {
-		t.Errorf("list after failed exports:\n%s", out)
+	if out := mustRun(t, "list", "--db", db); out != before {
+		t.Errorf("list after failed exports:\n%s\nwant, as before them:\n%s", out, before)
 	}
 }
 

@@ -2,8 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -52,6 +51,11 @@ faster).`,
 			if out == "" {
 				return usageErrorf("report: -o FILE.html is required")
 			}
+			for _, n := range o.Inst {
+				if n < 1 {
+					return usageErrorf("report: --inst must be a positive INST_ID, not %d", n)
+				}
+			}
 			if cmpAB {
 				for _, s := range args {
 					n, err := strconv.ParseInt(s, 10, 64)
@@ -74,27 +78,8 @@ faster).`,
 				return fmt.Errorf("report: %w", err)
 			}
 			defer r.Close()
-			// Write next to the target and rename, so that a failed
-			// report leaves no half-written file.
-			tmp, err := os.CreateTemp(filepath.Dir(out), ".profdb-report-*")
-			if err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
-			defer os.Remove(tmp.Name())
-			if err := report.Write(ctx, r, tmp, o); err != nil {
-				tmp.Close()
-				return err
-			}
-			if err := tmp.Close(); err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
-			if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
-			if err := os.Rename(tmp.Name(), out); err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
-			return nil
+			// A failed report leaves no half-written file.
+			return writeFileAtomic(out, func(w io.Writer) error { return report.Write(ctx, r, w, o) })
 		},
 	}
 	dbFlag(cmd, &dsn)
@@ -104,10 +89,10 @@ faster).`,
 	f.Int64SliceVar(&o.Inst, "inst", nil, "INST_ID of a result set to report (repeat; default all)")
 	f.StringVar(&o.SourceRoot, "source-root", "", "folder where coverage sources are looked for; only files under it are read")
 	f.StringVar(&o.Title, "title", "", "page title (default \"profdb report\")")
-	f.IntVar(&o.Top, "top", 200, "entries per list")
-	f.IntVar(&o.MaxLines, "max-lines", 20000, "coverage lines embedded per result set")
-	f.IntVar(&o.MaxNodes, "max-nodes", 1000, "call tree nodes embedded per result set")
-	f.IntVar(&o.MaxDepth, "max-depth", readback.DefaultMaxDepth, "calls along a route the call tree and flame graph show; deeper ones are folded")
+	positiveIntVar(f, &o.Top, "top", 200, "entries per list")
+	positiveIntVar(f, &o.MaxLines, "max-lines", 20000, "coverage lines embedded per result set")
+	positiveIntVar(f, &o.MaxNodes, "max-nodes", 1000, "call tree nodes embedded per result set")
+	positiveIntVar(f, &o.MaxDepth, "max-depth", readback.DefaultMaxDepth, "calls along a route the call tree and flame graph show; deeper ones are folded")
 	f.BoolVar(&cmpAB, "compare", false, "add a page comparing result set B with A, given as the two arguments A B")
 	return cmd
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/store"
 )
 
 // commands are the constructors of profdb's subcommands, in the order help
@@ -90,11 +91,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // errorStatus is the exit status of a command that failed with err: the
-// error's own (statusError), else the command's (annErrorStatus), else 1.
+// error's own (statusError); else 2 (the command could not run) for a
+// usage error and for a database that is not there (store.Missing: a
+// schema or database that does not exist, an SQLite file that is missing,
+// empty or no database, a database without result-set tables where
+// result sets are read); else the command's (annErrorStatus), else 1.
 func errorStatus(cmd *cobra.Command, err error) int {
 	var se statusError
-	if errors.As(err, &se) {
+	var ue usageError
+	switch {
+	case errors.As(err, &se):
 		return se.status
+	case errors.As(err, &ue), isFlagError(err), store.Missing(err):
+		return exitCannotRun
 	}
 	if s, ok := cmd.Annotations[annErrorStatus]; ok {
 		if n, err := strconv.Atoi(s); err == nil {
@@ -103,6 +112,10 @@ func errorStatus(cmd *cobra.Command, err error) int {
 	}
 	return 1
 }
+
+// exitCannotRun is the exit status of a command that could not do its
+// work: a usage error, a database that is not there.
+const exitCannotRun = 2
 
 // annErrorStatus is the annotation of a command whose errors exit with a
 // status of their own (the value) instead of 1.
@@ -203,7 +216,10 @@ Light Coverage, Resource, Function Trace and Reference Count profilers.`,
 	}
 	envFlagHelp(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		return applyEnvDefaults(cmd)
+		if err := applyEnvDefaults(cmd); err != nil {
+			return err
+		}
+		return checkLimits(cmd)
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		var ne *pflag.NotExistError

@@ -112,7 +112,7 @@ func TestSecretsNeverShown(t *testing.T) {
 				checkNoSecret(t, false, "export", "--db", dsn, bad)
 				checkNoSecret(t, false, "export", "--db", dsn, filepath.Join(dir, "missing.json"))
 				checkNoSecret(t, false, "export", "--db", dsn, "--schema", "no_such_schema", in)
-				checkNoSecret(t, true, "list", "--db", dsn, "--schema", "no_such_schema") // lists nothing
+				checkNoSecret(t, false, "list", "--db", dsn, "--schema", "no_such_schema") // no such schema: an error naming it
 				checkNoSecret(t, false, "export", "--db", dsn, "--bulk", "sideways", in)
 				checkNoSecret(t, false, "export", "--db", dsn, "--sql-out", filepath.Join(dir, "x.sql"), "--dialect", "sqlite", in)
 				checkNoSecret(t, false, "copy", "--from", dsn, "--to", lite, "--inst", "999")

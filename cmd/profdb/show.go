@@ -67,7 +67,7 @@ prints the same figures as one JSON object.`,
 	}
 	dbFlag(cmd, &dsn)
 	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
-	cmd.Flags().IntVar(&topN, "top", 20, "entries per list")
+	positiveIntVar(cmd.Flags(), &topN, "top", 20, "entries per list")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	connFlags(cmd, &conn, rep)
 	return cmd

@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
@@ -165,28 +161,10 @@ func writeScript(s *sqlscript.Script, path string, w io.Writer) error {
 		_, err := s.WriteTo(w)
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = s.WriteTo(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		var pe *os.PathError
-		if errors.As(err, &pe) && !strings.Contains(err.Error(), path) {
+	return writeFileAtomic(path, func(w io.Writer) error {
+		if _, err := s.WriteTo(w); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		return err
-	}
-	return nil
+		return nil
+	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
@@ -9,6 +10,9 @@ import (
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/store"
 )
+
+// exitFindings is verify's exit status when it finds something.
+const exitFindings = 1
 
 func newVerifyCmd(rep *ledger) *cobra.Command {
 	var dsn, schema string
@@ -24,13 +28,20 @@ existing parent row of the same INST_ID, top-level rows hold -1 there, no two
 rows of a table share an ID, and no table holds rows of a result set
 INSTANCES does not list (export refuses a result set that fails these
 checks). It prints what it
-finds, with the IDs of the rows at fault, and exits non-zero if it finds
-anything. --json prints the findings as a JSON array of {"inst_id", "table",
+finds, with the IDs of the rows at fault, and exits 1 if it finds anything,
+0 ("ok") if not, and 2 if it cannot verify: a database that cannot be
+opened, a schema, database or SQLite file that does not exist, an empty
+file, or a database without an INSTANCES table (nothing was exported
+there: nothing to verify is not "ok"). --json prints the findings as a JSON array of {"inst_id", "table",
 "message", "ids"} ([] when all is well). Everything is read in one
 consistent snapshot, so result sets that are being exported or deleted
 meanwhile are seen whole or not at all.`,
-		Args: usageArgs(cobra.NoArgs),
+		Args:        usageArgs(cobra.NoArgs),
+		Annotations: map[string]string{annErrorStatus: strconv.Itoa(exitCannotRun)},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("inst") && inst < 1 {
+				return usageErrorf("--inst must be a positive INST_ID, not %d", inst)
+			}
 			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
 				return err
@@ -48,7 +59,7 @@ meanwhile are seen whole or not at all.`,
 					return err
 				}
 				if len(findings) > 0 {
-					return fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))
+					return statusError{exitFindings, fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))}
 				}
 				return nil
 			}
@@ -56,7 +67,7 @@ meanwhile are seen whole or not at all.`,
 				fmt.Fprintln(cmd.OutOrStdout(), termtext.Line(f.String()))
 			}
 			if len(findings) > 0 {
-				return fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))
+				return statusError{exitFindings, fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))}
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "ok")
 			return nil

@@ -58,6 +58,7 @@ var checks = []struct {
 }{
 	{"catalogue", checkCatalogue},
 	{"missing-table", checkMissingTable},
+	{"missing-schema", checkMissingSchema},
 	{"round-trip", checkRoundTrip},
 	{"max-params", checkMaxParams},
 	{"consumer-query", checkConsumerQuery},
@@ -78,6 +79,10 @@ var checks = []struct {
 //     error that wraps dialects.ErrNoTable and names the table, never an
 //     empty list (the contract every caller relies on), and so is ColumnsOf
 //     of it with another;
+//   - missing-schema: Dialect.Tables of a schema that does not exist is an
+//     error that wraps dialects.ErrNoSchema and names the schema, never an
+//     empty list (which a reader would take for a database without result
+//     sets);
 //   - round-trip: edge values of every logical type (RoundTripRows) go in
 //     through Bind and InsertSQL, in one statement, and come back exactly,
 //     read as a plain query and as a prepared statement with a bound
@@ -251,6 +256,16 @@ func checkMissingTable(t *testing.T, s suite) {
 			t.Errorf("ColumnsOf(%q, %v): %d tables, %v; want an error that wraps dialects.ErrNoTable and names %s",
 				schema, with, len(many), err, missing)
 		}
+	}
+}
+
+// checkMissingSchema: Tables of a schema that does not exist is an error
+// that wraps dialects.ErrNoSchema and names it, never an empty list.
+func checkMissingSchema(t *testing.T, s suite) {
+	const missing = "profdb_no_such_schema"
+	tables, err := s.d.Tables(Context(t), s.q, missing)
+	if !errors.Is(err, dialects.ErrNoSchema) || !strings.Contains(err.Error(), missing) {
+		t.Errorf("Tables of the missing schema %s: %v, %v; want an error that wraps dialects.ErrNoSchema and names the schema", missing, tables, err)
 	}
 }
 

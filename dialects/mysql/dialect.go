@@ -183,5 +183,15 @@ func (Dialect) IsReadOnly(err error) bool {
 	return errors.As(err, &me) && (me.Number == 1290 || me.Number == 1792)
 }
 
+// ExplainOpen makes MySQL's error 1049, "Unknown database", at connect
+// wrap dialects.ErrNoSchema: the database the DSN names does not exist.
+func (Dialect) ExplainOpen(err error) error {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == 1049 {
+		return dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("the database the DSN names does not exist: %w", err))
+	}
+	return err
+}
+
 // ReadOnlyProbe asks whether the server runs with read_only.
 func (Dialect) ReadOnlyProbe() string { return "SELECT @@GLOBAL.read_only" }

@@ -23,13 +23,14 @@ func database(ctx context.Context, q dialects.DBTX, schema string) (string, erro
 		return "", err
 	}
 	if !db.Valid {
-		return "", errors.New("no current database: name one in the DSN (mysql://host/DATABASE)")
+		return "", dialects.Wrapping(dialects.ErrNoSchema, errors.New("no current database: name one in the DSN (mysql://host/DATABASE)"))
 	}
 	return db.String, nil
 }
 
 // Tables lists the base tables of database schema ("" for the current
-// one), sorted by name.
+// one), sorted by name. A database that does not exist is an error
+// wrapping dialects.ErrNoSchema.
 func (Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]string, error) {
 	fail := func(err error) error { return fmt.Errorf("mysql: list tables of database %q: %w", schema, err) }
 	db, err := database(ctx, q, schema)
@@ -52,6 +53,18 @@ WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'`, db)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fail(err)
+	}
+	if len(names) == 0 && schema != "" {
+		// information_schema.TABLES lists nothing of a database that does
+		// not exist: ask whether it does (the current one, which the
+		// connection opened, does).
+		var n int
+		if err := q.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", db).Scan(&n); err != nil {
+			return nil, fail(err)
+		}
+		if n == 0 {
+			return nil, dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("mysql: no database %q on the server that this login may see", schema))
+		}
 	}
 	sort.Strings(names)
 	return names, nil

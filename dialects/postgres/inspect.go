@@ -17,7 +17,8 @@ import (
 // Tables lists the base tables of schema ("" for current_schema()) that
 // the user may see in information_schema, sorted by name. Names are the
 // real ones: lower case for tables created unquoted, any case for tables
-// created quoted.
+// created quoted. A schema that does not exist, or a search_path that
+// names none that does, is an error wrapping dialects.ErrNoSchema.
 func (Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]string, error) {
 	rows, err := q.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
 WHERE table_schema = COALESCE(NULLIF($1, ''), current_schema()) AND table_type = 'BASE TABLE'`, schema)
@@ -36,8 +37,33 @@ WHERE table_schema = COALESCE(NULLIF($1, ''), current_schema()) AND table_type =
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: list tables of schema %q: %w", schema, err)
 	}
+	if len(names) == 0 {
+		if err := schemaExists(ctx, q, schema); err != nil {
+			return nil, err
+		}
+	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// schemaExists returns an error wrapping dialects.ErrNoSchema when schema
+// does not exist or, for "", when no schema of the search_path does
+// (current_schema() is then NULL). information_schema lists the tables of
+// neither, as it lists none of an empty schema.
+func schemaExists(ctx context.Context, q dialects.DBTX, schema string) error {
+	var exists bool
+	var path string
+	err := q.QueryRowContext(ctx, `SELECT CASE WHEN $1::text = '' THEN current_schema() IS NOT NULL
+ELSE EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1::text) END, current_setting('search_path')`, schema).Scan(&exists, &path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("postgres: list tables of schema %q: %w", schema, err)
+	case exists:
+		return nil
+	case schema == "":
+		return dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("postgres: no schema of the search_path (%s) exists in this database", path))
+	}
+	return dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("postgres: no schema %q in this database", schema))
 }
 
 // Columns describes the columns of table (its real name, matched exactly)

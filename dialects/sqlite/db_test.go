@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"database/sql"
+	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,22 +20,30 @@ func open(t *testing.T) *sql.DB {
 	return testdb.Open(t, testdb.Fresh(t, "sqlite"))
 }
 
+// attached returns a connection to a new database with a second one, in
+// a new file named file, attached as name.
+func attached(t *testing.T, name, file string) *sql.Conn {
+	t.Helper()
+	ctx := dialecttest.Context(t)
+	conn, err := open(t).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS "+Dialect{}.Quote(name), filepath.Join(t.TempDir(), file)); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 // TestConformance runs dialecttest's suite, with the catalogue created
 // in a second database too, attached on the same connection under a path
 // with a space, its columns described as STRICT tables have them and its
 // indexes checked against the documented layout.
 func TestConformance(t *testing.T) {
-	ctx := dialecttest.Context(t)
 	d := Dialect{}
-	conn, err := open(t).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
 	// A second database on the same connection, for CreateTableIn.
-	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS "aux"`, t.TempDir()+"/aux db.db"); err != nil {
-		t.Fatal(err)
-	}
+	conn := attached(t, "aux", "aux db.db")
 	dialecttest.Run(t, d, conn, dialecttest.Config{
 		Schema: "aux",
 		Column: func(tab ddl.Table, c ddl.Column) dialects.ColumnInfo {
@@ -267,5 +277,39 @@ func TestModeParameter(t *testing.T) {
 		if e.Name() != "x.db" {
 			t.Errorf("file %q created beside x.db", e.Name())
 		}
+	}
+}
+
+// TestSchemaNamesIgnoreCase: a schema is an attached database's name, which
+// SQLite matches ignoring case ("MAIN" is main, "Temp" is temp, which
+// exists before anything is created in it), so Tables and Columns find the
+// tables under any case; a name no database has is an error wrapping
+// dialects.ErrNoSchema.
+func TestSchemaNamesIgnoreCase(t *testing.T) {
+	ctx := dialecttest.Context(t)
+	d := Dialect{}
+	conn := attached(t, "Aux", "aux.db")
+	for _, schema := range []string{"main", "aux"} {
+		if _, err := conn.ExecContext(ctx, "CREATE TABLE "+d.Qualify(schema, "T")+" (ID INTEGER)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, schema := range []string{"MAIN", "Main", "AUX", "aux"} {
+		tables, err := d.Tables(ctx, conn, schema)
+		if err != nil || !reflect.DeepEqual(tables, []string{"T"}) {
+			t.Errorf("Tables(%q) = %v, %v; want [T]", schema, tables, err)
+		}
+		cols, err := d.Columns(ctx, conn, schema, "T")
+		if err != nil || len(cols) != 1 || cols[0].Name != "ID" {
+			t.Errorf("Columns(%q, T) = %+v, %v; want the column ID", schema, cols, err)
+		}
+	}
+	for _, schema := range []string{"temp", "TEMP", "Temp"} {
+		if tables, err := d.Tables(ctx, conn, schema); err != nil || len(tables) != 0 {
+			t.Errorf("Tables(%q) = %v, %v; want no table and no error", schema, tables, err)
+		}
+	}
+	if tables, err := d.Tables(ctx, conn, "other"); !errors.Is(err, dialects.ErrNoSchema) || !strings.Contains(err.Error(), `"other"`) {
+		t.Errorf("Tables(other) = %v, %v; want an error naming it, wrapping dialects.ErrNoSchema", tables, err)
 	}
 }

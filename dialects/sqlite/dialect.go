@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	// The database/sql driver "sqlite".
@@ -99,6 +100,16 @@ func (Dialect) GroupsByIndex() bool { return true }
 func (Dialect) IsReadOnly(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY
+}
+
+// ExplainOpen makes SQLITE_NOTADB, a file that is not an SQLite database
+// (a text file, say), wrap dialects.ErrNotDatabase.
+func (Dialect) ExplainOpen(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
+		return dialects.Wrapping(dialects.ErrNotDatabase, fmt.Errorf("the file is no SQLite database: %w", err))
+	}
+	return err
 }
 
 // ReadOnlyProbe returns "": IsReadOnly recognises every refusal.

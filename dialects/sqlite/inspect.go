@@ -12,7 +12,10 @@ import (
 )
 
 // Tables lists the tables of schema ("" for "main"), internal sqlite_
-// tables excluded, sorted by name.
+// tables excluded, sorted by name. The schema is matched as SQLite matches
+// a database name, ignoring case: "MAIN" is main, "Temp" is temp (which
+// exists before anything is created in it). Any other name than those of
+// the attached databases is an error wrapping dialects.ErrNoSchema.
 func (d Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]string, error) {
 	if schema == "" {
 		schema = "main"
@@ -21,8 +24,8 @@ func (d Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]
 	if err := q.QueryRowContext(ctx, "SELECT COUNT(*) FROM pragma_database_list WHERE name = ? COLLATE NOCASE", schema).Scan(&attached); err != nil {
 		return nil, fmt.Errorf("sqlite: list tables of %s: %w", schema, err)
 	}
-	if attached == 0 {
-		return nil, fmt.Errorf("sqlite: no schema %q: SQLite has no schemas, only attached databases (main, temp and those ATTACHed), and none is named so; write to another file with the DSN sqlite:OTHER.db instead", schema)
+	if attached == 0 && !strings.EqualFold(schema, "temp") {
+		return nil, dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("sqlite: no schema %q: SQLite has no schemas, only attached databases (main, temp and those ATTACHed), and none is named so; write to another file with the DSN sqlite:OTHER.db instead", schema))
 	}
 	rows, err := q.QueryContext(ctx, "SELECT name FROM "+d.Quote(schema)+
 		".sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
@@ -46,8 +49,8 @@ func (d Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]
 }
 
 // Columns describes the columns of table in schema ("" searches the
-// databases in SQLite's own order: temp, main, attached), from
-// pragma_table_info. It works for tables SQLite created from any declared
+// databases in SQLite's own order: temp, main, attached; a name is matched
+// ignoring case, as SQLite matches it), from pragma_table_info. It works for tables SQLite created from any declared
 // type:
 //   - Type follows SQLite's affinity rules (INT... -> Integer; CHAR, CLOB,
 //     TEXT -> String; REAL, FLOA, DOUB -> Float; BLOB or none -> 0;
@@ -77,7 +80,7 @@ func (d Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table str
 	// databases.
 	var strict, withoutRowid bool
 	err := q.QueryRowContext(ctx, `SELECT "strict", wr FROM pragma_table_list(?1)
-WHERE type = 'table' AND (?2 = '' OR schema = ?2)
+WHERE type = 'table' AND (?2 = '' OR schema = ?2 COLLATE NOCASE)
 ORDER BY CASE schema WHEN 'temp' THEN 0 WHEN 'main' THEN 1 ELSE 2 END LIMIT 1`, table, schema).
 		Scan(&strict, &withoutRowid)
 	if err == sql.ErrNoRows {

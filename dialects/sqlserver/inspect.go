@@ -22,7 +22,8 @@ func schemaFilter(schema string) (string, []any) {
 }
 
 // Tables lists the base tables of schema ("" for the login's default
-// schema) by their real names, sorted, from INFORMATION_SCHEMA.TABLES.
+// schema) by their real names, sorted, from INFORMATION_SCHEMA.TABLES. A
+// schema that does not exist is an error wrapping dialects.ErrNoSchema.
 func (Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]string, error) {
 	cond, args := schemaFilter(schema)
 	rows, err := q.QueryContext(ctx, "SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE "+cond+
@@ -41,6 +42,17 @@ func (Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]st
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlserver: list tables: %w", err)
+	}
+	if len(names) == 0 && schema != "" {
+		// INFORMATION_SCHEMA.TABLES lists nothing of a schema that does not
+		// exist: ask whether it does (the login's default one does).
+		var exists int
+		if err := q.QueryRowContext(ctx, "SELECT CASE WHEN SCHEMA_ID(@p1) IS NULL THEN 0 ELSE 1 END", schema).Scan(&exists); err != nil {
+			return nil, fmt.Errorf("sqlserver: list tables: %w", err)
+		}
+		if exists == 0 {
+			return nil, dialects.Wrapping(dialects.ErrNoSchema, fmt.Errorf("sqlserver: no schema %q in this database", schema))
+		}
 	}
 	return names, nil
 }

@@ -22,6 +22,8 @@ import (
 //   - queries of INFORMATION_SCHEMA.TABLES and INFORMATION_SCHEMA.COLUMNS
 //     (WHERE TABLE_SCHEMA = SCHEMA_NAME() or = @p1, AND TABLE_NAME = @pN)
 //     are answered from the tables, as SQL Server types them;
+//   - SELECT CASE WHEN SCHEMA_ID(@p1) IS NULL THEN 0 ELSE 1 END answers
+//     whether the schema exists (see Schemas);
 //   - SELECT MAX(col) FROM t answers the largest integer in the column, or
 //     NULL;
 //   - INSERT INTO t (cols) VALUES (...), ... with @pN parameters or NULL
@@ -49,6 +51,10 @@ type Catalog struct {
 	// Fallback, if set, answers the requests the Catalog does not
 	// understand.
 	Fallback Handler
+	// Schemas, when not nil, are the schemas that exist besides the
+	// default one and those holding a table: SCHEMA_ID is NULL for any
+	// other. Nil means that every schema exists.
+	Schemas []string
 
 	mu     sync.Mutex
 	srv    *Server
@@ -321,6 +327,8 @@ func (c *Catalog) handle(req *Request) (*Result, bool, error) {
 		return nil, true, nil
 	case strings.Contains(up, "INFORMATION_SCHEMA.TABLES"):
 		return c.infoTables(req, up, tx), true, nil
+	case strings.Contains(up, "SCHEMA_ID(@P1)"):
+		return c.schemaID(req, tx), true, nil
 	case strings.Contains(up, "INFORMATION_SCHEMA.COLUMNS"):
 		res, err := c.infoColumns(req, up, tx)
 		return res, true, err
@@ -387,6 +395,24 @@ func (c *Catalog) infoTables(req *Request, up string, tx uint64) *Result {
 		set.Rows = append(set.Rows, []any{n})
 	}
 	return &Result{Sets: []ResultSet{set}}
+}
+
+// schemaID answers whether the schema @p1 names exists: 1 or 0.
+func (c *Catalog) schemaID(req *Request, tx uint64) *Result {
+	name, _ := paramValue(req, "@p1")
+	schema, _ := name.(string)
+	exists := c.Schemas == nil || strings.EqualFold(schema, c.schema())
+	for _, s := range c.Schemas {
+		exists = exists || strings.EqualFold(s, schema)
+	}
+	for _, t := range c.tables {
+		exists = exists || (visible(t.tx, tx) && strings.EqualFold(t.schema, schema))
+	}
+	var n int64
+	if exists {
+		n = 1
+	}
+	return &Result{Sets: []ResultSet{{Columns: []Column{{Name: "", Type: Int}}, Rows: [][]any{{n}}}}}
 }
 
 var infoColumnsColumns = []Column{
