@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/readback"
 )
 
@@ -57,6 +59,13 @@ type usageErr string
 
 func (e usageErr) Error() string        { return string(e) }
 func (e usageErr) Is(target error) bool { return target == ErrUsage }
+
+// incomparable is a baseline that does not compare with the result set
+// (readback.Comparable): a usage error that wraps readback.ErrIncomparable.
+type incomparable struct{ error }
+
+func (e incomparable) Is(target error) bool { return target == ErrUsage }
+func (e incomparable) Unwrap() error        { return e.error }
 
 // Report is the outcome of a check: one entry per rule, in the order
 // min-coverage, max-drop, patch-coverage, max-time-increase.
@@ -167,27 +176,19 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 	}
 	rep := &Report{InstID: inst, Profiler: in.Profiler, Baseline: o.Baseline}
 	coverage := o.MinCoverage != nil || o.MaxDrop != nil || o.Diff != nil
-	if coverage && in.Profiler != "light-coverage" {
+	if coverage && in.Profiler != lightcoverage.Name {
 		return nil, usageErr(fmt.Sprintf("check: result set %d is a %s result set: coverage rules need a light-coverage one", inst, in.Profiler))
 	}
-	if o.MaxTimeIncrease != nil && in.Profiler != "function-trace" {
+	if o.MaxTimeIncrease != nil && in.Profiler != functiontrace.Name {
 		return nil, usageErr(fmt.Sprintf("check: result set %d is a %s result set: --max-time-increase needs a function-trace one", inst, in.Profiler))
-	}
-	if coverage {
-		if err := need(r, in, lcRoutines, lcLines); err != nil {
-			return nil, fmt.Errorf("check: %w", err)
-		}
-	} else if err := need(r, in, ftCalls, ftMeta); err != nil {
-		return nil, fmt.Errorf("check: %w", err)
 	}
 	var base readback.Instance
 	if o.Baseline != 0 {
 		if base, err = r.Instance(ctx, o.Baseline); err != nil {
 			return nil, fmt.Errorf("check: baseline: %w", err)
 		}
-		if base.Profiler != in.Profiler {
-			return nil, usageErr(fmt.Sprintf("check: baseline %d is a %s result set, result set %d a %s one: they do not compare",
-				o.Baseline, base.Profiler, inst, in.Profiler))
+		if err := readback.Comparable(base, in); err != nil {
+			return nil, incomparable{fmt.Errorf("check: baseline %d and result set %d: %w", o.Baseline, inst, err)}
 		}
 	}
 	add := func(rule Rule, err error) error {
@@ -198,12 +199,12 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 		return nil
 	}
 	if o.MinCoverage != nil {
-		if err := add(minCoverage(ctx, r, inst, *o.MinCoverage, o.top())); err != nil {
+		if err := add(minCoverage(ctx, r, in, *o.MinCoverage, o.top())); err != nil {
 			return nil, err
 		}
 	}
 	if o.MaxDrop != nil {
-		if err := add(maxDrop(ctx, r, inst, o.Baseline, *o.MaxDrop, o.top())); err != nil {
+		if err := add(maxDrop(ctx, r, in, base, *o.MaxDrop, o.top())); err != nil {
 			return nil, err
 		}
 	}
@@ -212,7 +213,7 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 		if o.MinPatchCoverage != nil {
 			limit = *o.MinPatchCoverage
 		}
-		if err := add(patchCoverage(ctx, r, inst, o.Diff, limit)); err != nil {
+		if err := add(patchCoverage(ctx, r, in, o.Diff, limit)); err != nil {
 			return nil, err
 		}
 	}
@@ -223,6 +224,15 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 	}
 	rep.Passed = len(rep.Failed()) == 0
 	return rep, nil
+}
+
+// listed is the entries a rule names, and how many more there were.
+func listed[T any](t *readback.Top[T]) ([]T, int64) {
+	l := t.List()
+	if len(l.Items) == 0 {
+		return nil, l.Omitted()
+	}
+	return l.Items, l.Omitted()
 }
 
 // pct formats a percentage with one decimal.
@@ -237,9 +247,9 @@ func atLeast(c readback.Ratio, limit float64) bool {
 	return float64(c.Covered)*100 >= limit*float64(c.Total)
 }
 
-func minCoverage(ctx context.Context, r *readback.Reader, inst int64, limit float64, top int) (Rule, error) {
+func minCoverage(ctx context.Context, r *readback.Reader, in readback.Instance, limit float64, top int) (Rule, error) {
 	rule := Rule{Name: RuleMinCoverage, Limit: limit}
-	c, err := lineCoverage(ctx, r, inst)
+	c, err := r.LineCoverage(ctx, in)
 	if err != nil {
 		return rule, err
 	}
@@ -249,30 +259,30 @@ func minCoverage(ctx context.Context, r *readback.Reader, inst int64, limit floa
 		return rule, nil
 	}
 	// The files with the most uncovered lines.
-	worst := newTop(top, func(a, b FileDrop) bool {
+	worst := readback.NewTop(top, func(a, b FileDrop) bool {
 		ma, mb := a.After.Total-a.After.Covered, b.After.Total-b.After.Covered
 		if ma != mb {
 			return ma > mb
 		}
 		return a.Name < b.Name
 	})
-	err = fileCoverage(ctx, r, inst, inst, func(name string, a, _ readback.Ratio) error {
-		if a.Covered < a.Total {
-			worst.add(FileDrop{Name: name, After: a, Missed: a.Total - a.Covered})
+	err = r.FileCoverage(ctx, in, in, func(f readback.FilePair) error {
+		if a := f.A; a.Covered < a.Total {
+			worst.Add(FileDrop{Name: f.Name, After: a, Missed: a.Total - a.Covered})
 		}
 		return nil
 	})
-	rule.Files, rule.Omitted = worst.items, worst.omitted()
+	rule.Files, rule.Omitted = listed(worst)
 	return rule, err
 }
 
-func maxDrop(ctx context.Context, r *readback.Reader, inst, baseline int64, limit float64, top int) (Rule, error) {
+func maxDrop(ctx context.Context, r *readback.Reader, in, base readback.Instance, limit float64, top int) (Rule, error) {
 	rule := Rule{Name: RuleMaxDrop, Limit: limit}
-	now, err := lineCoverage(ctx, r, inst)
+	now, err := r.LineCoverage(ctx, in)
 	if err != nil {
 		return rule, err
 	}
-	before, err := lineCoverage(ctx, r, baseline)
+	before, err := r.LineCoverage(ctx, base)
 	if err != nil {
 		return rule, err
 	}
@@ -291,10 +301,10 @@ func maxDrop(ctx context.Context, r *readback.Reader, inst, baseline int64, limi
 		verb = "rose"
 	}
 	rule.Summary = fmt.Sprintf("line coverage %s %.1f points, from %s to %s (baseline %d), at most %s allowed",
-		verb, math.Abs(drop), pct(before.Percent()), pct(now.Percent()), baseline, num(limit))
+		verb, math.Abs(drop), pct(before.Percent()), pct(now.Percent()), base.InstID, num(limit))
 	// The files that lost most: the most new uncovered lines, then the
 	// largest fall in %.
-	worst := newTop(top, func(a, b FileDrop) bool {
+	worst := readback.NewTop(top, func(a, b FileDrop) bool {
 		if a.Missed != b.Missed {
 			return a.Missed > b.Missed
 		}
@@ -304,15 +314,16 @@ func maxDrop(ctx context.Context, r *readback.Reader, inst, baseline int64, limi
 		}
 		return a.Name < b.Name
 	})
-	err = fileCoverage(ctx, r, baseline, inst, func(name string, b, a readback.Ratio) error {
-		f := FileDrop{Name: name, Before: b, After: a, Missed: (a.Total - a.Covered) - (b.Total - b.Covered)}
+	err = r.FileCoverage(ctx, base, in, func(p readback.FilePair) error {
+		b, a := p.A, p.B
+		f := FileDrop{Name: p.Name, Before: b, After: a, Missed: (a.Total - a.Covered) - (b.Total - b.Covered)}
 		lost := f.Missed > 0 || (b.Total > 0 && a.Total > 0 && a.Percent() < b.Percent())
 		if lost {
-			worst.add(f)
+			worst.Add(f)
 		}
 		return nil
 	})
-	rule.Files, rule.Omitted = worst.items, worst.omitted()
+	rule.Files, rule.Omitted = listed(worst)
 	return rule, err
 }
 
@@ -328,14 +339,14 @@ const (
 // diff bounds them, not the tables), as ranges: a range runs over
 // consecutive changed lines that are uncovered or that no row knows, and
 // starts and ends on uncovered ones.
-func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch, limit float64) (Rule, error) {
+func patchCoverage(ctx context.Context, r *readback.Reader, in readback.Instance, p *Patch, limit float64) (Rule, error) {
 	rule := Rule{Name: RulePatchCoverage, Limit: limit}
 	paths := make([]string, len(p.Files))
 	for i, f := range p.Files {
 		paths[i] = f.Path
 	}
 	m := newMatcher(paths)
-	if err := sourceFiles(ctx, r, inst, m.add); err != nil {
+	if err := r.SourceFiles(ctx, in, func(name string) error { m.add(name); return nil }); err != nil {
 		return rule, err
 	}
 	// The matched files' changed lines, by the file name the result set
@@ -354,7 +365,7 @@ func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch
 		names = append(names, name)
 	}
 	if len(names) > 0 {
-		err := changedLines(ctx, r, inst, names, func(name string, line int64, covered bool) error {
+		err := r.LinesOf(ctx, in, names, func(name string, line int64, covered bool) error {
 			i, ok := byName[name]
 			if !ok {
 				return nil
