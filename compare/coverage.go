@@ -183,6 +183,9 @@ func (g GroupDiff) ID() readback.RoutineID {
 	return readback.RoutineID{Module: g.Module, Namespace: g.Namespace, Class: g.Class, Name: g.Name}
 }
 
+// FullName is a routine's Namespace.Class::Name (readback.FullName).
+func (g GroupDiff) FullName() string { return g.ID().FullName() }
+
 // Lines streams the source lines (matched by source file and line number)
 // whose state differs between Light Coverage result sets a and b: covered
 // in one and not the other, or in one only. They come ordered by file and
