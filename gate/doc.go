@@ -16,7 +16,10 @@
 //     by at most a percentage over a baseline's; the routines that slowed
 //     most are named.
 //
-// Every figure is computed by SQL in the database (readback.Reader.Query),
-// grouped and joined by name, so memory does not grow with the rows. A
+// Every figure is read through package readback, the one home of the
+// figures show and compare print (line and file coverage, total and own
+// time), computed by SQL in the database and grouped by name exactly, so
+// memory does not grow with the rows; gate holds no SQL. A baseline must
+// compare with the result set (readback.Comparable). A
 // Report prints as text, JSON, JUnit XML or GitHub workflow annotations.
 package gate
