@@ -2,10 +2,13 @@ package compare
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/profilers/referencecount"
+	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/readback"
 )
 
@@ -133,20 +136,20 @@ const (
 	OnlyB Presence = "b"
 )
 
-func presence(inA, inB int64) Presence {
+func presence(inA, inB bool) Presence {
 	switch {
-	case inA > 0 && inB > 0:
+	case inA && inB:
 		return Both
-	case inA > 0:
+	case inA:
 		return OnlyA
 	}
 	return OnlyB
 }
 
 // ErrIncomparable is wrapped by the errors of result sets that cannot be
-// compared: of different profilers, or function traces of different
-// counters.
-var ErrIncomparable = errors.New("the result sets cannot be compared")
+// compared (readback.Comparable): of different profilers, or measured
+// with different counters.
+var ErrIncomparable = readback.ErrIncomparable
 
 // Result is a comparison of two result sets: exactly one of the profiler
 // fields is set.
@@ -168,11 +171,11 @@ func Compare(ctx context.Context, r *readback.Reader, a, b int64, o Options) (*R
 	}
 	res := &Result{A: ia, B: ib, Style: o.style()}
 	switch ia.Profiler {
-	case "light-coverage":
+	case lightcoverage.Name:
 		res.Coverage, err = coverage(ctx, r, ia, ib, o)
-	case "function-trace":
+	case functiontrace.Name:
 		res.Trace, err = trace(ctx, r, ia, ib, o)
-	case "resource", "reference-count":
+	case resource.Name, referencecount.Name:
 		res.Classes, err = classes(ctx, r, ia, ib, o)
 	default:
 		err = fmt.Errorf("compare: profiler %s has no comparison in this build", ia.Profiler)
@@ -183,9 +186,9 @@ func Compare(ctx context.Context, r *readback.Reader, a, b int64, o Options) (*R
 	return res, nil
 }
 
-// pair reads the descriptions of a and b and checks that they can be
-// compared: the same profiler (want, when not ""), and for function
-// traces the same counter.
+// pair reads the descriptions of a and b and checks that they compare
+// (readback.Comparable) and are of the profiler want (when not "";
+// "classes" for Resource or Reference Count).
 func pair(ctx context.Context, r *readback.Reader, a, b int64, want string) (ia, ib readback.Instance, err error) {
 	list, err := r.Instances(ctx, a, b)
 	if err != nil {
@@ -195,38 +198,15 @@ func pair(ctx context.Context, r *readback.Reader, a, b int64, want string) (ia,
 	if ia.InstID != a {
 		ia, ib = ib, ia
 	}
-	if ia.Profiler != ib.Profiler {
-		return ia, ib, fmt.Errorf("compare: %w: result set %d is %s, result set %d is %s", ErrIncomparable, a, ia.Profiler, b, ib.Profiler)
+	if err := readback.Comparable(ia, ib); err != nil {
+		return ia, ib, fmt.Errorf("compare: %w", err)
 	}
-	if want != "" && !(ia.Profiler == want || want == "classes" && (ia.Profiler == "resource" || ia.Profiler == "reference-count")) {
+	if want != "" && !(ia.Profiler == want || want == "classes" && (ia.Profiler == resource.Name || ia.Profiler == referencecount.Name)) {
 		return ia, ib, fmt.Errorf("compare: %w: result sets %d and %d are %s, not %s", ErrIncomparable, a, b, ia.Profiler, want)
-	}
-	if ia.Profiler == "function-trace" {
-		if ia.CounterName != ib.CounterName {
-			return ia, ib, fmt.Errorf("compare: %w: the function traces were measured with different counters: %q (result set %d) and %q (result set %d)",
-				ErrIncomparable, ia.CounterName, a, ib.CounterName, b)
-		}
-		if ia.CounterFrequency != ib.CounterFrequency {
-			return ia, ib, fmt.Errorf("compare: %w: the function traces' counter %q has different frequencies: %s (result set %d) and %s (result set %d)",
-				ErrIncomparable, ia.CounterName, orNone(ia.CounterFrequency.String()), a, orNone(ib.CounterFrequency.String()), b)
-		}
 	}
 	return ia, ib, nil
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
 // List is a bounded list: the entries with the largest change, largest
-// first, and how many there were in all.
-type List[T any] struct {
-	Items []T   `json:"items"`
-	Total int64 `json:"total"`
-}
-
-// Omitted is the number of entries the list leaves out.
-func (l List[T]) Omitted() int64 { return l.Total - int64(len(l.Items)) }
+// first, and how many there were in all (readback.List).
+type List[T any] = readback.List[T]

@@ -398,8 +398,8 @@ func testRefused(t *testing.T, r *readback.Reader, f fixture) {
 	}{
 		{"profilers", f.covA, f.ftA, "compare: the result sets cannot be compared: result set 1 is light-coverage, result set 3 is function-trace"},
 		{"resource and reference count", f.rsA, f.rcA, "compare: the result sets cannot be compared: result set 7 is resource, result set 9 is reference-count"},
-		{"counter names", f.ftA, f.ftOtherCounter, `compare: the result sets cannot be compared: the function traces were measured with different counters: "Time" (result set 3) and "CPU Cycles" (result set 5)`},
-		{"counter frequencies", f.ftA, f.ftOtherFreq, `compare: the result sets cannot be compared: the function traces' counter "Time" has different frequencies: 1000 (result set 3) and 2000 (result set 6)`},
+		{"counter names", f.ftA, f.ftOtherCounter, `compare: the result sets cannot be compared: they were measured with different counters: "Time" (result set 3) and "CPU Cycles" (result set 5)`},
+		{"counter frequencies", f.ftA, f.ftOtherFreq, `compare: the result sets cannot be compared: their counter "Time" has different frequencies: 1000 (result set 3) and 2000 (result set 6)`},
 	} {
 		_, err := compare.Compare(ctx, r, c.a, c.b, compare.Options{})
 		if !errors.Is(err, compare.ErrIncomparable) || err.Error() != c.want {

@@ -4,14 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/readback"
-)
-
-// Light Coverage tables compared.
-const (
-	lcRoutines     = "LIGHT_COVERAGE_PROFILER_ROUTINES_DATA"
-	lcLines        = "LIGHT_COVERAGE_PROFILER_LINES"
-	lcMetaRoutines = "LIGHT_COVERAGE_PROFILER_META_ROUTINES"
 )
 
 // CoverageDiff compares two Light Coverage result sets. Percentages are of
@@ -45,9 +39,8 @@ type Cover struct {
 	Percent  Figure `json:"percent"`
 }
 
-func cover(st Style, ca, ta, cb, tb int64) Cover {
-	return Cover{CoveredA: ca, TotalA: ta, CoveredB: cb, TotalB: tb,
-		Percent: figure(st, readback.Ratio{Covered: ca, Total: ta}.Percent(), readback.Ratio{Covered: cb, Total: tb}.Percent())}
+func cover(st Style, a, b readback.Ratio) Cover {
+	return Cover{CoveredA: a.Covered, TotalA: a.Total, CoveredB: b.Covered, TotalB: b.Total, Percent: figure(st, a.Percent(), b.Percent())}
 }
 
 // GroupDiff is the coverage of one source file or routine in A and B.
@@ -61,25 +54,16 @@ type GroupDiff struct {
 	Cover
 }
 
-// LineState is a source line's state in one result set.
-type LineState string
+// LineState is a source line's state in one result set
+// (readback.LineState).
+type LineState = readback.LineState
 
 // The states of a line.
 const (
-	Absent    LineState = "absent"
-	Uncovered LineState = "uncovered"
-	Covered   LineState = "covered"
+	Absent    = readback.Absent
+	Uncovered = readback.Uncovered
+	Covered   = readback.Covered
 )
-
-func lineState(n int64) LineState {
-	switch n {
-	case 0:
-		return Absent
-	case 1:
-		return Uncovered
-	}
-	return Covered
-}
 
 // LineDiff is a source line whose state differs between A and B.
 type LineDiff struct {
@@ -89,126 +73,39 @@ type LineDiff struct {
 	B    LineState `json:"b"`
 }
 
-// coveredCase counts a LINES row (alias l) as covered.
-const coveredCase = "CASE WHEN {l." + lcLines + ".COL_MARK} > 0 THEN 1 ELSE 0 END"
-
 // Coverage compares two Light Coverage result sets (ErrIncomparable for
 // another profiler).
 func Coverage(ctx context.Context, r *readback.Reader, a, b int64, o Options) (*CoverageDiff, error) {
-	ia, ib, err := pair(ctx, r, a, b, "light-coverage")
+	ia, ib, err := pair(ctx, r, a, b, lightcoverage.Name)
 	if err != nil {
 		return nil, err
 	}
 	return coverage(ctx, r, ia, ib, o)
 }
 
-func needCoverage(r *readback.Reader) error {
-	for _, t := range []string{lcRoutines, lcLines, lcMetaRoutines} {
-		if !r.Has(t) {
-			return fmt.Errorf("compare: table %s is missing from the database", t)
-		}
-	}
-	return nil
-}
-
-type instRatio struct {
-	Inst    int64 `db:"inst"`
-	Covered int64 `db:"covered"`
-	Total   int64 `db:"total"`
-}
-
-type groupRow struct {
-	Module    string `db:"module"`
-	Namespace string `db:"namespace"`
-	File      string `db:"srcfile"`
-	Class     string `db:"class"`
-	Name      string `db:"name"`
-	CoveredA  int64  `db:"covered_a"`
-	CoveredB  int64  `db:"covered_b"`
-	TotalA    int64  `db:"total_a"`
-	TotalB    int64  `db:"total_b"`
-	InA       int64  `db:"in_a"`
-	InB       int64  `db:"in_b"`
-}
-
-// routinesInner is a routine per row of both result sets (inst, module,
-// namespace, class, name, srcfile, total and covered lines, ran); its
-// parameters are A, B.
-func routinesInner(r *readback.Reader) string {
-	return `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, ` + r.RoutineIDColumns("m", lcMetaRoutines) + `,
-	` + r.ExactText(`COALESCE({rd.`+lcRoutines+`.COL_SOURCE_FILE}, '')`) + ` AS srcfile,
-	COALESCE(a.total, 0) AS total, COALESCE(a.covered, 0) AS covered,
-	CASE WHEN {rd.` + lcRoutines + `.COL_MARK} > 0 OR a.covered > 0 THEN 1 ELSE 0 END AS ran
-	FROM {rd:` + lcRoutines + `}
-	LEFT JOIN (SELECT {l.` + lcLines + `.INST_ID} AS inst, {l.` + lcLines + `.PARENT_ID} AS rid, COUNT(*) AS total, SUM(` + coveredCase + `) AS covered
-		FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} IN ({?1}, {?2})
-		GROUP BY {l.` + lcLines + `.INST_ID}, {l.` + lcLines + `.PARENT_ID}) a
-		ON a.inst = {rd.` + lcRoutines + `.INST_ID} AND a.rid = {rd.` + lcRoutines + `.ID}
-	LEFT JOIN {m:` + lcMetaRoutines + `} ON {m.` + lcMetaRoutines + `.INST_ID} = {rd.` + lcRoutines + `.INST_ID} AND {m.` + lcMetaRoutines + `.ID} = {rd.` + lcRoutines + `.ID}
-	WHERE {rd.` + lcRoutines + `.INST_ID} IN ({?1}, {?2})`
-}
-
-// filesInner is a source file per row of both result sets (inst, srcfile,
-// total and covered lines of its routines); parameters A, B.
-func filesInner(r *readback.Reader) string {
-	file := r.ExactText(`{rd.` + lcRoutines + `.COL_SOURCE_FILE}`)
-	return `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, ` + file + ` AS srcfile,
-	COUNT({l.` + lcLines + `.ID}) AS total, COALESCE(SUM(` + coveredCase + `), 0) AS covered
-	FROM {rd:` + lcRoutines + `} LEFT JOIN {l:` + lcLines + `} ON {l.` + lcLines + `.INST_ID} = {rd.` + lcRoutines + `.INST_ID}
-		AND {l.` + lcLines + `.PARENT_ID} = {rd.` + lcRoutines + `.ID}
-	WHERE {rd.` + lcRoutines + `.INST_ID} IN ({?1}, {?2}) AND {rd.` + lcRoutines + `.COL_SOURCE_FILE} IS NOT NULL
-	GROUP BY {rd.` + lcRoutines + `.INST_ID}, ` + file
-}
-
 func coverage(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o Options) (*CoverageDiff, error) {
-	if err := needCoverage(r); err != nil {
-		return nil, err
-	}
-	a, b := ia.InstID, ib.InstID
 	st := o.style()
-	wrap := func(what string, err error) error {
-		return fmt.Errorf("compare: result sets %d and %d: %s: %w", a, b, what, err)
-	}
+	wrap := func(err error) error { return fmt.Errorf("compare: %w", err) }
 	d := &CoverageDiff{}
-	// Totals, per result set.
-	var lines, routines [2]instRatio
-	collect := func(into *[2]instRatio) func(v *instRatio) error {
-		return func(v *instRatio) error {
-			if v.Inst == a {
-				into[0] = *v
-			}
-			if v.Inst == b {
-				into[1] = *v
-			}
-			return nil
+	// Totals, per result set: the figures show prints.
+	var lines, routines [2]readback.Ratio
+	for i, in := range []readback.Instance{ia, ib} {
+		var err error
+		if lines[i], err = r.LineCoverage(ctx, in); err != nil {
+			return nil, wrap(err)
+		}
+		if routines[i], err = r.RoutinesCovered(ctx, in); err != nil {
+			return nil, wrap(err)
 		}
 	}
-	err := readback.Each(ctx, r, `SELECT {l.`+lcLines+`.INST_ID} AS inst, COUNT(*) AS total, COALESCE(SUM(`+coveredCase+`), 0) AS covered
-		FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} IN ({?1}, {?2}) GROUP BY {l.`+lcLines+`.INST_ID}`, []any{a, b}, collect(&lines))
-	if err != nil {
-		return nil, wrap("lines covered", err)
-	}
-	err = readback.Each(ctx, r, `SELECT x.inst, COUNT(*) AS total, COALESCE(SUM(x.ran), 0) AS covered FROM (`+routinesInner(r)+`) x GROUP BY x.inst`,
-		[]any{a, b}, collect(&routines))
-	if err != nil {
-		return nil, wrap("routines covered", err)
-	}
-	d.Lines = cover(st, lines[0].Covered, lines[0].Total, lines[1].Covered, lines[1].Total)
-	d.Routines = cover(st, routines[0].Covered, routines[0].Total, routines[1].Covered, routines[1].Total)
+	d.Lines = cover(st, lines[0], lines[1])
+	d.Routines = cover(st, routines[0], routines[1])
 
 	// Files and routines, by name.
 	n := o.top()
-	for _, g := range []struct {
-		what       string
-		query      string
-		args       []any
-		both, a, b *List[GroupDiff]
-	}{
-		{"source files", byName([]string{"total", "covered"}, filesInner(r), "srcfile"), []any{a, b}, &d.Files, &d.FilesOnlyA, &d.FilesOnlyB},
-		{"routines", byName([]string{"total", "covered"}, routinesInner(r), "module", "namespace", "class", "name", "MIN(x.srcfile) AS srcfile"), []any{a, b},
-			&d.RoutineList, &d.RoutinesOnlyA, &d.RoutinesOnlyB},
-	} {
-		both := newTop(n, func(x, y GroupDiff) bool {
+	type lists struct{ both, a, b *readback.Top[GroupDiff] }
+	newLists := func() lists {
+		both := readback.NewTop(n, func(x, y GroupDiff) bool {
 			if dx, dy := o.key(x.Percent.Delta()), o.key(y.Percent.Delta()); dx != dy {
 				return dx > dy
 			}
@@ -223,37 +120,46 @@ func coverage(ctx context.Context, r *readback.Reader, ia, ib readback.Instance,
 			}
 			return groupLess(x, y)
 		}
-		onlyA, onlyB := newTop(n, biggest), newTop(n, biggest)
-		err := readback.Each(ctx, r, g.query, g.args, func(v *groupRow) error {
-			if g.what == "source files" && v.File == "" {
-				return nil // a routine with no source file counts towards none
-			}
-			x := GroupDiff{Module: v.Module, File: v.File, Namespace: v.Namespace, Class: v.Class, Name: v.Name, In: presence(v.InA, v.InB),
-				Cover: cover(st, v.CoveredA, v.TotalA, v.CoveredB, v.TotalB)}
-			switch x.In {
-			case Both:
-				both.add(x)
-			case OnlyA:
-				onlyA.add(x)
-			default:
-				onlyB.add(x)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, wrap(g.what, err)
-		}
-		*g.both, *g.a, *g.b = both.list(), onlyA.list(), onlyB.list()
+		return lists{both, readback.NewTop(n, biggest), readback.NewTop(n, biggest)}
 	}
+	add := func(l lists, x GroupDiff) {
+		switch x.In {
+		case Both:
+			l.both.Add(x)
+		case OnlyA:
+			l.a.Add(x)
+		default:
+			l.b.Add(x)
+		}
+	}
+	files, funcs := newLists(), newLists()
+	err := r.FileCoverage(ctx, ia, ib, func(v readback.FilePair) error {
+		add(files, GroupDiff{File: v.Name, In: presence(v.InA, v.InB), Cover: cover(st, v.A, v.B)})
+		return nil
+	})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	err = r.RoutineCoverage(ctx, ia, ib, func(v readback.RoutinePair) error {
+		add(funcs, GroupDiff{Module: v.Module, File: v.File, Namespace: v.Namespace, Class: v.Class, Name: v.Name,
+			In: presence(v.InA, v.InB), Cover: cover(st, v.A, v.B)})
+		return nil
+	})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	d.Files, d.FilesOnlyA, d.FilesOnlyB = files.both.List(), files.a.List(), files.b.List()
+	d.RoutineList, d.RoutinesOnlyA, d.RoutinesOnlyB = funcs.both.List(), funcs.a.List(), funcs.b.List()
 
 	// Lines whose state changed.
-	misses, hits := firstN[LineDiff]{n: n}, firstN[LineDiff]{n: n}
-	err = lineDiffs(ctx, r, a, b, func(l LineDiff) error {
+	misses, hits := readback.NewTop[LineDiff](n, nil), readback.NewTop[LineDiff](n, nil)
+	err = r.ChangedLines(ctx, ia, ib, func(l readback.LinePair) error {
+		x := LineDiff(l)
 		switch {
 		case l.A == Covered && l.B == Uncovered:
-			misses.add(l)
+			misses.Add(x)
 		case l.A == Uncovered && l.B == Covered:
-			hits.add(l)
+			hits.Add(x)
 		case l.B == Absent:
 			d.LinesOnlyA++
 		case l.A == Absent:
@@ -262,9 +168,9 @@ func coverage(ctx context.Context, r *readback.Reader, ia, ib readback.Instance,
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, wrap(err)
 	}
-	d.NewMisses, d.NewHits = misses.list(), hits.list()
+	d.NewMisses, d.NewHits = misses.List(), hits.List()
 	return d, nil
 }
 
@@ -277,12 +183,8 @@ func (g GroupDiff) ID() readback.RoutineID {
 	return readback.RoutineID{Module: g.Module, Namespace: g.Namespace, Class: g.Class, Name: g.Name}
 }
 
-type lineRow struct {
-	File string `db:"srcfile"`
-	Line int64  `db:"line"`
-	A    int64  `db:"a"`
-	B    int64  `db:"b"`
-}
+// FullName is a routine's Namespace.Class::Name (readback.FullName).
+func (g GroupDiff) FullName() string { return g.ID().FullName() }
 
 // Lines streams the source lines (matched by source file and line number)
 // whose state differs between Light Coverage result sets a and b: covered
@@ -290,32 +192,12 @@ type lineRow struct {
 // line; each stops the stream by returning an error, which Lines returns.
 // A line is covered when any of its rows (routines) ran.
 func Lines(ctx context.Context, r *readback.Reader, a, b int64, each func(LineDiff) error) error {
-	if _, _, err := pair(ctx, r, a, b, "light-coverage"); err != nil {
-		return err
-	}
-	return lineDiffs(ctx, r, a, b, each)
-}
-
-func lineDiffs(ctx context.Context, r *readback.Reader, a, b int64, each func(LineDiff) error) error {
-	if err := needCoverage(r); err != nil {
-		return err
-	}
-	file := r.ExactText(`COALESCE({rd.` + lcRoutines + `.COL_SOURCE_FILE}, '')`)
-	line := `COALESCE({l.` + lcLines + `.COL_SOURCE_LINE}, 0)`
-	q := `SELECT z.srcfile, z.line, z.a, z.b FROM (
-		SELECT y.srcfile, y.line, SUM(CASE WHEN y.inst = {?1} THEN 1 + y.cov ELSE 0 END) AS a, SUM(CASE WHEN y.inst = {?2} THEN 1 + y.cov ELSE 0 END) AS b
-		FROM (SELECT {l.` + lcLines + `.INST_ID} AS inst, ` + file + ` AS srcfile, ` + line + ` AS line, MAX(` + coveredCase + `) AS cov
-			FROM {l:` + lcLines + `}
-			JOIN {rd:` + lcRoutines + `} ON {rd.` + lcRoutines + `.INST_ID} = {l.` + lcLines + `.INST_ID} AND {rd.` + lcRoutines + `.ID} = {l.` + lcLines + `.PARENT_ID}
-			WHERE {l.` + lcLines + `.INST_ID} IN ({?1}, {?2})
-			GROUP BY {l.` + lcLines + `.INST_ID}, ` + file + `, ` + line + `) y
-		GROUP BY y.srcfile, y.line) z
-		WHERE z.a <> z.b ORDER BY z.srcfile, z.line`
-	err := readback.Each(ctx, r, q, []any{a, b}, func(v *lineRow) error {
-		return each(LineDiff{File: v.File, Line: v.Line, A: lineState(v.A), B: lineState(v.B)})
-	})
+	ia, ib, err := pair(ctx, r, a, b, lightcoverage.Name)
 	if err != nil {
-		return fmt.Errorf("compare: result sets %d and %d: lines: %w", a, b, err)
+		return err
+	}
+	if err := r.ChangedLines(ctx, ia, ib, func(l readback.LinePair) error { return each(LineDiff(l)) }); err != nil {
+		return fmt.Errorf("compare: %w", err)
 	}
 	return nil
 }

@@ -9,7 +9,8 @@
 //     misses) and the reverse; files and routines in only one set.
 //   - Trace (Function Trace): per routine calls, own time and time with
 //     children. Two traces measured with different counters (name or
-//     frequency) are refused, as AQTime refuses them.
+//     frequency) are refused, as AQTime refuses them
+//     (readback.Comparable).
 //   - Classes (Resource, Reference Count): per class live count and size,
 //     peak created and peak size.
 //
@@ -19,8 +20,9 @@
 // back with A's and B's figures side by side. Lists are bounded
 // (Options.Top, largest change first) and record how many entries there were
 // in all; Lines streams every changed line. Memory therefore does not grow
-// with the rows of the result sets. The SQL is written through
-// readback.Each, so it runs on every dialect.
+// with the rows of the result sets. The SQL is readback's (FileCoverage,
+// RoutineCoverage, ChangedLines, ClassCompare, TimesByRoutine): compare
+// holds none, so its figures are show's and check's.
 //
 // Options.Rank says what comes first: the largest change either way
 // (Magnitude, the default), the largest increase (routines that slowed

@@ -3,16 +3,9 @@ package compare
 import (
 	"context"
 	"fmt"
-	"strings"
 
+	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/readback"
-)
-
-// Function Trace tables compared.
-const (
-	ftRoutines     = "FUNCTION_TRACE_PROFILER_ROUTINES"
-	ftMetaRoutines = "FUNCTION_TRACE_PROFILER_META_ROUTINES"
-	ftCallTrace    = "FUNCTION_TRACE_PROFILER_CALL_TRACE"
 )
 
 // TraceDiff compares two Function Trace result sets of the same counter.
@@ -55,48 +48,14 @@ func (d RoutineTimeDiff) FullName() string { return d.ID().FullName() }
 // (ErrIncomparable) when they are of another profiler or were measured
 // with different counters (name or frequency).
 func Trace(ctx context.Context, r *readback.Reader, a, b int64, o Options) (*TraceDiff, error) {
-	ia, ib, err := pair(ctx, r, a, b, "function-trace")
+	ia, ib, err := pair(ctx, r, a, b, functiontrace.Name)
 	if err != nil {
 		return nil, err
 	}
 	return trace(ctx, r, ia, ib, o)
 }
 
-// byName sums the rows of both result sets per keys (columns of x; a key
-// that holds a space is an aggregate to select, not a key): x has inst and
-// the figures named in cols; it gives <col>_a, <col>_b, in_a and in_b.
-func byName(cols []string, x string, keys ...string) string {
-	s := "SELECT "
-	var group []string
-	for _, k := range keys {
-		if strings.Contains(k, " ") {
-			s += k + ", "
-			continue
-		}
-		s += "x." + k + ", "
-		group = append(group, k)
-	}
-	keys = group
-	for _, c := range cols {
-		s += "COALESCE(SUM(CASE WHEN x.inst = {?1} THEN x." + c + " END), 0) AS " + c + "_a, " +
-			"COALESCE(SUM(CASE WHEN x.inst = {?2} THEN x." + c + " END), 0) AS " + c + "_b, "
-	}
-	s += "MAX(CASE WHEN x.inst = {?1} THEN 1 ELSE 0 END) AS in_a, MAX(CASE WHEN x.inst = {?2} THEN 1 ELSE 0 END) AS in_b FROM (" + x + ") x GROUP BY "
-	for i, k := range keys {
-		if i > 0 {
-			s += ", "
-		}
-		s += "x." + k
-	}
-	return s
-}
-
 func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o Options) (*TraceDiff, error) {
-	for _, t := range []string{ftRoutines, ftMetaRoutines, ftCallTrace} {
-		if !r.Has(t) {
-			return nil, fmt.Errorf("compare: table %s is missing from the database", t)
-		}
-	}
 	st := o.style()
 	d := &TraceDiff{Counter: ia.CounterName, Frequency: ia.CounterFrequency.Float()}
 	// Per result set and routine identity (readback.RoutineID), with time
@@ -110,7 +69,7 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 	if err != nil {
 		return nil, fmt.Errorf("compare: result sets %d and %d: routines: %w", ia.InstID, ib.InstID, err)
 	}
-	top := newTop(o.top(), func(x, y RoutineTimeDiff) bool {
+	top := readback.NewTop(o.top(), func(x, y RoutineTimeDiff) bool {
 		if dx, dy := o.key(x.Own.Delta()), o.key(y.Own.Delta()); dx != dy {
 			return dx > dy
 		}
@@ -121,7 +80,7 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 	})
 	var calls, time [2]float64
 	add := func(id readback.RoutineID, a, b readback.Times, inA, inB bool) {
-		x := RoutineTimeDiff{Module: id.Module, Namespace: id.Namespace, Class: id.Class, Name: id.Name, In: presence(b01(inA), b01(inB)),
+		x := RoutineTimeDiff{Module: id.Module, Namespace: id.Namespace, Class: id.Class, Name: id.Name, In: presence(inA, inB),
 			Calls:     figure(st, float64(a.Calls), float64(b.Calls)),
 			Own:       figure(st, float64(a.Own), float64(b.Own)),
 			WithChild: figure(st, float64(a.WithChild), float64(b.WithChild))}
@@ -135,7 +94,7 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 		calls[1] += x.Calls.B
 		time[0] += x.Own.A
 		time[1] += x.Own.B
-		top.add(x)
+		top.Add(x)
 	}
 	for id, a := range ta {
 		b, inB := tb[id]
@@ -148,15 +107,8 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 	}
 	d.Calls = figure(st, calls[0], calls[1])
 	d.Time = figure(st, time[0], time[1])
-	d.Routines = top.list()
+	d.Routines = top.List()
 	return d, nil
-}
-
-func b01(v bool) int64 {
-	if v {
-		return 1
-	}
-	return 0
 }
 
 // nameLess orders names part by part.

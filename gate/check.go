@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/readback"
 )
 
@@ -107,6 +109,13 @@ type usageErr string
 
 func (e usageErr) Error() string        { return string(e) }
 func (e usageErr) Is(target error) bool { return target == ErrUsage }
+
+// incomparable is a baseline that does not compare with the result set
+// (readback.Comparable): a usage error that wraps readback.ErrIncomparable.
+type incomparable struct{ error }
+
+func (e incomparable) Is(target error) bool { return target == ErrUsage }
+func (e incomparable) Unwrap() error        { return e.error }
 
 // Report is the outcome of a check: one entry per rule, in the order
 // min-coverage, max-drop, patch-coverage, max-time-increase.
@@ -225,27 +234,19 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 	}
 	rep := &Report{InstID: inst, Profiler: in.Profiler, Baseline: o.Baseline}
 	coverage := o.MinCoverage != nil || o.MaxDrop != nil || o.Diff != nil
-	if coverage && in.Profiler != "light-coverage" {
+	if coverage && in.Profiler != lightcoverage.Name {
 		return nil, usageErr(fmt.Sprintf("check: result set %d is a %s result set: coverage rules need a light-coverage one", inst, in.Profiler))
 	}
-	if o.MaxTimeIncrease != nil && in.Profiler != "function-trace" {
+	if o.MaxTimeIncrease != nil && in.Profiler != functiontrace.Name {
 		return nil, usageErr(fmt.Sprintf("check: result set %d is a %s result set: --max-time-increase needs a function-trace one", inst, in.Profiler))
-	}
-	if coverage {
-		if err := need(r, in, lcRoutines, lcLines); err != nil {
-			return nil, fmt.Errorf("check: %w", err)
-		}
-	} else if err := need(r, in, ftCalls, ftMeta); err != nil {
-		return nil, fmt.Errorf("check: %w", err)
 	}
 	var base readback.Instance
 	if o.Baseline != 0 {
 		if base, err = r.Instance(ctx, o.Baseline); err != nil {
 			return nil, fmt.Errorf("check: baseline: %w", err)
 		}
-		if base.Profiler != in.Profiler {
-			return nil, usageErr(fmt.Sprintf("check: baseline %d is a %s result set, result set %d a %s one: they do not compare",
-				o.Baseline, base.Profiler, inst, in.Profiler))
+		if err := readback.Comparable(base, in); err != nil {
+			return nil, incomparable{fmt.Errorf("check: baseline %d and result set %d: %w", o.Baseline, inst, err)}
 		}
 	}
 	add := func(rule Rule, err error) error {
@@ -256,12 +257,12 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 		return nil
 	}
 	if o.MinCoverage != nil {
-		if err := add(minCoverage(ctx, r, inst, *o.MinCoverage, o.top())); err != nil {
+		if err := add(minCoverage(ctx, r, in, *o.MinCoverage, o.top())); err != nil {
 			return nil, err
 		}
 	}
 	if o.MaxDrop != nil {
-		if err := add(maxDrop(ctx, r, inst, o.Baseline, *o.MaxDrop, o.top())); err != nil {
+		if err := add(maxDrop(ctx, r, in, base, *o.MaxDrop, o.top())); err != nil {
 			return nil, err
 		}
 	}
@@ -270,7 +271,7 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 		if o.MinPatchCoverage != nil {
 			limit = *o.MinPatchCoverage
 		}
-		if err := add(patchCoverage(ctx, r, inst, o.Diff, limit, o.top(), o.maxRanges())); err != nil {
+		if err := add(patchCoverage(ctx, r, in, o.Diff, limit, o.top(), o.maxRanges())); err != nil {
 			return nil, err
 		}
 	}
@@ -281,6 +282,15 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 	}
 	rep.Passed = len(rep.Failed()) == 0
 	return rep, nil
+}
+
+// listed is the entries a rule names, and how many more there were.
+func listed[T any](t *readback.Top[T]) ([]T, int64) {
+	l := t.List()
+	if len(l.Items) == 0 {
+		return nil, l.Omitted()
+	}
+	return l.Items, l.Omitted()
 }
 
 // pct formats a percentage with one decimal.
@@ -295,46 +305,46 @@ func atLeast(c readback.Ratio, limit float64) bool {
 	return float64(c.Covered)*100 >= limit*float64(c.Total)
 }
 
-func minCoverage(ctx context.Context, r *readback.Reader, inst int64, limit float64, top int) (Rule, error) {
+func minCoverage(ctx context.Context, r *readback.Reader, in readback.Instance, limit float64, top int) (Rule, error) {
 	rule := Rule{Name: RuleMinCoverage, Limit: limit}
-	c, err := lineCoverage(ctx, r, inst)
+	c, err := r.LineCoverage(ctx, in)
 	if err != nil {
 		return rule, err
 	}
 	rule.Coverage, rule.Value, rule.Passed = &c, c.Percent(), c.Total > 0 && atLeast(c, limit)
 	rule.Summary = fmt.Sprintf("line coverage %s (%d of %d lines), at least %s%% required", pct(c.Percent()), c.Covered, c.Total, num(limit))
 	if c.Total == 0 {
-		rule.Summary = noLines(fmt.Sprintf("result set %d", inst), fmt.Sprintf("it has no line coverage to hold to %s%%", num(limit)))
+		rule.Summary = noLines(fmt.Sprintf("result set %d", in.InstID), fmt.Sprintf("it has no line coverage to hold to %s%%", num(limit)))
 		return rule, nil
 	}
 	if rule.Passed {
 		return rule, nil
 	}
 	// The files with the most uncovered lines.
-	worst := newTop(top, func(a, b FileDrop) bool {
+	worst := readback.NewTop(top, func(a, b FileDrop) bool {
 		ma, mb := a.After.Total-a.After.Covered, b.After.Total-b.After.Covered
 		if ma != mb {
 			return ma > mb
 		}
 		return a.Name < b.Name
 	})
-	err = fileCoverage(ctx, r, inst, inst, func(name string, a, _ readback.Ratio) error {
-		if a.Covered < a.Total {
-			worst.add(FileDrop{Name: name, After: a, Missed: a.Total - a.Covered})
+	err = r.FileCoverage(ctx, in, in, func(f readback.FilePair) error {
+		if a := f.A; a.Covered < a.Total {
+			worst.Add(FileDrop{Name: f.Name, After: a, Missed: a.Total - a.Covered})
 		}
 		return nil
 	})
-	rule.Files, rule.Omitted = worst.items, worst.omitted()
+	rule.Files, rule.Omitted = listed(worst)
 	return rule, err
 }
 
-func maxDrop(ctx context.Context, r *readback.Reader, inst, baseline int64, limit float64, top int) (Rule, error) {
+func maxDrop(ctx context.Context, r *readback.Reader, in, base readback.Instance, limit float64, top int) (Rule, error) {
 	rule := Rule{Name: RuleMaxDrop, Limit: limit}
-	now, err := lineCoverage(ctx, r, inst)
+	now, err := r.LineCoverage(ctx, in)
 	if err != nil {
 		return rule, err
 	}
-	before, err := lineCoverage(ctx, r, baseline)
+	before, err := r.LineCoverage(ctx, base)
 	if err != nil {
 		return rule, err
 	}
@@ -348,18 +358,18 @@ func maxDrop(ctx context.Context, r *readback.Reader, inst, baseline int64, limi
 		verb = "rose"
 	}
 	rule.Summary = fmt.Sprintf("line coverage %s %.1f points, from %s to %s (baseline %d), at most %s allowed",
-		verb, math.Abs(drop), pct(before.Percent()), pct(now.Percent()), baseline, num(limit))
+		verb, math.Abs(drop), pct(before.Percent()), pct(now.Percent()), base.InstID, num(limit))
 	switch {
 	case now.Total == 0:
-		rule.Summary = noLines(fmt.Sprintf("result set %d", inst), fmt.Sprintf("no drop from baseline %d can be measured", baseline))
+		rule.Summary = noLines(fmt.Sprintf("result set %d", in.InstID), fmt.Sprintf("no drop from baseline %d can be measured", base.InstID))
 		return rule, nil
 	case before.Total == 0:
-		rule.Summary = noLines(fmt.Sprintf("baseline %d", baseline), "no drop from it can be measured")
+		rule.Summary = noLines(fmt.Sprintf("baseline %d", base.InstID), "no drop from it can be measured")
 		return rule, nil
 	}
 	// The files that lost most: the most new uncovered lines, then the
 	// largest fall in %.
-	worst := newTop(top, func(a, b FileDrop) bool {
+	worst := readback.NewTop(top, func(a, b FileDrop) bool {
 		if a.Missed != b.Missed {
 			return a.Missed > b.Missed
 		}
@@ -369,15 +379,16 @@ func maxDrop(ctx context.Context, r *readback.Reader, inst, baseline int64, limi
 		}
 		return a.Name < b.Name
 	})
-	err = fileCoverage(ctx, r, baseline, inst, func(name string, b, a readback.Ratio) error {
-		f := FileDrop{Name: name, Before: b, After: a, Missed: (a.Total - a.Covered) - (b.Total - b.Covered)}
+	err = r.FileCoverage(ctx, base, in, func(p readback.FilePair) error {
+		b, a := p.A, p.B
+		f := FileDrop{Name: p.Name, Before: b, After: a, Missed: (a.Total - a.Covered) - (b.Total - b.Covered)}
 		lost := f.Missed > 0 || (b.Total > 0 && a.Total > 0 && a.Percent() < b.Percent())
 		if lost {
-			worst.add(f)
+			worst.Add(f)
 		}
 		return nil
 	})
-	rule.Files, rule.Omitted = worst.items, worst.omitted()
+	rule.Files, rule.Omitted = listed(worst)
 	return rule, err
 }
 
@@ -402,14 +413,14 @@ const (
 // ends on uncovered ones. The changed files the result set does not name
 // are listed, the first top of them. A result set with no line at all
 // fails the rule, whatever the diff.
-func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch, limit float64, top, maxRanges int) (Rule, error) {
+func patchCoverage(ctx context.Context, r *readback.Reader, in readback.Instance, p *Patch, limit float64, top, maxRanges int) (Rule, error) {
 	rule := Rule{Name: RulePatchCoverage, Limit: limit}
 	paths := make([]string, len(p.Files))
 	for i, f := range p.Files {
 		paths[i] = f.Path
 	}
 	m := newMatcher(paths)
-	if err := sourceFiles(ctx, r, inst, m.add); err != nil {
+	if err := r.SourceFiles(ctx, in, func(name string) error { m.add(name); return nil }); err != nil {
 		return rule, err
 	}
 	// The matched files' changed lines, by the file name the result set
@@ -441,7 +452,7 @@ func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch
 		names = append(names, name)
 	}
 	if len(names) > 0 {
-		err := changedLines(ctx, r, inst, names, func(name string, line int64, covered bool) error {
+		err := r.LinesOf(ctx, in, names, func(name string, line int64, covered bool) error {
 			i, ok := byName[name]
 			if !ok {
 				return nil
@@ -489,13 +500,13 @@ func patchCoverage(ctx context.Context, r *readback.Reader, inst int64, p *Patch
 	rule.Passed = c.Total == 0 || atLeast(c, limit)
 	if c.Total == 0 {
 		rule.Summary = fmt.Sprintf("no changed line is coverable (%d changed lines in %d files)", p.Lines(), len(p.Files))
-		all, err := lineCoverage(ctx, r, inst)
+		all, err := r.LineCoverage(ctx, in)
 		if err != nil {
 			return rule, err
 		}
 		if all.Total == 0 {
 			rule.Passed = false
-			rule.Summary = noLines(fmt.Sprintf("result set %d", inst), fmt.Sprintf("patch coverage cannot be measured (%d changed lines in %d files)", p.Lines(), len(p.Files)))
+			rule.Summary = noLines(fmt.Sprintf("result set %d", in.InstID), fmt.Sprintf("patch coverage cannot be measured (%d changed lines in %d files)", p.Lines(), len(p.Files)))
 		}
 	} else {
 		rule.Summary = fmt.Sprintf("patch coverage %s (%d of %d changed lines covered), at least %s%% required",

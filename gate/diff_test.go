@@ -161,16 +161,6 @@ func TestUncoveredRanges(t *testing.T) {
 	}
 }
 
-func TestTopList(t *testing.T) {
-	l := newTop(3, func(a, b int) bool { return a > b })
-	for _, v := range []int{5, 1, 9, 7, 3, 9, 2} {
-		l.add(v)
-	}
-	if !reflect.DeepEqual(l.items, []int{9, 9, 7}) || l.omitted() != 4 {
-		t.Errorf("top %v omitted %d", l.items, l.omitted())
-	}
-}
-
 // fileLines is a ChangedFile with its lines one by one.
 type fileLines struct {
 	Path  string

@@ -22,7 +22,10 @@
 // at all, whatever its limit, and Check refuses limits outside their range
 // (coverage and drop 0 to 100, time increase 0 or more, never NaN or Inf).
 //
-// Every figure is computed by SQL in the database (readback.Reader.Query),
-// grouped and joined by name, so memory does not grow with the rows. A
+// Every figure is read through package readback, the one home of the
+// figures show and compare print (line and file coverage, total and own
+// time), computed by SQL in the database and grouped by name exactly, so
+// memory does not grow with the rows; gate holds no SQL. A baseline must
+// compare with the result set (readback.Comparable). A
 // Report prints as text, JSON, JUnit XML or GitHub workflow annotations.
 package gate

@@ -8,27 +8,17 @@ import (
 	"github.com/profdb/profdb/readback"
 )
 
-// timeScale returns what turns the ticks of base and now into one unit:
-// milliseconds when both counters give a frequency, else ticks of their
-// common counter. Result sets of different counters do not compare.
-func timeScale(base, now readback.Instance) (fb, fn float64, unit string, err error) {
-	if base.CounterName != now.CounterName {
-		return 0, 0, "", usageErr(fmt.Sprintf("check: result sets %d and %d were measured with different counters (%q and %q): their times do not compare",
-			base.InstID, now.InstID, base.CounterName, now.CounterName))
+// timeScale returns what turns the ticks of result sets that compare
+// (readback.Comparable: one counter, one frequency) into one unit:
+// milliseconds when the counter gives a frequency, else its ticks.
+func timeScale(now readback.Instance) (scale float64, unit string) {
+	if q := now.CounterFrequency.Float(); q > 0 {
+		return 1000 / q, "ms"
 	}
-	qb, qn := base.CounterFrequency.Float(), now.CounterFrequency.Float()
-	if qb > 0 && qn > 0 {
-		return 1000 / qb, 1000 / qn, "ms", nil
+	if now.CounterName == "" {
+		return 1, "ticks"
 	}
-	if qb != qn {
-		return 0, 0, "", usageErr(fmt.Sprintf("check: result sets %d and %d: one counter has a frequency, the other none: their times do not compare",
-			base.InstID, now.InstID))
-	}
-	unit = now.CounterName
-	if unit == "" {
-		unit = "ticks"
-	}
-	return 1, 1, unit, nil
+	return 1, now.CounterName
 }
 
 // formatTime formats a time in unit.
@@ -41,19 +31,16 @@ func formatTime(v float64, unit string) string {
 
 func maxTimeIncrease(ctx context.Context, r *readback.Reader, base, now readback.Instance, limit float64, top int) (Rule, error) {
 	rule := Rule{Name: RuleMaxTimeIncrease, Limit: limit}
-	fb, fn, unit, err := timeScale(base, now)
+	f, unit := timeScale(now)
+	tb, err := r.TotalTime(ctx, base)
 	if err != nil {
 		return rule, err
 	}
-	tb, err := traceTotal(ctx, r, base.InstID)
+	tn, err := r.TotalTime(ctx, now)
 	if err != nil {
 		return rule, err
 	}
-	tn, err := traceTotal(ctx, r, now.InstID)
-	if err != nil {
-		return rule, err
-	}
-	before, after := float64(tb)*fb, float64(tn)*fn
+	before, after := float64(tb)*f, float64(tn)*f
 	switch {
 	case before > 0:
 		rule.Value = (after - before) * 100 / before
@@ -66,7 +53,7 @@ func maxTimeIncrease(ctx context.Context, r *readback.Reader, base, now readback
 	rule.Summary = fmt.Sprintf("total time %s from %s to %s (baseline %d), at most +%s%% allowed",
 		change(rule), formatTime(before, unit), formatTime(after, unit), base.InstID, num(limit))
 	// The routines that slowed most, by own time.
-	worst := newTop(top, func(a, b RoutineChange) bool {
+	worst := readback.NewTop(top, func(a, b RoutineChange) bool {
 		da, db := a.After-a.Before, b.After-b.Before
 		if da != db {
 			return da > db
@@ -76,14 +63,14 @@ func maxTimeIncrease(ctx context.Context, r *readback.Reader, base, now readback
 		}
 		return a.Module < b.Module
 	})
-	err = routineTimes(ctx, r, base.InstID, now.InstID, func(k readback.RoutineID, ob, on int64) error {
-		rc := RoutineChange{Module: k.Module, Namespace: k.Namespace, Class: k.Class, Name: k.Name, Before: float64(ob) * fb, After: float64(on) * fn, Unit: unit}
+	err = r.OwnTimes(ctx, base, now, func(k readback.RoutineID, ob, on int64) error {
+		rc := RoutineChange{Module: k.Module, Namespace: k.Namespace, Class: k.Class, Name: k.Name, Before: float64(ob) * f, After: float64(on) * f, Unit: unit}
 		if rc.After > rc.Before {
-			worst.add(rc)
+			worst.Add(rc)
 		}
 		return nil
 	})
-	rule.Routines, rule.Omitted = worst.items, worst.omitted()
+	rule.Routines, rule.Omitted = listed(worst)
 	return rule, err
 }
 

@@ -91,10 +91,8 @@ var (
 // readCoverage reads the Light Coverage result sets insts, in order, into
 // one coverage.
 func readCoverage(ctx context.Context, in *inputs, insts []int64) (*coverage, error) {
-	for _, t := range []string{lcRoutines, lcMeta, lcLines} {
-		if !in.cat.Has(t) {
-			return nil, fmt.Errorf("table %s is missing from the database", t)
-		}
+	if err := in.need(lcRoutines, lcMeta, lcLines); err != nil {
+		return nil, err
 	}
 	m := &coverage{idx: map[routineKey]int32{}}
 	for i, inst := range insts {

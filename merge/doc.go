@@ -7,7 +7,8 @@
 // parent links and derived columns come out as an export writes them.
 //
 // Merge reads the inputs from a store.DB, one table at a time, in one
-// consistent snapshot, and writes the new result set through any
+// consistent snapshot (a readback.Reader; inputs must compare, by
+// readback.Comparable), and writes the new result set through any
 // resultset.Target (an exporter, for a database) with resultset.Export: in
 // one transaction, checked before commit as verify checks. Memory grows
 // with the number of distinct items of the merged result set, not with the

@@ -131,10 +131,8 @@ func (m *trace) route(parent, routine int32) int32 {
 // readTrace reads the Function Trace result sets insts, in order, into one
 // trace.
 func readTrace(ctx context.Context, in *inputs, insts []int64) (*trace, error) {
-	for _, t := range []string{ftMeta, ftLines, ftParams, ftThreadT, ftCalls, ftRoutes, ftStack, ftEnter, ftExit} {
-		if !in.cat.Has(t) {
-			return nil, fmt.Errorf("table %s is missing from the database", t)
-		}
+	if err := in.need(ftMeta, ftLines, ftParams, ftThreadT, ftCalls, ftRoutes, ftStack, ftEnter, ftExit); err != nil {
+		return nil, err
 	}
 	m := &trace{counter: in.counter, rIdx: map[routineKey]int32{}, tIdx: map[ftThreadKey]int32{},
 		calls: map[ftCallKey]*ftCall{}, routes: map[ftRouteKey]int32{}}

@@ -258,8 +258,8 @@ func TestMergeRefuses(t *testing.T) {
 				insts []int64
 				want  string
 			}{
-				{[]int64{lc, elapsed}, "only result sets of one profiler merge"},
-				{[]int64{elapsed, cycles}, `counter "Elapsed Time" ("Elapsed Time", frequency 1000000) and result set ` + fmt.Sprint(cycles) + ` with "CPU Cycles"`},
+				{[]int64{lc, elapsed}, fmt.Sprintf("only result sets that compare merge: the result sets cannot be compared: result set %d is light-coverage, result set %d is function-trace", lc, elapsed)},
+				{[]int64{elapsed, cycles}, fmt.Sprintf(`different counters: "Elapsed Time" (result set %d) and "CPU Cycles" (result set %d)`, elapsed, cycles)},
 				{[]int64{lc, 999}, "999"},
 				{nil, "no result set to merge"},
 			} {

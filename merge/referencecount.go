@@ -154,10 +154,8 @@ type refcounts struct {
 }
 
 func readRefcounts(ctx context.Context, in *inputs, insts []int64) (*refcounts, error) {
-	for _, t := range []string{rcThreads, rcMetaClasses, rcClasses, rcMeta, rcLines, rcObjects, rcCreation, rcRefs, rcARStack, rcTree} {
-		if !in.cat.Has(t) {
-			return nil, fmt.Errorf("table %s is missing from the database", t)
-		}
+	if err := in.need(rcThreads, rcMetaClasses, rcClasses, rcMeta, rcLines, rcObjects, rcCreation, rcRefs, rcARStack, rcTree); err != nil {
+		return nil, err
 	}
 	m := &refcounts{tIdx: map[rcThreadKey]int32{}, cIdx: map[[2]string]int32{}, routineTable: routineTable{rIdx: map[routineKey]int32{}},
 		oIdx: map[rcObjectKey]int32{}, nodes: map[rcNodeKey]*rcNode{}}

@@ -133,10 +133,8 @@ type resources struct {
 }
 
 func readResources(ctx context.Context, in *inputs, insts []int64) (*resources, error) {
-	for _, t := range []string{rsMetaClasses, rsClasses, rsMeta, rsLines, rsThreads, rsObjects, rsCreation, rsErrors, rsStack} {
-		if !in.cat.Has(t) {
-			return nil, fmt.Errorf("table %s is missing from the database", t)
-		}
+	if err := in.need(rsMetaClasses, rsClasses, rsMeta, rsLines, rsThreads, rsObjects, rsCreation, rsErrors, rsStack); err != nil {
+		return nil, err
 	}
 	m := &resources{cIdx: map[[2]string]int32{}, routineTable: routineTable{rIdx: map[routineKey]int32{}}, tIdx: map[ftThreadKey]int32{},
 		oIdx: map[rsObjectKey]int32{}, eIdx: map[rsErrorKey]int32{}}

@@ -4,14 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sort"
-)
-
-// Light Coverage tables the figures are read from.
-const (
-	lcRoutines     = "LIGHT_COVERAGE_PROFILER_ROUTINES_DATA"
-	lcLines        = "LIGHT_COVERAGE_PROFILER_LINES"
-	lcMetaRoutines = "LIGHT_COVERAGE_PROFILER_META_ROUTINES"
 )
 
 // Coverage is the summary of a Light Coverage result set.
@@ -53,34 +45,25 @@ func (r *Reader) coverage(ctx context.Context, in Instance, o Options) (*Coverag
 	wrap := func(what string, err error) error {
 		return fmt.Errorf("read: result set %d: %s: %w", in.InstID, what, err)
 	}
-	err := query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(`+coveredCase+`), 0) AS covered
-		FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?}`,
-		func(v *Ratio) bool { c.Lines = *v; return false })
+	var err error
+	if c.Lines, err = r.LineCoverage(ctx, in); err != nil {
+		return nil, err
+	}
+	if c.Routines, err = r.RoutinesCovered(ctx, in); err != nil {
+		return nil, err
+	}
+	if c.Modules, err = r.groups(ctx, in.InstID, "COL_MODULE_NAME", o.top()); err != nil {
+		return nil, wrap("coverage by module", err)
+	}
+	files := NewTop(o.top(), groupBefore)
+	err = r.FileCoverage(ctx, in, in, func(f FilePair) error {
+		files.Add(Group{Name: f.Name, Covered: f.A.Covered, Total: f.A.Total, Percent: f.A.Percent()})
+		return nil
+	})
 	if err != nil {
-		return nil, wrap("lines covered", err)
+		return nil, err
 	}
-	// The subquery names the INST_ID itself, not through rd: Citus then
-	// plans the query on the one shard that holds the result set
-	// (docs/clusters.md, "Citus").
-	err = query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN {rd.`+lcRoutines+`.COL_MARK} > 0
-		OR EXISTS (SELECT 1 FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?}
-			AND {l.`+lcLines+`.PARENT_ID} = {rd.`+lcRoutines+`.ID} AND {l.`+lcLines+`.COL_MARK} > 0)
-		THEN 1 ELSE 0 END), 0) AS covered
-		FROM {rd:`+lcRoutines+`} WHERE {rd.`+lcRoutines+`.INST_ID} = {?}`,
-		func(v *Ratio) bool { c.Routines = *v; return false })
-	if err != nil {
-		return nil, wrap("routines covered", err)
-	}
-	for _, g := range []struct {
-		col  string
-		list *List[Group]
-	}{{"COL_MODULE_NAME", &c.Modules}, {"COL_SOURCE_FILE", &c.Files}} {
-		l, err := r.groups(ctx, in.InstID, g.col, o.top())
-		if err != nil {
-			return nil, wrap("coverage by "+g.col, err)
-		}
-		*g.list = l
-	}
+	c.Files = files.List()
 	// Least covered routines first; of equally covered ones, the longest.
 	c.Least, err = top[RoutineCov](ctx, r, in.InstID, o.top(), `SELECT
 		COALESCE({m.`+lcMetaRoutines+`.COL_ROUTINE_NAME}, '') AS name, COALESCE({m.`+lcMetaRoutines+`.COL_CLASS_NAME}, '') AS class,
@@ -106,40 +89,80 @@ type groupRow struct {
 	Total   int64          `db:"total"`
 }
 
+// groupBefore orders groups worst covered first; of equally covered
+// ones, the largest first.
+func groupBefore(a, b Group) bool {
+	if a.Percent != b.Percent {
+		return a.Percent < b.Percent
+	}
+	if a.Total != b.Total {
+		return a.Total > b.Total
+	}
+	return a.Name < b.Name
+}
+
 // groups aggregates the lines of the routines by a ROUTINES_DATA column
-// (module or source file), worst covered first, keeping the first n.
-// Routines with no module (file) count towards none.
+// (module), compared exactly, worst covered first, keeping the first n.
+// Routines with no module count towards none.
 func (r *Reader) groups(ctx context.Context, inst int64, col string, n int) (List[Group], error) {
-	var all []Group
-	err := query(ctx, r, inst, `SELECT {rd.`+lcRoutines+`.`+col+`} AS name, COUNT({l.`+lcLines+`.ID}) AS total,
+	all := NewTop(n, groupBefore)
+	name := r.ExactText(`{rd.` + lcRoutines + `.` + col + `}`)
+	err := query(ctx, r, inst, `SELECT `+name+` AS name, COUNT({l.`+lcLines+`.ID}) AS total,
 		COALESCE(SUM(`+coveredCase+`), 0) AS covered
 		FROM {rd:`+lcRoutines+`} LEFT JOIN {l:`+lcLines+`} ON {l.`+lcLines+`.INST_ID} = {rd.`+lcRoutines+`.INST_ID}
 			AND {l.`+lcLines+`.PARENT_ID} = {rd.`+lcRoutines+`.ID}
 		WHERE {rd.`+lcRoutines+`.INST_ID} = {?} AND {rd.`+lcRoutines+`.`+col+`} IS NOT NULL
-		GROUP BY {rd.`+lcRoutines+`.`+col+`}`,
+		GROUP BY `+name,
 		func(v *groupRow) bool {
 			if v.Name.String != "" {
-				all = append(all, Group{Name: v.Name.String, Covered: v.Covered, Total: v.Total, Percent: Ratio{v.Covered, v.Total}.Percent()})
+				all.Add(Group{Name: v.Name.String, Covered: v.Covered, Total: v.Total, Percent: Ratio{v.Covered, v.Total}.Percent()})
 			}
 			return true
 		})
 	if err != nil {
 		return List[Group]{}, err
 	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].Percent != all[j].Percent {
-			return all[i].Percent < all[j].Percent
-		}
-		if all[i].Total != all[j].Total {
-			return all[i].Total > all[j].Total
-		}
-		return all[i].Name < all[j].Name
-	})
-	l := List[Group]{Total: int64(len(all)), Items: all}
-	if len(all) > n {
-		l.Items = all[:n]
+	return all.List(), nil
+}
+
+// LineCoverage reads the lines of Light Coverage result set in (its LINES
+// rows) and how many of them ran: the line coverage show prints, compare
+// compares and check's min-coverage and max-drop rules hold to a limit.
+func (r *Reader) LineCoverage(ctx context.Context, in Instance) (Ratio, error) {
+	var c Ratio
+	if err := r.need(in, lcLines); err != nil {
+		return c, err
 	}
-	return l, nil
+	err := query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(`+coveredCase+`), 0) AS covered
+		FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?}`,
+		func(v *Ratio) bool { c = *v; return false })
+	if err != nil {
+		return c, fmt.Errorf("read: result set %d: lines covered: %w", in.InstID, err)
+	}
+	return c, nil
+}
+
+// RoutinesCovered reads the routines of Light Coverage result set in (its
+// ROUTINES_DATA rows) and how many of them are covered: a routine is
+// covered when it ran (COL_MARK) or a line of it ran.
+func (r *Reader) RoutinesCovered(ctx context.Context, in Instance) (Ratio, error) {
+	var c Ratio
+	if err := r.need(in, lcRoutines, lcLines); err != nil {
+		return c, err
+	}
+	// The subquery names the INST_ID itself, not through rd: Citus then
+	// plans the query on the one shard that holds the result set
+	// (docs/clusters.md, "Citus").
+	err := query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN {rd.`+lcRoutines+`.COL_MARK} > 0
+		OR EXISTS (SELECT 1 FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?}
+			AND {l.`+lcLines+`.PARENT_ID} = {rd.`+lcRoutines+`.ID} AND {l.`+lcLines+`.COL_MARK} > 0)
+		THEN 1 ELSE 0 END), 0) AS covered
+		FROM {rd:`+lcRoutines+`} WHERE {rd.`+lcRoutines+`.INST_ID} = {?}`,
+		func(v *Ratio) bool { c = *v; return false })
+	if err != nil {
+		return c, fmt.Errorf("read: result set %d: routines covered: %w", in.InstID, err)
+	}
+	return c, nil
 }
 
 // Line is one source line of a Light Coverage result set.

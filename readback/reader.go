@@ -11,8 +11,10 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/jmoiron/sqlx/reflectx"
 
+	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
 
@@ -220,6 +222,31 @@ func (r *Reader) Query(ctx context.Context, tmpl string, args []any, each func(*
 	return r.rows(ctx, tmpl, args, func(rows *sqlx.Rows) error { return each(rows.Rows) })
 }
 
+// Values runs a query template (as Query takes it) and calls each with
+// every row, its values in the canonical form of types (store.Canonical),
+// one type a selected column; the slice is reused from row to row. merge
+// reads its inputs' rows through it.
+func (r *Reader) Values(ctx context.Context, tmpl string, args []any, types []ddl.Type, each func(row []any) error) error {
+	raw := make([]any, len(types))
+	ptrs := make([]any, len(types))
+	for i := range raw {
+		ptrs[i] = &raw[i]
+	}
+	row := make([]any, len(types))
+	return r.rows(ctx, tmpl, args, func(rows *sqlx.Rows) error {
+		if err := rows.Scan(ptrs...); err != nil {
+			return fmt.Errorf("scan: %w", err)
+		}
+		var err error
+		for i, v := range raw {
+			if row[i], err = store.Canonical(types[i], v); err != nil {
+				return fmt.Errorf("scan: %w", err)
+			}
+		}
+		return each(row)
+	})
+}
+
 // Has reports whether the database has the documented table.
 func (r *Reader) Has(table string) bool { return r.cat.Has(table) }
 
@@ -237,16 +264,6 @@ func top[T any](ctx context.Context, r *Reader, inst int64, n int, tmpl string) 
 	return l, err
 }
 
-// List is a capped list: the first entries, best first, and how many
-// there were in all.
-type List[T any] struct {
-	Items []T   `json:"items"`
-	Total int64 `json:"total"`
-}
-
-// Omitted is the number of entries the list leaves out.
-func (l List[T]) Omitted() int64 { return l.Total - int64(len(l.Items)) }
-
 // Instance describes a result set: its INSTANCES row, its profiler and its
 // rows per table.
 type Instance struct {
@@ -258,6 +275,9 @@ type Instance struct {
 	CounterFrequency   NullDec          `json:"counter_frequency,omitempty"`
 	Rows               int64            `json:"rows"`
 	Tables             map[string]int64 `json:"tables"`
+	// Counter is the INSTANCES row's counter as a writer takes it, nil
+	// when the row names none (merge writes it on).
+	Counter *resultset.Counter `json:"-"`
 }
 
 // Instances lists the result sets in INSTANCES by INST_ID (store.Catalog's
@@ -277,7 +297,7 @@ func (r *Reader) Instances(ctx context.Context, ids ...int64) ([]Instance, error
 		if err := l.ProfilerErr(); err != nil {
 			return nil, fmt.Errorf("read: %w", err)
 		}
-		in := Instance{InstID: l.InstID, Caption: l.Caption, Profiler: l.Profiler, Rows: l.Rows, Tables: l.Tables}
+		in := Instance{InstID: l.InstID, Caption: l.Caption, Profiler: l.Profiler, Rows: l.Rows, Tables: l.Tables, Counter: l.Counter}
 		if c := l.Counter; c != nil {
 			in.CounterName, in.CounterDescription = c.Name, c.Description
 			if c.Frequency != nil {
@@ -298,6 +318,11 @@ func (r *Reader) Instance(ctx context.Context, id int64) (Instance, error) {
 	return l[0], nil
 }
 
+// Need checks that the database has the documented tables of result set
+// in's profiler that a figure is read from: an error that names the
+// first one missing (errors.Is store.ErrMissingTable) when it has not.
+func (r *Reader) Need(in Instance, tables ...string) error { return r.need(in, tables...) }
+
 // need checks that the tables a profiler's figures are read from exist.
 func (r *Reader) need(in Instance, tables ...string) error {
 	def, err := profilers.Lookup(in.Profiler)
@@ -309,7 +334,7 @@ func (r *Reader) need(in Instance, tables ...string) error {
 			return fmt.Errorf("internal: profiler %s has no table %s", in.Profiler, t)
 		}
 		if !r.has(t) {
-			return fmt.Errorf("read: result set %d (%s): table %s is missing from the database", in.InstID, in.Profiler, t)
+			return fmt.Errorf("read: %w", &store.MissingTableError{Table: t, InstID: in.InstID, Profiler: in.Profiler})
 		}
 	}
 	return nil

@@ -5,19 +5,6 @@ import (
 	"fmt"
 )
 
-// Resource and Reference Count tables the figures are read from.
-const (
-	rsClasses      = "RESOURCE_PROFILER_CLASSES_DATA"
-	rsObjects      = "RESOURCE_PROFILER_OBJECTS"
-	rsCreation     = "RESOURCE_PROFILER_CREATION_CALL_STACK"
-	rsMetaRoutines = "RESOURCE_PROFILER_META_ROUTINES"
-	rsErrors       = "RESOURCE_PROFILER_ERRORS"
-
-	rcClasses     = "REFERENCE_COUNT_PROFILER_CLASSES_DATA"
-	rcObjects     = "REFERENCE_COUNT_PROFILER_OBJECTS"
-	rcMetaClasses = "REFERENCE_COUNT_PROFILER_META_CLASSES_DATA"
-)
-
 // Resource is the summary of a Resource result set.
 type Resource struct {
 	LiveCount  NullDec             `json:"live_count"` // over every class

@@ -24,13 +24,17 @@ type RoutineID struct {
 
 // FullName is Namespace.Class::Name, without the parts that are empty:
 // `main.fib`, `net/http.Server::Serve`, `Class::Name`, `Name`.
-func (id RoutineID) FullName() string {
-	s := id.Name
-	if id.Class != "" {
-		s = id.Class + "::" + s
+func (id RoutineID) FullName() string { return FullName(id.Namespace, id.Class, id.Name) }
+
+// FullName is the one spelling of a routine's (or a class member's) name
+// for people: Namespace.Class::Name, without the parts that are empty.
+func FullName(namespace, class, name string) string {
+	s := name
+	if class != "" {
+		s = class + "::" + s
 	}
-	if id.Namespace != "" {
-		s = id.Namespace + "." + s
+	if namespace != "" {
+		s = namespace + "." + s
 	}
 	return s
 }

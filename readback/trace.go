@@ -3,20 +3,15 @@ package readback
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
-)
 
-// Function Trace tables the figures are read from.
-const (
-	ftRoutines     = "FUNCTION_TRACE_PROFILER_ROUTINES"
-	ftMetaRoutines = "FUNCTION_TRACE_PROFILER_META_ROUTINES"
-	ftThreads      = "FUNCTION_TRACE_PROFILER_THREADS"
-	ftCallTrace    = "FUNCTION_TRACE_PROFILER_CALL_TRACE"
+	"github.com/jmoiron/sqlx"
 )
 
 // Trace is the summary of a Function Trace result set. Times are in the
 // counter's ticks (INSTANCES.COUNTER_FREQUENCY per second when it is set).
+// Calls is the sum of its routines' calls (RoutineTime.Calls), as compare
+// sums them; TotalTime is TotalTime's.
 type Trace struct {
 	Counter   string                `json:"counter"`
 	Frequency float64               `json:"frequency"` // ticks per second; 0 when unknown
@@ -34,6 +29,12 @@ type Trace struct {
 // time with children of its calls that have no call of the same routine
 // above them (a recursive routine's nested calls are in the outer call's
 // time already).
+//
+// Calls has one meaning wherever profdb prints calls of a routine (show,
+// compare, check, report): the times the routine was called as the
+// profiler counted them, its ROUTINES row's COL_HIT_COUNT (for a sampling
+// profile, such as a pprof one, its samples); for a routine without a
+// ROUTINES row, the number of its CALL_TRACE rows (stored calls).
 type RoutineTime struct {
 	RecID     int64  `json:"rec_id" db:"rid"`
 	Name      string `json:"name" db:"name"`
@@ -67,7 +68,10 @@ type Times struct {
 	WithChild int64 `json:"time_with_children"`
 }
 
-// ThreadTime is one thread's calls and time (of its top-level calls).
+// ThreadTime is one thread's time (of its top-level calls) and, in Calls,
+// the number of its CALL_TRACE rows: the calls of its stored call tree,
+// which a sampling profile stores once per distinct call path (a thread
+// has no hit count of its own).
 type ThreadTime struct {
 	ID            int64   `json:"id" db:"id"`
 	Win32ThreadID NullDec `json:"win32_thread_id" db:"tid"`
@@ -133,6 +137,10 @@ func (r *Reader) trace(ctx context.Context, in Instance, o Options) (*Trace, err
 	for i := range all {
 		all[i].WithChild = cum[i]
 		t.names[all[i].RecID] = all[i]
+		t.Calls += all[i].Calls
+	}
+	if t.TotalTime, err = r.TotalTime(ctx, in); err != nil {
+		return nil, err
 	}
 	t.ByOwn = sorted(all, o.top(), func(a, b RoutineTime) bool { return a.Own > b.Own })
 	t.ByTotal = sorted(all, o.top(), func(a, b RoutineTime) bool { return a.WithChild > b.WithChild })
@@ -149,8 +157,6 @@ func (r *Reader) trace(ctx context.Context, in Instance, o Options) (*Trace, err
 		ORDER BY 4 DESC, {t.`+ftThreads+`.ID}`,
 		func(v *ThreadTime) bool {
 			threads = append(threads, *v)
-			t.Calls += v.Calls
-			t.TotalTime += v.Time
 			return true
 		})
 	if err != nil {
@@ -163,23 +169,39 @@ func (r *Reader) trace(ctx context.Context, in Instance, o Options) (*Trace, err
 	return t, nil
 }
 
+// TotalTime reads the total time of Function Trace result set in, in its
+// counter's ticks: the time with children of its top-level calls (those
+// with no caller, COL_PARENT_NO -1), over every thread. show's total time
+// and check's max-time-increase rule read it.
+func (r *Reader) TotalTime(ctx context.Context, in Instance) (int64, error) {
+	if err := r.need(in, ftCallTrace); err != nil {
+		return 0, err
+	}
+	var total int64
+	err := scan(ctx, r, in.InstID, `SELECT COALESCE(SUM({c.`+ftCallTrace+`.COL__S_WITH_CHILDREN}), 0) FROM {c:`+ftCallTrace+`}
+		WHERE {c.`+ftCallTrace+`.INST_ID} = {?} AND {c.`+ftCallTrace+`.COL_PARENT_NO} = -1`,
+		func(rows *sqlx.Rows) error { return rows.Scan(&total) })
+	if err != nil {
+		return 0, fmt.Errorf("read: result set %d: total time: %w", in.InstID, err)
+	}
+	return total, nil
+}
+
 // sorted returns the first n of all by less, ties by REC_ID.
 func sorted(all []RoutineTime, n int, less func(a, b RoutineTime) bool) List[RoutineTime] {
-	s := append([]RoutineTime(nil), all...)
-	sort.SliceStable(s, func(i, j int) bool {
-		if less(s[i], s[j]) {
+	t := NewTop(n, func(a, b RoutineTime) bool {
+		if less(a, b) {
 			return true
 		}
-		if less(s[j], s[i]) {
+		if less(b, a) {
 			return false
 		}
-		return s[i].RecID < s[j].RecID
+		return a.RecID < b.RecID
 	})
-	l := List[RoutineTime]{Total: int64(len(s)), Items: s}
-	if len(s) > n {
-		l.Items = s[:n]
+	for _, v := range all {
+		t.Add(v)
 	}
-	return l
+	return t.List()
 }
 
 // routineTimes reads the calls and own time of every routine of Function
@@ -245,4 +267,37 @@ func (r *Reader) TimesByRoutine(ctx context.Context, in Instance) (map[RoutineID
 		out[id] = t
 	}
 	return out, nil
+}
+
+// OwnTimes streams the own time per routine of Function Trace result sets
+// a and b (the own times TimesByRoutine reads, without the walk for time
+// with children), routines matched by RoutineID; a routine one of them
+// lacks has 0 there. Routines come in no particular order; each stops the
+// stream by returning an error, which OwnTimes returns. check's
+// max-time-increase rule reads it. Memory grows with the routines.
+func (r *Reader) OwnTimes(ctx context.Context, a, b Instance, each func(id RoutineID, ownA, ownB int64) error) error {
+	own := map[RoutineID]*[2]int64{}
+	for i, in := range []Instance{a, b} {
+		if err := r.need(in, ftRoutines, ftMetaRoutines, ftCallTrace); err != nil {
+			return err
+		}
+		all, err := r.routineTimes(ctx, in.InstID)
+		if err != nil {
+			return fmt.Errorf("read: result set %d: routines: %w", in.InstID, err)
+		}
+		for _, v := range all {
+			p := own[v.ID()]
+			if p == nil {
+				p = new([2]int64)
+				own[v.ID()] = p
+			}
+			p[i] += v.Own
+		}
+	}
+	for id, p := range own {
+		if err := each(id, p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

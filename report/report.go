@@ -176,7 +176,7 @@ func Write(ctx context.Context, r *readback.Reader, w io.Writer, o Options) erro
 func parse() (*template.Template, error) {
 	funcs := template.FuncMap{
 		"pct":       readback.Percent,
-		"qualified": qualified,
+		"qualified": func(class, name string) string { return readback.FullName("", class, name) },
 		"name":      termtext.Name, // names are shown as the CLI prints them
 		"line":      termtext.Line, // and messages too
 		"args":      func(v ...any) []any { return v },
@@ -192,13 +192,6 @@ func parse() (*template.Template, error) {
 		return nil, fmt.Errorf("report: template: %w", err)
 	}
 	return t, nil
-}
-
-func qualified(class, name string) string {
-	if class != "" {
-		return class + "::" + name
-	}
-	return name
 }
 
 func setOf(ctx context.Context, r *readback.Reader, in readback.Instance, src *srcroot.Root, o Options) (*set, error) {

@@ -66,7 +66,7 @@ func (c *Catalog) Has(table string) bool { _, ok := c.tables[strings.ToUpper(tab
 // table, or an error saying it is missing.
 func (c *Catalog) Table(table string) (string, error) {
 	if !c.Has(table) {
-		return "", fmt.Errorf("table %s is missing", table)
+		return "", &MissingTableError{Table: table}
 	}
 	return c.qualified(table), nil
 }
@@ -75,7 +75,7 @@ func (c *Catalog) Table(table string) (string, error) {
 // documented table, or an error naming what is missing.
 func (c *Catalog) Column(ctx context.Context, table, column string) (string, error) {
 	if !c.Has(table) {
-		return "", fmt.Errorf("table %s is missing", table)
+		return "", &MissingTableError{Table: table}
 	}
 	return c.col(ctx, table, column)
 }

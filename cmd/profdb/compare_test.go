@@ -153,7 +153,7 @@ func TestCompareCLI(t *testing.T) {
 				{[]string{"1", "2", "--style", "log"}, 2, "profdb: compare: --style must be difference, ratio or percent, not \"log\"\nRun 'profdb compare --help' for usage.\n"},
 				{[]string{"1", "2", "--stlye", "ratio"}, 2, "profdb: compare: unknown flag: --stlye; did you mean --style?\nRun 'profdb compare --help' for usage.\n"},
 				{[]string{"1", "3"}, 1, "profdb: compare: the result sets cannot be compared: result set 1 is light-coverage, result set 3 is function-trace\n"},
-				{[]string{"3", "4"}, 1, "profdb: compare: the result sets cannot be compared: the function traces were measured with different counters: \"Time\" (result set 3) and \"CPU Cycles\" (result set 4)\n"},
+				{[]string{"3", "4"}, 1, "profdb: compare: the result sets cannot be compared: they were measured with different counters: \"Time\" (result set 3) and \"CPU Cycles\" (result set 4)\n"},
 			} {
 				out, stderr, code := runCLI(t, append([]string{"compare", "--db", db}, c.args...)...)
 				if code != c.code || out != "" || stderr != c.stderr {

@@ -19,8 +19,8 @@ var importLayers = []struct {
 	{2, []string{"dialects/*", "resultset"}},
 	{3, []string{"profilers/*", "internal/testdb"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},
-	{5, []string{"exporter", "input/*", "readback", "merge"}},
-	{6, []string{"exporter/*", "compare", "gate", "internal/examplefig"}},
+	{5, []string{"exporter", "input/*", "readback"}},
+	{6, []string{"exporter/*", "compare", "gate", "merge", "internal/examplefig"}},
 	{7, []string{"report"}},
 	{8, []string{"cmd/*"}},
 }

@@ -111,7 +111,7 @@ func printSummary(w io.Writer, s *readback.Summary, width int) error {
 		}
 		t := p.table("Least covered routines", c.Least.Omitted(), "ROUTINE", "SOURCE FILE", "COVERED", "LINES", "%")
 		for _, x := range c.Least.Items {
-			t.row(qualified(x.Class, x.Name), x.File, itoa(x.Covered), itoa(x.Total), readback.Percent(x.Covered, x.Total))
+			t.row(readback.FullName("", x.Class, x.Name), x.File, itoa(x.Covered), itoa(x.Total), readback.Percent(x.Covered, x.Total))
 		}
 		t.flush()
 	case s.Trace != nil:
@@ -138,7 +138,7 @@ func printSummary(w io.Writer, s *readback.Summary, width int) error {
 		classTable(p, rs.Classes)
 		t := p.table("Routines that allocate most", rs.Allocators.Omitted(), "ROUTINE", "OBJECTS", "SIZE")
 		for _, x := range rs.Allocators.Items {
-			t.row(qualified(x.Class, x.Name), itoa(x.Objects), x.Size.String())
+			t.row(readback.FullName("", x.Class, x.Name), itoa(x.Objects), x.Size.String())
 		}
 		t.flush()
 		if rs.Errors.Total == 0 {
@@ -175,13 +175,6 @@ func classTable(p *printer, l readback.List[readback.ClassFigures]) {
 			x.TotalCreated.String(), x.TotalSize.String())
 	}
 	t.flush()
-}
-
-func qualified(class, name string) string {
-	if class != "" {
-		return class + "::" + name
-	}
-	return name
 }
 
 func orDash(s string) string {
