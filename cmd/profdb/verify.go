@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
@@ -10,9 +9,6 @@ import (
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/store"
 )
-
-// exitFindings is verify's exit status when it finds something.
-const exitFindings = 1
 
 func newVerifyCmd(rep *ledger) *cobra.Command {
 	var dsn, schema string
@@ -36,8 +32,7 @@ there: nothing to verify is not "ok"). --json prints the findings as a JSON arra
 "message", "ids"} ([] when all is well). Everything is read in one
 consistent snapshot, so result sets that are being exported or deleted
 meanwhile are seen whole or not at all.`,
-		Args:        usageArgs(cobra.NoArgs),
-		Annotations: map[string]string{annErrorStatus: strconv.Itoa(exitCannotRun)},
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("inst") && inst < 1 {
 				return usageErrorf("--inst must be a positive INST_ID, not %d", inst)
@@ -59,7 +54,7 @@ meanwhile are seen whole or not at all.`,
 					return err
 				}
 				if len(findings) > 0 {
-					return statusError{exitFindings, fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))}
+					return no("verify: %s", english.Plural(len(findings), "finding", ""))
 				}
 				return nil
 			}
@@ -67,7 +62,7 @@ meanwhile are seen whole or not at all.`,
 				fmt.Fprintln(cmd.OutOrStdout(), termtext.Line(f.String()))
 			}
 			if len(findings) > 0 {
-				return statusError{exitFindings, fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))}
+				return no("verify: %s", english.Plural(len(findings), "finding", ""))
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "ok")
 			return nil
