@@ -29,7 +29,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newListCmd,
 	newShowCmd,
 	newCompareCmd,
-	noLedger(newReportCmd),
+	newReportCmd,
 	newVerifyCmd,
 	newCheckCmd,
 	newDeleteCmd,
