@@ -26,7 +26,7 @@ type copyOptions struct {
 func newCopyCmd(rep *ledger) *cobra.Command {
 	var o copyOptions
 	cmd := &cobra.Command{
-		Use:   "copy --from DSN --to DSN [--inst N]...",
+		Use:   "copy --from DSN --to DSN [--inst N|A-B]...",
 		Short: "Copy result sets between databases",
 		Long: `copy reads result sets from one database and exports each into another, of
 any dialects. Every copied result set gets a new INST_ID at the target, its

@@ -25,8 +25,7 @@ func addInstFlag(cmd *cobra.Command, what, dflt string) *instFlag {
 	if dflt != "" {
 		usage += " (default: " + dflt + ")"
 	}
-	cmd.Flags().StringSliceVar(&f.specs, "inst", nil, usage)
-	cmd.Flags().Lookup("inst").DefValue = "" // the usage says the default; not pflag's "(default [])" too
+	cmd.Flags().StringSliceVar(&f.specs, "inst", nil, usage) // pflag prints no "(default [])": the usage says it
 	return f
 }
 

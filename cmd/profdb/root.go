@@ -188,7 +188,17 @@ func newRootCmd(rep *ledger) *cobra.Command {
 		Short: "Write AQTime profiler results into SQL databases",
 		Long: `profdb writes AQTime profiler results into SQL databases (SQLite, PostgreSQL,
 MySQL/MariaDB, SQL Server) using the table layout AQTime documents for its
-Light Coverage, Resource, Function Trace and Reference Count profilers.`,
+Light Coverage, Resource, Function Trace and Reference Count profilers.
+
+Exit status, the same for every command: 0 when it did its work; 1 for its
+negative answer (check: a rule failed; compare: the sets cannot be compared;
+verify: it found problems); 2 when it could not run (a usage error, a
+connection refused or lost, bad input, a result set or database that is not
+there); 130 for SIGINT and 143 for SIGTERM.
+
+--inst, in every command that takes it (copy, delete, report, verify), is
+an INST_ID or a range A-B of them, repeated or separated by commas
+(--inst 3,5 --inst 10-20).`,
 		SilenceUsage:  true, // an error is not a reason to print the usage
 		SilenceErrors: true, // run prints errors, prefixed "profdb: "
 		Args:          rootArgs,
