@@ -148,3 +148,28 @@ func TestExitStatuses(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsNameFlags: the library errors that name Options fields
+// (optionerr) or that a flag helps with reach the user phrased with
+// profdb's flags, and the library's own words name no flag.
+func TestErrorsNameFlags(t *testing.T) {
+	dsn := sqliteDSN(t)
+	mustRun(t, "export", "--db", dsn, "../../examples/resource.json")
+	garbage := filepath.Join(t.TempDir(), "garbage.txt")
+	writeFile(t, garbage, "not a profile\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--db", dsn, "1"}, "profdb: check: no rule given: set --min-coverage, --max-drop, --min-patch-coverage or --max-time-increase\nRun 'profdb check --help' for usage.\n"},
+		{[]string{"check", "--db", dsn, "1", "--max-drop", "1"}, "profdb: check: --max-drop and --max-time-increase compare with a baseline: set --baseline\n"},
+		{[]string{"check", "--db", dsn, "1", "--max-time-increase", "5", "--baseline", "1"}, "profdb: check: result set 1 is a resource result set: --max-time-increase needs a function-trace one\n"},
+		{[]string{"export", "--db", dsn, garbage}, "; use --format\n"},
+		{[]string{"export", "--db", dsn, "--no-create", "../../examples/function-trace.json"}, "write: table FUNCTION_TRACE_PROFILER_ROUTINES does not exist in the database, and creating tables is forbidden (--no-create); ask for it to be created with the sqlite DDL; profdb ddl prints it\n"},
+	} {
+		_, stderr, code := runCLI(t, c.args...)
+		if code != exitCannotRun || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "Options.") {
+			t.Errorf("profdb %s: exit %d, %q; want 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/gate"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/optionerr"
@@ -39,6 +40,7 @@ var cliHints = []struct {
 }{
 	{input.ErrUndetected, "use --format"},
 	{gate.ErrEmptyDiff, "if no change is expected, say so with --allow-empty-diff"},
+	{exporter.ErrNoCreate, "profdb ddl prints it"},
 }
 
 // phrase returns err as the command line says it, the one place where
