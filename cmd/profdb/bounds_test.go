@@ -196,7 +196,7 @@ func hostileSetup(t *testing.T) (bin, dir string, cases []hostileCase) {
 }
 
 // TestHostileInputs: each hostile input of issue 32 ends in a clear error,
-// exit status 1, with a short message and a peak RSS under 200 MB. Each
+// exit status 2, with a short message and a peak RSS under 200 MB. Each
 // runs in a 4 GiB address space (ulimit -v), where an allocation from a
 // claimed size, or one that grows with the input, fails as "fatal error:
 // out of memory": none may crash the Go runtime.
