@@ -1,6 +1,7 @@
 package dialects
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -48,14 +49,22 @@ func Names() []string {
 	return names
 }
 
+// ErrUnknownDialect is matched by errors.Is in the error of a dialect name
+// no dialect is registered under (Lookup).
+var ErrUnknownDialect = errors.New("unknown dialect")
+
+// ErrUnknownScheme is matched by errors.Is in the error of a DSN whose
+// scheme no dialect is registered for, or that has none (ForDSN).
+var ErrUnknownScheme = errors.New("unknown DSN scheme")
+
 // Lookup returns the dialect registered under name.
 func Lookup(name string) (Dialect, error) {
 	mu.RLock()
 	d, ok := byName[strings.ToLower(name)]
 	mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("dialects: unknown dialect %q (forgotten import?); registered: %s",
-			name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("dialects: %w %q (forgotten import?); registered: %s",
+			ErrUnknownDialect, name, strings.Join(Names(), ", "))
 	}
 	return d, nil
 }
@@ -66,14 +75,14 @@ func Lookup(name string) (Dialect, error) {
 func ForDSN(dsn string) (Dialect, error) {
 	scheme, _, ok := strings.Cut(dsn, ":")
 	if !ok || scheme == "" {
-		return nil, fmt.Errorf("dialects: DSN %q has no scheme; want one of %s", Redact(dsn), strings.Join(schemes(), ", "))
+		return nil, Wrapping(ErrUnknownScheme, fmt.Errorf("dialects: DSN %q has no scheme; want one of %s", Redact(dsn), strings.Join(schemes(), ", ")))
 	}
 	mu.RLock()
 	d, found := byScheme[strings.ToLower(scheme)]
 	mu.RUnlock()
 	if !found {
-		return nil, fmt.Errorf("dialects: unknown DSN scheme %q; supported: %s",
-			scheme, strings.Join(schemes(), ", "))
+		return nil, fmt.Errorf("dialects: %w %q; supported: %s",
+			ErrUnknownScheme, scheme, strings.Join(schemes(), ", "))
 	}
 	return d, nil
 }

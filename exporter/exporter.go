@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -42,6 +43,11 @@ func New(db *store.DB, o Options) *Exporter {
 
 // DB returns the database the Exporter writes into.
 func (e *Exporter) DB() *store.DB { return e.st }
+
+// ErrNoCreate is matched by errors.Is in the error of a write that needs
+// a table that does not exist where store.Options.NoCreate forbids
+// creating it; errors.As finds an *optionerr.Error naming the option.
+var ErrNoCreate = errors.New("a table is missing and may not be created")
 
 // errorf formats an error of writing a result set, prefixed "write: ".
 func errorf(format string, args ...any) error {

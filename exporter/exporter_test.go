@@ -3,6 +3,7 @@ package exporter_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -570,7 +571,7 @@ func TestNoCreate(t *testing.T) {
 			}
 			defer db.Close()
 			_, err = resultset.Export(ctxT(t), db, callTraceSet("x", 1))
-			if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "--no-create") {
+			if !errors.Is(err, exporter.ErrNoCreate) || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "(store.Options.NoCreate)") {
 				t.Fatalf("error = %v", err)
 			}
 			tables, err := db.DB().Dialect().Tables(ctxT(t), db.DB().SQL(), "")

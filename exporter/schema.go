@@ -11,6 +11,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/optionerr"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 )
@@ -72,7 +73,9 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 		}
 		if !ok {
 			if e.sopts.NoCreate {
-				return nil, nil, errorf("table %s does not exist in %s, and creating tables is forbidden (--no-create); ask for it to be created, e.g. with `profdb ddl --dialect %s`", t.Name, e.where(), d.Name())
+				msg := fmt.Sprintf("table %s does not exist in %s, and creating tables is forbidden (%%s); ask for it to be created with the %s DDL",
+					t.Name, strings.ReplaceAll(e.where(), "%", "%%"), d.Name())
+				return nil, nil, errorf("%w", optionerr.New(ErrNoCreate, "store.Options", msg, "NoCreate"))
 			}
 			stmts := d.CreateTableIn(schema, t)
 			if nc, ok := d.(dialects.NewTableCreator); ok {

@@ -8,7 +8,9 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/profdb/profdb/optionerr"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/readback"
@@ -70,20 +72,20 @@ func (o Options) maxRanges() int {
 // limits checks that every limit given is a number in its range.
 func (o Options) limits() error {
 	for _, l := range []struct {
-		flag string
-		v    *float64
-		max  float64
+		field string
+		v     *float64
+		max   float64
 	}{
-		{"--min-coverage", o.MinCoverage, 100},
-		{"--max-drop", o.MaxDrop, 100},
-		{"--min-patch-coverage", o.MinPatchCoverage, 100},
-		{"--max-time-increase", o.MaxTimeIncrease, math.Inf(1)},
+		{"MinCoverage", o.MinCoverage, 100},
+		{"MaxDrop", o.MaxDrop, 100},
+		{"MinPatchCoverage", o.MinPatchCoverage, 100},
+		{"MaxTimeIncrease", o.MaxTimeIncrease, math.Inf(1)},
 	} {
 		if l.v == nil {
 			continue
 		}
 		if err := CheckPercent(*l.v, l.max); err != nil {
-			return usageErr(fmt.Sprintf("check: %s: %v", l.flag, err))
+			return optionErr("check: %s: "+strings.ReplaceAll(err.Error(), "%", "%%"), l.field)
 		}
 	}
 	return nil
@@ -102,8 +104,15 @@ func CheckPercent(v, max float64) error {
 
 // ErrUsage is matched by errors.Is in the error of Check when the options
 // do not make a check: no rule, a rule without what it needs, or a rule
-// that does not apply to the result set's profiler.
+// that does not apply to the result set's profiler. When the error is about
+// Options fields, errors.As finds an *optionerr.Error naming them.
 var ErrUsage = errors.New("check: usage")
+
+// optionErr is the ErrUsage of the Options fields, named in msg by fmt
+// verbs.
+func optionErr(msg string, fields ...string) error {
+	return optionerr.New(ErrUsage, "gate.Options", msg, fields...)
+}
 
 type usageErr string
 
@@ -214,16 +223,16 @@ func (rc RoutineChange) FullName() string {
 // ErrUsage) or the database fails; a rule that fails is no error.
 func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Report, error) {
 	if o.MinCoverage == nil && o.MaxDrop == nil && o.Diff == nil && o.MinPatchCoverage == nil && o.MaxTimeIncrease == nil {
-		return nil, usageErr("check: no rule given: use --min-coverage, --max-drop, --min-patch-coverage or --max-time-increase")
+		return nil, optionErr("check: no rule given: set %s, %s, %s or %s", "MinCoverage", "MaxDrop", "MinPatchCoverage", "MaxTimeIncrease")
 	}
 	if (o.MaxDrop != nil || o.MaxTimeIncrease != nil) != (o.Baseline != 0) {
 		if o.Baseline == 0 {
-			return nil, usageErr("check: --max-drop and --max-time-increase compare with a baseline: give --baseline")
+			return nil, optionErr("check: %s and %s compare with a baseline: set %s", "MaxDrop", "MaxTimeIncrease", "Baseline")
 		}
-		return nil, usageErr("check: --baseline is for --max-drop or --max-time-increase")
+		return nil, optionErr("check: %s is for %s or %s", "Baseline", "MaxDrop", "MaxTimeIncrease")
 	}
 	if o.MinPatchCoverage != nil && o.Diff == nil {
-		return nil, usageErr("check: --min-patch-coverage needs --diff")
+		return nil, optionErr("check: %s needs %s", "MinPatchCoverage", "Diff")
 	}
 	if err := o.limits(); err != nil {
 		return nil, err
@@ -238,7 +247,7 @@ func Check(ctx context.Context, r *readback.Reader, inst int64, o Options) (*Rep
 		return nil, usageErr(fmt.Sprintf("check: result set %d is a %s result set: coverage rules need a light-coverage one", inst, in.Profiler))
 	}
 	if o.MaxTimeIncrease != nil && in.Profiler != functiontrace.Name {
-		return nil, usageErr(fmt.Sprintf("check: result set %d is a %s result set: --max-time-increase needs a function-trace one", inst, in.Profiler))
+		return nil, optionErr(fmt.Sprintf("check: result set %d is a %s result set: %%s needs a function-trace one", inst, strings.ReplaceAll(in.Profiler, "%", "%%")), "MaxTimeIncrease")
 	}
 	var base readback.Instance
 	if o.Baseline != 0 {

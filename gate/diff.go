@@ -113,8 +113,8 @@ func ParseDiff(ctx context.Context, r io.Reader) (*Patch, error) {
 
 // ErrEmptyDiff is the error of an empty input: no diff, but possibly the
 // empty output of a `git diff` that failed in a pipeline.
-var ErrEmptyDiff = errors.New("the input is empty: if no change is expected, say so with --allow-empty-diff; " +
-	"a git diff that fails in a pipeline hands on nothing, so run the pipeline under set -o pipefail")
+var ErrEmptyDiff = errors.New("the input is empty: a git diff that fails in a pipeline hands on nothing, " +
+	"so run the pipeline under set -o pipefail")
 
 // errNoDiff is the error of input with no file header.
 var errNoDiff = errors.New("no file header (diff --git, or --- and +++ followed by @@) in it: this is not a diff " +

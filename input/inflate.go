@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/profdb/profdb/optionerr"
 )
 
 // The default limit on what a compressed input inflates to: InflateRatio
@@ -24,8 +26,8 @@ var ErrInflateLimit = errors.New("input: inflates past the limit")
 // Inflated limits what the decompressing reader inflated yields, the
 // compressed bytes being read through the reader compressed (wrap the
 // source with it before the decompressor reads it): past the limit, a
-// Read fails with an error naming the limit and the flag --max-inflate
-// that raises it. Nothing is allocated from what a header claims: the
+// Read fails with an error naming the limit and the option
+// (Options.MaxInflate, an *optionerr.Error) that raises it. Nothing is allocated from what a header claims: the
 // count is of the bytes actually produced.
 func Inflated(compressed *CountingReader, inflated io.Reader, o Options) io.Reader {
 	return &inflateLimit{in: compressed, r: inflated, max: o.MaxInflate}
@@ -43,11 +45,6 @@ func (c *CountingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-type inflateError string
-
-func (e inflateError) Error() string        { return string(e) }
-func (e inflateError) Is(target error) bool { return target == ErrInflateLimit }
-
 type inflateLimit struct {
 	in  *CountingReader
 	r   io.Reader
@@ -55,13 +52,14 @@ type inflateLimit struct {
 	out int64
 }
 
-// limit returns the limit now, and how it is made for the message.
+// limit returns the limit now, and how it is made and raised for the
+// message (a format naming Options.MaxInflate with %[1]s).
 func (l *inflateLimit) limit() (int64, string) {
 	if l.max > 0 {
-		return l.max, "--max-inflate"
+		return l.max, "%[1]s); a larger %[1]s raises the limit"
 	}
 	lim := max(InflateFloor, InflateRatio*l.in.N)
-	return lim, fmt.Sprintf("the default: %d times the %s of compressed input read, at least %s", InflateRatio, Size(l.in.N), Size(InflateFloor))
+	return lim, fmt.Sprintf("the default: %d times the %s of compressed input read, at least %s); %%[1]s raises the limit", InflateRatio, Size(l.in.N), Size(InflateFloor))
 }
 
 func (l *inflateLimit) Read(p []byte) (int, error) {
@@ -79,7 +77,7 @@ func (l *inflateLimit) Read(p []byte) (int, error) {
 			l.out++
 			return 1, nil
 		}
-		return 0, inflateError(fmt.Sprintf("decompresses to more than %s (%s); --max-inflate SIZE raises the limit", Size(lim), how))
+		return 0, optionerr.New(ErrInflateLimit, "input.Options", "decompresses to more than "+Size(lim)+" ("+how, "MaxInflate")
 	}
 	if int64(len(p)) > lim-l.out {
 		p = p[:lim-l.out]

@@ -45,7 +45,7 @@ func TestInflatedDefault(t *testing.T) {
 	n, err := io.Copy(io.Discard, input.Inflated(c, zr, input.Options{}))
 	if !errors.Is(err, input.ErrInflateLimit) || n != input.InflateFloor ||
 		!strings.Contains(err.Error(), "decompresses to more than 256 MiB (the default: 100 times the ") ||
-		!strings.HasSuffix(err.Error(), "--max-inflate SIZE raises the limit") {
+		!strings.HasSuffix(err.Error(), "; input.Options.MaxInflate raises the limit") {
 		t.Fatalf("%d bytes, %v", n, err)
 	}
 }

@@ -95,10 +95,18 @@ func Lookup(name string) (Format, error) {
 	f, ok := formats[name]
 	mu.RUnlock()
 	if !ok {
-		return Format{}, fmt.Errorf("input: unknown format %q (forgotten import?); registered: %s", name, strings.Join(Names(), ", "))
+		return Format{}, fmt.Errorf("input: %w %q (forgotten import?); registered: %s", ErrUnknownFormat, name, strings.Join(Names(), ", "))
 	}
 	return f, nil
 }
+
+// ErrUnknownFormat is matched by errors.Is in the error of a format name
+// no format registered under (Lookup, Read).
+var ErrUnknownFormat = errors.New("unknown format")
+
+// ErrUndetected is matched by errors.Is in the error of input whose format
+// Detect cannot tell (Read with no format named).
+var ErrUndetected = errors.New("cannot tell the format")
 
 // Detect picks the format of a file from its first bytes.
 func Detect(head []byte) (Format, error) {
@@ -108,7 +116,7 @@ func Detect(head []byte) (Format, error) {
 			return f, nil
 		}
 	}
-	return Format{}, fmt.Errorf("input: cannot tell the format; use --format (%s)", strings.Join(Names(), ", "))
+	return Format{}, fmt.Errorf("input: %w (formats: %s)", ErrUndetected, strings.Join(Names(), ", "))
 }
 
 // Read reads r with the named format, or the detected one when format is

@@ -13,7 +13,8 @@ type Range struct{ From, To int64 }
 
 // Selection names result sets by INST_ID, by range and by export time, as
 // profdb delete does with --inst and --older-than. A result set is
-// selected when any of them names it.
+// selected when any of them names it. profdb's --inst, in every command
+// that takes it, is parsed by ParseSelection.
 type Selection struct {
 	// IDs are INST_IDs, each of which must be listed.
 	IDs []int64
@@ -60,7 +61,7 @@ func (s Selection) Pick(list []Listing) (ids []int64, undated int, err error) {
 	}
 	for _, id := range s.IDs {
 		if !listed[id] {
-			return nil, 0, fmt.Errorf("no result set %d in INSTANCES", id)
+			return nil, 0, &NoResultSetError{InstID: id}
 		}
 		ids = append(ids, id)
 	}

@@ -16,13 +16,6 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-// Exit statuses of "profdb check": a rule failed, or the check could not
-// be made (usage, connection, a missing result set).
-const (
-	exitRuleFailed = 1
-	exitCheckError = 2
-)
-
 // percentValue is a flag holding a percentage ("80", "80%", "2.5") that
 // may be unset, from 0 to max (+Inf: no upper bound).
 type percentValue struct {
@@ -115,9 +108,6 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
   # a real diff) with its output: docs/guide.md, "A worked example: two
   # runs in CI"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
-		Annotations: map[string]string{
-			annErrorStatus: strconv.Itoa(exitCheckError),
-		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			inst, err := strconv.ParseInt(args[0], 10, 64)
 			if err != nil || inst < 1 {
@@ -149,7 +139,7 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 			defer r.Close()
 			report, err := gate.Check(ctx, r, inst, o)
 			if errors.Is(err, gate.ErrUsage) {
-				return usageError{err.Error()}
+				return usageError{err}
 			}
 			if err != nil {
 				return err
@@ -162,7 +152,7 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 				for i, x := range failed {
 					names[i] = x.Name
 				}
-				return statusError{exitRuleFailed, fmt.Errorf("check: %d of %d rules failed: %s", len(failed), len(report.Rules), strings.Join(names, ", "))}
+				return no("check: %d of %d rules failed: %s", len(failed), len(report.Rules), strings.Join(names, ", "))
 			}
 			return nil
 		},

@@ -54,8 +54,7 @@ set.`,
 
   profdb compare --db postgres://me@db/prof 12 14 --style percent --top 10
   profdb compare 1 2 --json`,
-		Args:        usageArgs(cobra.ExactArgs(2)),
-		Annotations: map[string]string{annErrorStatus: "2"},
+		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ids [2]int64
 			for i, s := range args {
@@ -82,7 +81,7 @@ set.`,
 			defer r.Close()
 			res, err := compare.Compare(ctx, r, ids[0], ids[1], compare.Options{Style: st, Top: topN})
 			if errors.Is(err, compare.ErrIncomparable) {
-				return statusError{1, err} // the sets cannot be compared: not a failure to compare them
+				return negativeAnswer{err} // the sets cannot be compared: not a failure to compare them
 			}
 			if err != nil {
 				return err

@@ -17,7 +17,7 @@ import (
 // copyOptions are the flags of "profdb copy".
 type copyOptions struct {
 	from, to, fromSchema, toSchema, bulk, progressMode string
-	insts                                              []int64
+	inst                                               *instFlag
 	noCreate, noDistribute, asJSON, quiet              bool
 	retries                                            int
 	conn                                               connOptions
@@ -26,18 +26,19 @@ type copyOptions struct {
 func newCopyCmd(rep *ledger) *cobra.Command {
 	var o copyOptions
 	cmd := &cobra.Command{
-		Use:   "copy --from DSN --to DSN [--inst N]...",
+		Use:   "copy --from DSN --to DSN [--inst N|A-B]...",
 		Short: "Copy result sets between databases",
 		Long: `copy reads result sets from one database and exports each into another, of
 any dialects. Every copied result set gets a new INST_ID at the target, its
 tables and parent links are preserved, and it is written in one transaction
 like any export: a failure leaves no trace of it at the target, and a
 conflict with a concurrent transaction is retried (--retries). Without
---inst every result set of the source is copied. The source is only read
+--inst every result set of the source is copied; --inst takes INST_IDs and
+ranges A-B (3,5 or 10-20), as every command does. The source is only read
 (a missing SQLite file is an error, never created), each result set in
 one consistent snapshot.`,
 		Example: `  profdb copy --from sqlite:profdb.db --to postgres://user@db/prof
-  profdb copy --from mysql://u:p@h/prof --to sqlite:local.db --inst 3 --inst 7`,
+  profdb copy --from mysql://u:p@h/prof --to sqlite:local.db --inst 3 --inst 7-9`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.from == "" || o.to == "" {
@@ -50,10 +51,8 @@ one consistent snapshot.`,
 			if o.retries < 0 {
 				return usageErrorf("--retries: want 0 or more, got %d", o.retries)
 			}
-			for _, n := range o.insts {
-				if n < 1 {
-					return usageErrorf("--inst must be a positive INST_ID, not %d", n)
-				}
+			if _, err := o.inst.selection(); err != nil {
+				return err
 			}
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), mode)
 		},
@@ -63,8 +62,7 @@ one consistent snapshot.`,
 	f.StringVar(&o.to, "to", "", "target database `DSN`")
 	f.StringVar(&o.fromSchema, "from-schema", "", "schema (database on MySQL) of the source tables")
 	f.StringVar(&o.toSchema, "to-schema", "", "schema (database on MySQL) to write into")
-	f.Int64SliceVar(&o.insts, "inst", nil, "`INST_ID` to copy; repeat for several (default: all)")
-	f.Lookup("inst").DefValue = "" // "(default: all)" says it; not pflag's "(default [])" too
+	o.inst = addInstFlag(cmd, "copy", "all")
 	f.BoolVar(&o.noCreate, "no-create", false, "never create tables at the target")
 	noDistributeFlag(cmd, &o.noDistribute)
 	f.StringVar(&o.bulk, "bulk", "auto", "write path at the target: auto or off")
@@ -129,11 +127,15 @@ func (o *copyOptions) run(ctx context.Context, stdout, stderr io.Writer, mode ex
 // selected returns the INST_IDs to copy (--inst, or every one of src) and,
 // when counted, the total of their rows, as the source counts them.
 func (o *copyOptions) selected(ctx context.Context, src *store.DB, counted bool) ([]int64, int64, error) {
+	picked, err := o.inst.pick(ctx, src)
+	if err != nil {
+		return nil, 0, err
+	}
 	if !counted {
 		// No progress to show: counting every table's rows for its
 		// total would only cost time (a read of every index entry).
-		if len(o.insts) > 0 {
-			return o.insts, 0, nil
+		if o.inst.given() {
+			return picked, 0, nil
 		}
 		insts, err := src.InstIDs(ctx)
 		return insts, 0, err
@@ -142,13 +144,13 @@ func (o *copyOptions) selected(ctx context.Context, src *store.DB, counted bool)
 	if err != nil {
 		return nil, 0, err
 	}
-	insts := o.insts
+	insts := picked
 	var total int64
 	for _, l := range list {
-		if len(o.insts) == 0 || slices.Contains(o.insts, l.InstID) {
+		if !o.inst.given() || slices.Contains(picked, l.InstID) {
 			total += l.Rows
 		}
-		if len(o.insts) == 0 {
+		if !o.inst.given() {
 			insts = append(insts, l.InstID)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 // deleteOptions are the flags of "profdb delete".
 type deleteOptions struct {
 	dsn, schema, olderThan string
-	specs                  []string // --inst
+	inst                   *instFlag
 	asJSON, dryRun         bool
 	conn                   connOptions
 }
@@ -57,7 +57,7 @@ keeps its row, marked deleted.`,
 	dbFlag(cmd, &o.dsn)
 	f := cmd.Flags()
 	f.StringVar(&o.schema, "schema", "", "schema (database on MySQL) holding the tables")
-	f.StringSliceVar(&o.specs, "inst", nil, "`INST_ID` or range A-B to delete; repeat or separate with commas (required)")
+	o.inst = addInstFlag(cmd, "delete", "")
 	f.StringVar(&o.olderThan, "older-than", "", "also delete the result sets exported longer ago than `AGE` (90m, 36h, 30d, 2w)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be deleted; delete nothing")
 	f.BoolVar(&o.asJSON, "json", false, `print what was (or would be) deleted as JSON: [{"inst_id", "rows"}]`)
@@ -87,12 +87,12 @@ func parseAge(s string) (time.Duration, error) {
 
 // selection returns the result sets --inst and --older-than select.
 func (o *deleteOptions) selection() (store.Selection, error) {
-	if len(o.specs) == 0 && o.olderThan == "" {
+	if !o.inst.given() && o.olderThan == "" {
 		return store.Selection{}, usageErrorf("--inst or --older-than is required")
 	}
-	sel, err := store.ParseSelection(o.specs)
+	sel, err := o.inst.selection()
 	if err != nil {
-		return store.Selection{}, usageErrorf("--inst %v", err)
+		return store.Selection{}, err
 	}
 	if o.olderThan != "" {
 		age, err := parseAge(o.olderThan)

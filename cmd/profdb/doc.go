@@ -19,8 +19,12 @@
 // is the reference, generated from the commands, and docs/guide.md says
 // what each does and what can be relied on.
 //
-// Errors go to standard error prefixed "profdb: ", and the exit status is
-// then non-zero. DSN passwords are never printed, and names from data are
+// Errors go to standard error prefixed "profdb: ". The exit status is the
+// same contract for every command: 0 done, 1 the command's negative answer
+// (check: a rule failed; compare: not comparable; verify: problems found),
+// 2 could not run; 130/143 when interrupted. One function, exitStatus,
+// maps errors to statuses, and one, phrase, words library errors that name
+// Options fields (optionerr) with the flags that set them. DSN passwords are never printed, and names from data are
 // printed with their control characters escaped (internal/termtext).
 //
 // This package is the command line only: the work is done by the library

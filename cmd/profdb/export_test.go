@@ -229,8 +229,8 @@ func TestEmptyInputIsAnError(t *testing.T) {
 		db := filepath.Join(dir, "profdb.db")
 		stdout, stderr, code := runCLI(t, "export", "--db", "sqlite:"+db, path)
 		want := note + "profdb: export: " + path + ": holds no result set, nothing written (--allow-empty accepts that)\n"
-		if code != 1 || stdout != "" || stderr != want {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1, nothing, %q", name, code, stdout, stderr, want)
+		if code != exitCannotRun || stdout != "" || stderr != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2, nothing, %q", name, code, stdout, stderr, want)
 		}
 		stdout, stderr, code = runCLI(t, "export", "--allow-empty", "--db", "sqlite:"+db, path)
 		if want := note + "profdb: " + path + ": holds no result set\n"; code != 0 || stdout != "" || stderr != want {

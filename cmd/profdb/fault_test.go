@@ -290,9 +290,9 @@ func TestStalledConnectionEnds(t *testing.T) {
 		// The I/O timeout runs from the stall: the command should end 2s
 		// after it.
 		{"stall+io-timeout", []string{"--io-timeout", "2s"}, func(t *testing.T, c *child, p *proxy) time.Time { p.pause(); return time.Now().Add(2 * time.Second) },
-			1, "lost: the server neither answered nor took data for 2s (the I/O timeout)"},
+			exitCannotRun, "lost: the server neither answered nor took data for 2s (the I/O timeout)"},
 		{"TCP cut", nil, func(t *testing.T, c *child, p *proxy) time.Time { p.cut(); return time.Now() },
-			1, "lost: "},
+			exitCannotRun, "lost: "},
 	}
 	for _, dialect := range []string{"postgres", "mysql"} {
 		for _, bulk := range []string{"auto", "off"} {

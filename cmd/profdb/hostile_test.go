@@ -309,7 +309,7 @@ func TestErrorsEscapeNames(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "run\x1b]0;pwned\a\x9b\nx.json")
 	_, errOut, code := runCLI(t, "export", "--db", sqliteDSN(t), name)
 	checkClean(t, "export's error", errOut)
-	if w := `run\x1b]0;pwned\a\x9b\nx.json: no such file or directory` + "\n"; code != 1 || !strings.Contains(errOut, w) || strings.Count(errOut, "\n") != 1 {
+	if w := `run\x1b]0;pwned\a\x9b\nx.json: no such file or directory` + "\n"; code != exitCannotRun || !strings.Contains(errOut, w) || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("exit %d, messages %q; want one line ending %q", code, errOut, w)
 	}
 	// The same file, existing but empty of result sets.

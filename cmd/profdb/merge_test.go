@@ -57,10 +57,7 @@ func TestMergeCommand(t *testing.T) {
 		args := append([]string{"merge", "--db", dsn}, tc.args...)
 		_, errOut, code := runCLI(t, args...)
 		usage := strings.Contains(errOut, "Run 'profdb merge --help' for usage.")
-		want := 1 // the merge failed
-		if tc.usage {
-			want = 2 // it could not run
-		}
+		want := exitCannotRun // merge has no negative answer: it merged, or could not
 		if code != want || usage != tc.usage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("profdb %s: exit %d, %q; want exit %d with %q (usage error: %v)", strings.Join(args, " "), code, errOut, want, tc.want, tc.usage)
 		}

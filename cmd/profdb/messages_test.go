@@ -152,7 +152,7 @@ func TestErrorsNameCommandAndDatabase(t *testing.T) {
 		{[]string{"delete", "--db", db, "--inst", "7"}, "profdb: delete: no result set 7"},
 		{[]string{"copy", "--from", missing, "--to", db}, "profdb: copy: reading source " + missing + ": "},
 		{[]string{"copy", "--from", db, "--to", down}, "profdb: copy: writing target " + downShown + ": "},
-		{[]string{"copy", "--from", db, "--to", db, "--inst", "7"}, "profdb: copy: reading source " + db + ": INST_ID 7: "},
+		{[]string{"copy", "--from", db, "--to", db, "--inst", "7"}, "profdb: copy: reading source " + db + ": no result set 7 in INSTANCES"},
 	} {
 		_, stderr, code := runCLI(t, c.args...)
 		if code == 0 || !strings.HasPrefix(stderr, c.want) {

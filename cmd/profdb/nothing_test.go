@@ -140,8 +140,8 @@ func TestVerifyExitStatus(t *testing.T) {
 	}{
 		{[]string{"verify", "--db", dsn}, 0, ""},
 		{[]string{"verify", "--db", dsn, "--inst", "1"}, 0, ""},
-		{[]string{"verify", "--db", dsn, "--inst", "0"}, 2, "--inst must be a positive INST_ID, not 0"},
-		{[]string{"verify", "--db", dsn, "--inst", "-1"}, 2, "--inst must be a positive INST_ID, not -1"},
+		{[]string{"verify", "--db", dsn, "--inst", "0"}, 2, `--inst "0": want an INST_ID (1, 2, ...) or a range A-B`},
+		{[]string{"verify", "--db", dsn, "--inst", "-1"}, 2, `--inst "-1": want an INST_ID (1, 2, ...) or a range A-B`},
 		{[]string{"verify", "--db", "nosuch://x"}, 2, "nosuch"},
 		{[]string{"verify", "--db", dsn, "--schema", "nosuch"}, 2, `no schema "nosuch"`},
 	} {
@@ -230,7 +230,7 @@ func TestLimitsAreUsageErrors(t *testing.T) {
 		{"copy", "--from", dsn, "--to", "sqlite:" + filepath.Join(dir, "c.db"), "--inst", "-2"},
 	} {
 		_, stderr, code := runCLI(t, args...)
-		if code != 2 || !strings.Contains(stderr, "--inst must be a positive INST_ID") {
+		if code != 2 || !strings.Contains(stderr, "want an INST_ID (1, 2, ...) or a range A-B") {
 			t.Errorf("profdb %s: exit %d, %q; want exit 2 naming --inst", strings.Join(args, " "), code, stderr)
 		}
 	}

@@ -13,12 +13,14 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-func newReportCmd() *cobra.Command {
+func newReportCmd(rep *ledger) *cobra.Command {
 	var dsn, schema, out string
 	var o report.Options
 	var cmpAB bool
+	var inst *instFlag
+	var conn connOptions
 	cmd := &cobra.Command{
-		Use:   "report [--db DSN] [--schema S] [--inst N]... [--source-root DIR] [--compare A B] -o FILE.html",
+		Use:   "report [--db DSN] [--schema S] [--inst N|A-B]... [--source-root DIR] [--compare A B] -o FILE.html",
 		Short: "Write an HTML report of result sets",
 		Long: `report writes one self-contained HTML file (inline CSS, JavaScript and SVG; it
 loads nothing from the network) about the result sets (all, or those --inst
@@ -51,10 +53,8 @@ faster).`,
 			if out == "" {
 				return usageErrorf("report: -o FILE.html is required")
 			}
-			for _, n := range o.Inst {
-				if n < 1 {
-					return usageErrorf("report: --inst must be a positive INST_ID, not %d", n)
-				}
+			if _, err := inst.selection(); err != nil {
+				return err
 			}
 			if cmpAB {
 				for _, s := range args {
@@ -64,16 +64,24 @@ faster).`,
 					}
 					o.Compare = append(o.Compare, n)
 				}
-				if len(o.Inst) == 0 {
-					o.Inst = o.Compare
-				}
 			}
 			stderr := cmd.ErrOrStderr()
 			o.Warnf = func(format string, args ...any) {
 				fmt.Fprintf(stderr, "profdb: warning: %s\n", termtext.Line(fmt.Sprintf(format, args...)))
 			}
 			ctx := cmd.Context()
-			r, err := readback.Open(ctx, dsn, store.Options{Schema: schema, ReadOnly: true})
+			db, err := conn.open(ctx, dsn, store.Options{Schema: schema, ReadOnly: true})
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if o.Inst, err = inst.pick(ctx, db); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			if !inst.given() {
+				o.Inst = o.Compare // nil without --compare: all
+			}
+			r, err := readback.Begin(ctx, db)
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}
@@ -86,7 +94,7 @@ faster).`,
 	f := cmd.Flags()
 	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
 	f.StringVarP(&out, "output", "o", "", "the HTML file to write")
-	f.Int64SliceVar(&o.Inst, "inst", nil, "INST_ID of a result set to report (repeat; default all)")
+	inst = addInstFlag(cmd, "report", "all, or the two of --compare")
 	f.StringVar(&o.SourceRoot, "source-root", "", "folder where coverage sources are looked for; only files under it are read")
 	f.StringVar(&o.Title, "title", "", "page title (default \"profdb report\")")
 	positiveIntVar(f, &o.Top, "top", 200, "entries per list")
@@ -94,5 +102,6 @@ faster).`,
 	positiveIntVar(f, &o.MaxNodes, "max-nodes", 1000, "call tree nodes embedded per result set")
 	positiveIntVar(f, &o.MaxDepth, "max-depth", readback.DefaultMaxDepth, "calls along a route the call tree and flame graph show; deeper ones are folded")
 	f.BoolVar(&cmpAB, "compare", false, "add a page comparing result set B with A, given as the two arguments A B")
+	connFlags(cmd, &conn, rep)
 	return cmd
 }

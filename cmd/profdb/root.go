@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/agnivade/levenshtein"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/internal/termtext"
-	"github.com/profdb/profdb/store"
 )
 
 // commands are the constructors of profdb's subcommands, in the order help
@@ -31,7 +29,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newListCmd,
 	newShowCmd,
 	newCompareCmd,
-	noLedger(newReportCmd),
+	newReportCmd,
 	newVerifyCmd,
 	newCheckCmd,
 	newDeleteCmd,
@@ -56,14 +54,12 @@ var version = ""
 
 // run runs profdb with the command-line arguments args (without the program
 // name), writing output to stdout and messages to stderr, and returns the
-// exit status: 0 on success, 1 on any error (or the status of a
-// statusError, or the one a command gives its errors in its annErrorStatus
-// annotation: check and compare exit 2 when they cannot do their work and 1
-// when a rule fails or the sets cannot be compared), 130 when SIGINT and
-// 143 when SIGTERM interrupted the command. Errors are printed to stderr prefixed
-// "profdb: ", on one line, with any control character in them (names from
-// the input or the database) escaped by termtext.Line; an interruption is
-// reported as what it left behind.
+// exit status (see exitStatus): 0 when the command did its work, 1 for its
+// negative answer, 2 when it could not run, 130 when SIGINT and 143 when
+// SIGTERM interrupted it. Errors are printed to stderr prefixed "profdb: ",
+// on one line, with any control character in them (names from the input or
+// the database) escaped by termtext.Line; an interruption is reported as
+// what it left behind.
 func run(args []string, stdout, stderr io.Writer) int {
 	rep := &ledger{}
 	ctx, stop := watchSignals(stderr, rep)
@@ -76,59 +72,58 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
-		return 0
+		return exitDone
 	}
 	if in, ok := interruption(ctx); ok {
 		fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(rep.message(in)))
 		return in.status()
 	}
-	fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(commandError(cmd, rep.explain(err)).Error()))
-	var ue usageError
-	if errors.As(err, &ue) || isFlagError(err) {
+	fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(commandError(cmd, phrase(rep.explain(err))).Error()))
+	if isUsageError(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
-	return errorStatus(cmd, err)
+	return exitStatus(err)
 }
 
-// errorStatus is the exit status of a command that failed with err: the
-// error's own (statusError); else 2 (the command could not run) for a
-// usage error and for a database that is not there (store.Missing: a
-// schema or database that does not exist, an SQLite file that is missing,
-// empty or no database, a database without result-set tables where
-// result sets are read); else the command's (annErrorStatus), else 1.
-func errorStatus(cmd *cobra.Command, err error) int {
-	var se statusError
-	var ue usageError
-	switch {
-	case errors.As(err, &se):
-		return se.status
-	case errors.As(err, &ue), isFlagError(err), store.Missing(err):
-		return exitCannotRun
+// The exit statuses of every command (docs/guide.md, "Every command"); an
+// interrupted command exits with its signal's (interruption.status).
+const (
+	// exitDone: the command did its work (a check whose rules all hold, a
+	// verify that found nothing, two sets compared).
+	exitDone = 0
+	// exitNo: the command's negative answer (negativeAnswer): a check rule
+	// failed, verify found problems, the sets cannot be compared.
+	exitNo = 1
+	// exitCannotRun: the command could not do its work: a usage error, a
+	// connection refused or lost, bad input, a database, table or result
+	// set that is not there, a write refused, anything else that failed.
+	exitCannotRun = 2
+)
+
+// exitStatus is the exit status of a command that failed with err, the one
+// place that maps errors to statuses: exitNo for a negative answer (a
+// negativeAnswer: each command says which of its outcomes is its "no"),
+// exitCannotRun for every other error.
+func exitStatus(err error) int {
+	var na negativeAnswer
+	if errors.As(err, &na) {
+		return exitNo
 	}
-	if s, ok := cmd.Annotations[annErrorStatus]; ok {
-		if n, err := strconv.Atoi(s); err == nil {
-			return n
-		}
-	}
-	return 1
+	return exitCannotRun
 }
 
-// exitCannotRun is the exit status of a command that could not do its
-// work: a usage error, a database that is not there.
-const exitCannotRun = 2
+// negativeAnswer is a command's "no": it did its work, and the answer is
+// that something does not hold (a check rule failed, verify found
+// problems). It exits exitNo.
+type negativeAnswer struct{ err error }
 
-// annErrorStatus is the annotation of a command whose errors exit with a
-// status of their own (the value) instead of 1.
-const annErrorStatus = "profdb:error-status"
+func (e negativeAnswer) Error() string { return e.err.Error() }
+func (e negativeAnswer) Unwrap() error { return e.err }
 
-// statusError is an error that exits with its own status.
-type statusError struct {
-	status int
-	err    error
+// no returns the negative answer fmt.Errorf(format, args...).
+func no(format string, args ...any) error {
+	return negativeAnswer{fmt.Errorf(format, args...)}
 }
-
-func (e statusError) Error() string { return e.err.Error() }
-func (e statusError) Unwrap() error { return e.err }
 
 // envDefaults maps flags to the environment variables that give their
 // default: a flag given wins, then the variable when set and not empty, then
@@ -193,7 +188,17 @@ func newRootCmd(rep *ledger) *cobra.Command {
 		Short: "Write AQTime profiler results into SQL databases",
 		Long: `profdb writes AQTime profiler results into SQL databases (SQLite, PostgreSQL,
 MySQL/MariaDB, SQL Server) using the table layout AQTime documents for its
-Light Coverage, Resource, Function Trace and Reference Count profilers.`,
+Light Coverage, Resource, Function Trace and Reference Count profilers.
+
+Exit status, the same for every command: 0 when it did its work; 1 for its
+negative answer (check: a rule failed; compare: the sets cannot be compared;
+verify: it found problems); 2 when it could not run (a usage error, a
+connection refused or lost, bad input, a result set or database that is not
+there); 130 for SIGINT and 143 for SIGTERM.
+
+--inst, in every command that takes it (copy, delete, report, verify), is
+an INST_ID or a range A-B of them, repeated or separated by commas
+(--inst 3,5 --inst 10-20).`,
 		SilenceUsage:  true, // an error is not a reason to print the usage
 		SilenceErrors: true, // run prints errors, prefixed "profdb: "
 		Args:          rootArgs,
@@ -271,12 +276,13 @@ func suggestFlags(cmd *cobra.Command, name string) []string {
 
 // usageError is an error in how a command was called (a missing or unknown
 // flag value); run adds a pointer to --help.
-type usageError struct{ msg string }
+type usageError struct{ err error }
 
-func (e usageError) Error() string { return e.msg }
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
 
 func usageErrorf(format string, args ...any) error {
-	return usageError{fmt.Sprintf(format, args...)}
+	return usageError{fmt.Errorf(format, args...)}
 }
 
 // rootArgs rejects arguments that name no subcommand, suggesting the
@@ -289,14 +295,14 @@ func rootArgs(cmd *cobra.Command, args []string) error {
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
-	return usageError{msg}
+	return usageError{errors.New(msg)}
 }
 
 // usageArgs makes the errors of an argument validator usage errors.
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
-			return usageError{err.Error()}
+			return usageError{err}
 		}
 		return nil
 	}
@@ -308,9 +314,12 @@ type flagError struct{ err error }
 func (e flagError) Error() string { return e.err.Error() }
 func (e flagError) Unwrap() error { return e.err }
 
-func isFlagError(err error) bool {
+// isUsageError reports whether err is an error in how profdb was called:
+// a usageError, a flag that does not parse.
+func isUsageError(err error) bool {
+	var ue usageError
 	var fe flagError
-	return errors.As(err, &fe)
+	return errors.As(err, &ue) || errors.As(err, &fe)
 }
 
 func newVersionCmd() *cobra.Command {

@@ -246,8 +246,8 @@ func TestServerRestartMidExport(t *testing.T) {
 					t.Logf("the server took %.2fs to shut down", time.Since(at).Seconds())
 					status, took := c.end(t, time.Now())
 					s.up(t)
-					if status != 1 || !strings.Contains(c.stderr.String(), "lost") {
-						t.Errorf("exit %d, stderr %q; want 1 and a lost connection", status, c.stderr.String())
+					if status != exitCannotRun || !strings.Contains(c.stderr.String(), "lost") {
+						t.Errorf("exit %d, stderr %q; want 2 and a lost connection", status, c.stderr.String())
 					}
 					got := wholeSets(t, bin, s.dsn)
 					if !reflect.DeepEqual(got, before) {
@@ -310,8 +310,8 @@ func TestDiskFullSQLite(t *testing.T) {
 			// Past RLIMIT_FSIZE a write fails with EFBIG, which SQLite
 			// reports as a disk I/O error rather than a full disk.
 			said := strings.Contains(msg, "database or disk is full") || limited && strings.Contains(msg, "disk I/O error")
-			if status != 1 || !said || !strings.Contains(msg, "big.json") {
-				t.Errorf("exit %d, stderr %q; want 1 and a full disk named", status, msg)
+			if status != exitCannotRun || !said || !strings.Contains(msg, "big.json") {
+				t.Errorf("exit %d, stderr %q; want 2 and a full disk named", status, msg)
 			}
 			got := wholeSets(t, bin, dsn)
 			if !reflect.DeepEqual(got, before) {

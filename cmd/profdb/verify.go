@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
@@ -11,18 +11,15 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-// exitFindings is verify's exit status when it finds something.
-const exitFindings = 1
-
 func newVerifyCmd(rep *ledger) *cobra.Command {
 	var dsn, schema string
-	var inst int64
+	var inst *instFlag
 	var asJSON bool
 	var conn connOptions
 	cmd := &cobra.Command{
-		Use:   "verify [--db DSN] [--inst N]",
+		Use:   "verify [--db DSN] [--inst N|A-B]...",
 		Short: "Check result sets against the profilers' table graph",
-		Long: `verify checks result sets (all, or the one --inst names): their RELATIONS rows
+		Long: `verify checks result sets (all, or those --inst names): their RELATIONS rows
 match the registered parent graph, every child row's PARENT_ID names an
 existing parent row of the same INST_ID, top-level rows hold -1 there, no two
 rows of a table share an ID, and no table holds rows of a result set
@@ -34,20 +31,21 @@ opened, a schema, database or SQLite file that does not exist, an empty
 file, or a database without an INSTANCES table (nothing was exported
 there: nothing to verify is not "ok"). --json prints the findings as a JSON array of {"inst_id", "table",
 "message", "ids"} ([] when all is well). Everything is read in one
-consistent snapshot, so result sets that are being exported or deleted
-meanwhile are seen whole or not at all.`,
-		Args:        usageArgs(cobra.NoArgs),
-		Annotations: map[string]string{annErrorStatus: strconv.Itoa(exitCannotRun)},
+consistent snapshot (with --inst, each result set in one of its own), so
+result sets that are being exported or deleted meanwhile are seen whole or
+not at all. An INST_ID --inst names that the database does not hold is an
+error (exit 2), not a finding.`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("inst") && inst < 1 {
-				return usageErrorf("--inst must be a positive INST_ID, not %d", inst)
+			if _, err := inst.selection(); err != nil {
+				return err
 			}
 			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			findings, err := db.Verify(cmd.Context(), inst)
+			findings, err := verifyInsts(cmd.Context(), db, inst)
 			if err != nil {
 				return err
 			}
@@ -59,7 +57,7 @@ meanwhile are seen whole or not at all.`,
 					return err
 				}
 				if len(findings) > 0 {
-					return statusError{exitFindings, fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))}
+					return no("verify: %s", english.Plural(len(findings), "finding", ""))
 				}
 				return nil
 			}
@@ -67,7 +65,7 @@ meanwhile are seen whole or not at all.`,
 				fmt.Fprintln(cmd.OutOrStdout(), termtext.Line(f.String()))
 			}
 			if len(findings) > 0 {
-				return statusError{exitFindings, fmt.Errorf("verify: %s", english.Plural(len(findings), "finding", ""))}
+				return no("verify: %s", english.Plural(len(findings), "finding", ""))
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "ok")
 			return nil
@@ -75,8 +73,28 @@ meanwhile are seen whole or not at all.`,
 	}
 	dbFlag(cmd, &dsn)
 	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
-	cmd.Flags().Int64Var(&inst, "inst", 0, "check only this INST_ID")
+	inst = addInstFlag(cmd, "check", "all")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
 	connFlags(cmd, &conn, rep)
 	return cmd
+}
+
+// verifyInsts verifies the result sets --inst selects, or all of them.
+func verifyInsts(ctx context.Context, db *store.DB, inst *instFlag) ([]store.Finding, error) {
+	if !inst.given() {
+		return db.Verify(ctx, 0)
+	}
+	ids, err := inst.pick(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	var all []store.Finding
+	for _, id := range ids {
+		findings, err := db.Verify(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, findings...)
+	}
+	return all, nil
 }

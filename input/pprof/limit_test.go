@@ -59,8 +59,8 @@ func readWith(t *testing.T, data []byte, o input.Options) (*resultset.Memory, er
 	return m, err
 }
 
-// TestMaxInflate: a gzipped profile that inflates past --max-inflate is
-// refused with an error naming the file, the limit and the flag, and
+// TestMaxInflate: a gzipped profile that inflates past Options.MaxInflate is
+// refused with an error naming the file, the limit and the option, and
 // writes nothing; under a limit that takes it, it reads as it does
 // uncompressed.
 func TestMaxInflate(t *testing.T) {
@@ -68,7 +68,7 @@ func TestMaxInflate(t *testing.T) {
 	data := gzipped(t, plain)
 	m, err := readWith(t, data, input.Options{MaxInflate: 1 << 20})
 	if err == nil || !errors.Is(err, input.ErrInflateLimit) || len(m.Sets) != 0 ||
-		!strings.Contains(err.Error(), "x.pprof: pprof: decompresses to more than 1 MiB (--max-inflate); --max-inflate SIZE raises the limit") {
+		!strings.Contains(err.Error(), "x.pprof: pprof: decompresses to more than 1 MiB (input.Options.MaxInflate); a larger input.Options.MaxInflate raises the limit") {
 		t.Fatalf("1 MiB limit: error %v, %d sets", err, len(m.Sets))
 	}
 	got, err := readWith(t, data, input.Options{MaxInflate: int64(len(plain))})
