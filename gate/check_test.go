@@ -299,7 +299,7 @@ func TestCheck(t *testing.T) {
 		want string
 	}{
 		{"no rule", gate.Options{}, s.covA, []error{gate.ErrUsage}, "no rule given"},
-		{"no baseline", gate.Options{MaxDrop: pct(1)}, s.covA, []error{gate.ErrUsage}, "give --baseline"},
+		{"no baseline", gate.Options{MaxDrop: pct(1)}, s.covA, []error{gate.ErrUsage}, "set gate.Options.Baseline"},
 		{"coverage rule on a trace", gate.Options{MinCoverage: pct(1)}, s.ftA, []error{gate.ErrUsage}, "need a light-coverage one"},
 		{"baseline of another profiler", gate.Options{Baseline: s.ftA, MaxDrop: pct(1)}, s.covA, []error{gate.ErrUsage, readback.ErrIncomparable},
 			fmt.Sprintf("result set %d is function-trace, result set %d is light-coverage", s.ftA, s.covA)},
