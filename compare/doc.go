@@ -28,5 +28,8 @@
 // (Magnitude, the default), the largest increase (routines that slowed
 // most) or the largest decrease (files that lost most coverage).
 //
-// The functions take a readback.Reader: they read in its snapshot.
+// The functions take a readback.Reader: they read in its snapshot. A Result
+// writes itself as `profdb compare` prints it (WriteText, WriteJSON); a
+// Style formats a change (Style.Format) and says what it is
+// (Style.Describe).
 package compare

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/optionerr"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -95,9 +96,9 @@ func (o Options) limits() error {
 func CheckPercent(v, max float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > max {
 		if math.IsInf(max, 1) {
-			return fmt.Errorf("%s is not a percentage (a number of 0 or more)", num(v))
+			return fmt.Errorf("%s is not a percentage (a number of 0 or more)", textout.Number(v))
 		}
-		return fmt.Errorf("%s is not a percentage from 0 to %s", num(v), num(max))
+		return fmt.Errorf("%s is not a percentage from 0 to %s", textout.Number(v), textout.Number(max))
 	}
 	return nil
 }
@@ -302,12 +303,6 @@ func listed[T any](t *readback.Top[T]) ([]T, int64) {
 	return l.Items, l.Omitted()
 }
 
-// pct formats a percentage with one decimal.
-func pct(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }
-
-// num formats a limit as given: 80, 2.5.
-func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
 // atLeast reports whether covered/total is at least limit percent, exactly
 // (covered*100 >= limit*total, not through a rounded quotient).
 func atLeast(c readback.Ratio, limit float64) bool {
@@ -321,9 +316,9 @@ func minCoverage(ctx context.Context, r *readback.Reader, in readback.Instance, 
 		return rule, err
 	}
 	rule.Coverage, rule.Value, rule.Passed = &c, c.Percent(), c.Total > 0 && atLeast(c, limit)
-	rule.Summary = fmt.Sprintf("line coverage %s (%d of %d lines), at least %s%% required", pct(c.Percent()), c.Covered, c.Total, num(limit))
+	rule.Summary = fmt.Sprintf("line coverage %s (%d of %d lines), at least %s%% required", textout.Percent(c.Percent()), c.Covered, c.Total, textout.Number(limit))
 	if c.Total == 0 {
-		rule.Summary = noLines(fmt.Sprintf("result set %d", in.InstID), fmt.Sprintf("it has no line coverage to hold to %s%%", num(limit)))
+		rule.Summary = noLines(fmt.Sprintf("result set %d", in.InstID), fmt.Sprintf("it has no line coverage to hold to %s%%", textout.Number(limit)))
 		return rule, nil
 	}
 	if rule.Passed {
@@ -367,7 +362,7 @@ func maxDrop(ctx context.Context, r *readback.Reader, in, base readback.Instance
 		verb = "rose"
 	}
 	rule.Summary = fmt.Sprintf("line coverage %s %.1f points, from %s to %s (baseline %d), at most %s allowed",
-		verb, math.Abs(drop), pct(before.Percent()), pct(now.Percent()), base.InstID, num(limit))
+		verb, math.Abs(drop), textout.Percent(before.Percent()), textout.Percent(now.Percent()), base.InstID, textout.Number(limit))
 	switch {
 	case now.Total == 0:
 		rule.Summary = noLines(fmt.Sprintf("result set %d", in.InstID), fmt.Sprintf("no drop from baseline %d can be measured", base.InstID))
@@ -519,7 +514,7 @@ func patchCoverage(ctx context.Context, r *readback.Reader, in readback.Instance
 		}
 	} else {
 		rule.Summary = fmt.Sprintf("patch coverage %s (%d of %d changed lines covered), at least %s%% required",
-			pct(c.Percent()), c.Covered, c.Total, num(limit))
+			textout.Percent(c.Percent()), c.Covered, c.Total, textout.Number(limit))
 	}
 	return rule, nil
 }

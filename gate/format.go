@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/readback"
 )
 
@@ -59,7 +60,7 @@ func (r *Report) WriteText(w io.Writer) error {
 				if rc.Module != "" {
 					name += " (" + termtext.Name(rc.Module) + ")"
 				}
-				line("        %s  %s -> %s", name, formatTime(rc.Before, rc.Unit), formatTime(rc.After, rc.Unit))
+				line("        %s  %s -> %s", name, readback.FormatTime(rc.Before, rc.Unit), readback.FormatTime(rc.After, rc.Unit))
 			}
 		}
 		if x.Omitted > 0 {
@@ -86,12 +87,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
-func signed(n int64) string {
-	if n > 0 {
-		return "+" + strconv.FormatInt(n, 10)
-	}
-	return strconv.FormatInt(n, 10)
-}
+// signed formats a count with its sign: "+3", "0", "-2".
+func signed(n int64) string { return textout.Signed(strconv.FormatInt(n, 10), n) }
+
+// WriteJSON writes the report as `profdb check --format json` prints it:
+// one JSON object indented by two spaces, control characters in names
+// escaped.
+func (r *Report) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, r) }
 
 // items lists a rule's items, one per line, as the JUnit failure text and
 // GitHub annotations give them, each made one safe line by termtext.Line.
@@ -117,7 +119,7 @@ func (x Rule) rawItems() []string {
 		out = append(out, l.String())
 	}
 	for _, rc := range x.Routines {
-		out = append(out, fmt.Sprintf("%s: %s -> %s", rc.FullName(), formatTime(rc.Before, rc.Unit), formatTime(rc.After, rc.Unit)))
+		out = append(out, fmt.Sprintf("%s: %s -> %s", rc.FullName(), readback.FormatTime(rc.Before, rc.Unit), readback.FormatTime(rc.After, rc.Unit)))
 	}
 	if x.Omitted > 0 {
 		out = append(out, fmt.Sprintf("... and %d more", x.Omitted))

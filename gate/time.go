@@ -3,8 +3,8 @@ package gate
 import (
 	"context"
 	"fmt"
-	"strconv"
 
+	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/readback"
 )
 
@@ -19,14 +19,6 @@ func timeScale(now readback.Instance) (scale float64, unit string) {
 		return 1, "ticks"
 	}
 	return 1, now.CounterName
-}
-
-// formatTime formats a time in unit.
-func formatTime(v float64, unit string) string {
-	if unit == "ms" {
-		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64) + " " + unit
 }
 
 func maxTimeIncrease(ctx context.Context, r *readback.Reader, base, now readback.Instance, limit float64, top int) (Rule, error) {
@@ -51,7 +43,7 @@ func maxTimeIncrease(ctx context.Context, r *readback.Reader, base, now readback
 		rule.Passed = true
 	}
 	rule.Summary = fmt.Sprintf("total time %s from %s to %s (baseline %d), at most +%s%% allowed",
-		change(rule), formatTime(before, unit), formatTime(after, unit), base.InstID, num(limit))
+		change(rule), readback.FormatTime(before, unit), readback.FormatTime(after, unit), base.InstID, textout.Number(limit))
 	// The routines that slowed most, by own time.
 	worst := readback.NewTop(top, func(a, b RoutineChange) bool {
 		da, db := a.After-a.Before, b.After-b.Before
@@ -81,7 +73,7 @@ func change(rule Rule) string {
 	case rule.Unbounded:
 		return "grew from nothing"
 	case v >= 0:
-		return "changed +" + strconv.FormatFloat(v, 'f', 1, 64) + "%"
+		return "changed +" + textout.Percent(v)
 	}
-	return "changed " + strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	return "changed " + textout.Percent(v)
 }

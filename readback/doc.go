@@ -30,6 +30,10 @@
 // are the sum over its routines. Two result sets compare (and merge) when
 // Comparable says so: one profiler, one counter name and frequency.
 //
+// A Summary writes itself as `profdb show` prints it (WriteText, WriteJSON),
+// with internal/textout's tables and number formats (FormatTime, Percent),
+// so a Go user gets the command's bytes.
+//
 // A table a figure needs and the database lacks is a
 // *store.MissingTableError (errors.Is store.ErrMissingTable).
 package readback

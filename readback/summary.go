@@ -3,6 +3,8 @@ package readback
 import (
 	"context"
 	"fmt"
+
+	"github.com/profdb/profdb/internal/textout"
 )
 
 // Options say how much a Summary holds.
@@ -90,5 +92,5 @@ func Percent(covered, total int64) string {
 	if total == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f%%", Ratio{covered, total}.Percent())
+	return textout.Percent(Ratio{covered, total}.Percent())
 }

@@ -95,7 +95,7 @@ func (t *Trace) Format(ticks int64) string {
 	if !ok {
 		return strconv.FormatInt(ticks, 10) + " " + t.Unit()
 	}
-	return strconv.FormatFloat(s*1000, 'f', 3, 64) + " ms"
+	return FormatTime(s*1000, "ms")
 }
 
 // Unit names what times are measured in.

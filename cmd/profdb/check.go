@@ -177,7 +177,7 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 // checkFormats write a check's report in each --format.
 var checkFormats = map[string]func(*gate.Report, io.Writer) error{
 	"text":   (*gate.Report).WriteText,
-	"json":   func(r *gate.Report, w io.Writer) error { return writeJSON(w, r) },
+	"json":   (*gate.Report).WriteJSON,
 	"junit":  (*gate.Report).WriteJUnit,
 	"github": (*gate.Report).WriteGitHub,
 }

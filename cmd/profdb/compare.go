@@ -3,13 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/compare"
-	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/store"
 )
@@ -87,9 +85,9 @@ set.`,
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), res)
+				return res.WriteJSON(cmd.OutOrStdout())
 			}
-			return printComparison(cmd.OutOrStdout(), res, termWidth(cmd.OutOrStdout()))
+			return res.WriteText(cmd.OutOrStdout(), termWidth(cmd.OutOrStdout()))
 		},
 	}
 	dbFlag(cmd, &dsn)
@@ -100,129 +98,4 @@ set.`,
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	connFlags(cmd, &conn, rep)
 	return cmd
-}
-
-// change formats a figure's change in the style: "+12", "-3.5", "x1.50",
-// "+50.0%", or "-" when the style does not define it.
-func change(st compare.Style, f compare.Figure, unit func(float64) string) string {
-	if f.Change == nil {
-		return "-"
-	}
-	v := *f.Change
-	switch st {
-	case compare.Ratio:
-		return "x" + strconv.FormatFloat(v, 'f', 2, 64)
-	case compare.Percent:
-		return signed(strconv.FormatFloat(v, 'f', 1, 64), v) + "%"
-	}
-	return signed(unit(v), v)
-}
-
-func signed(s string, v float64) string {
-	if v > 0 {
-		return "+" + s
-	}
-	return s
-}
-
-func count(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-func pct(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-
-func coverPct(covered, total int64) string { return readback.Percent(covered, total) }
-
-// printComparison writes a comparison as aligned tables no wider than
-// width, largest change first.
-func printComparison(w io.Writer, res *compare.Result, width int) error {
-	p := &printer{w: w, width: width}
-	st := res.Style
-	p.line("A: INST_ID %d  %s  %s", res.A.InstID, termtext.Name(res.A.Profiler), termtext.Quote(res.A.Caption))
-	p.line("B: INST_ID %d  %s  %s", res.B.InstID, termtext.Name(res.B.Profiler), termtext.Quote(res.B.Caption))
-	p.line("Changes: %s", compareStyleText(st))
-	switch {
-	case res.Coverage != nil:
-		c := res.Coverage
-		p.line("")
-		for _, x := range []struct {
-			what string
-			c    compare.Cover
-		}{{"Lines covered:   ", c.Lines}, {"Routines covered:", c.Routines}} {
-			p.line("%s %d of %d (%s) -> %d of %d (%s), change %s", x.what, x.c.CoveredA, x.c.TotalA, coverPct(x.c.CoveredA, x.c.TotalA),
-				x.c.CoveredB, x.c.TotalB, coverPct(x.c.CoveredB, x.c.TotalB), change(st, x.c.Percent, pct))
-		}
-		groups := func(title string, l compare.List[compare.GroupDiff], routine bool) {
-			head := []string{"SOURCE FILE", "A COVERED", "A %", "B COVERED", "B %", "CHANGE"}
-			if routine {
-				head = append([]string{"ROUTINE"}, head...)
-			}
-			t := p.table(title, l.Omitted(), head...)
-			for _, x := range l.Items {
-				cells := []string{x.File, fmt.Sprintf("%d/%d", x.CoveredA, x.TotalA), coverPct(x.CoveredA, x.TotalA),
-					fmt.Sprintf("%d/%d", x.CoveredB, x.TotalB), coverPct(x.CoveredB, x.TotalB), change(st, x.Percent, pct)}
-				if routine {
-					cells = append([]string{x.ID().FullName()}, cells...)
-				}
-				t.row(cells...)
-			}
-			t.flush()
-		}
-		groups("Source files, largest change first", c.Files, false)
-		groups("Source files only in A", c.FilesOnlyA, false)
-		groups("Source files only in B", c.FilesOnlyB, false)
-		groups("Routines, largest change first", c.RoutineList, true)
-		groups("Routines only in A", c.RoutinesOnlyA, true)
-		groups("Routines only in B", c.RoutinesOnlyB, true)
-		for _, l := range []struct {
-			title string
-			l     compare.List[compare.LineDiff]
-		}{{"New misses: lines covered in A, not in B", c.NewMisses}, {"New hits: lines covered in B, not in A", c.NewHits}} {
-			t := p.table(l.title, l.l.Omitted(), "SOURCE FILE", "LINE")
-			for _, x := range l.l.Items {
-				t.row(x.File, itoa(x.Line))
-			}
-			t.flush()
-		}
-		p.line("")
-		p.line("Lines only in A: %d; only in B: %d", c.LinesOnlyA, c.LinesOnlyB)
-	case res.Trace != nil:
-		tr := res.Trace
-		tf := &readback.Trace{Counter: tr.Counter, Frequency: tr.Frequency}
-		ticks := func(v float64) string { return tf.Format(int64(v)) }
-		p.line("Counter: %s; times in %s", termtext.Name(orDash(tr.Counter)), termtext.Name(tf.Unit()))
-		p.line("")
-		p.line("Calls: %s -> %s, change %s", count(tr.Calls.A), count(tr.Calls.B), change(st, tr.Calls, count))
-		p.line("Time:  %s -> %s, change %s", ticks(tr.Time.A), ticks(tr.Time.B), change(st, tr.Time, ticks))
-		p.line("Routines only in A: %d; only in B: %d", tr.OnlyA, tr.OnlyB)
-		t := p.table("Routines, largest change of own time first", tr.Routines.Omitted(),
-			"ROUTINE", "CALLS A", "CALLS B", "OWN A", "OWN B", "CHANGE", "CHANGE WITH CHILDREN")
-		for _, x := range tr.Routines.Items {
-			t.row(x.FullName(), count(x.Calls.A), count(x.Calls.B), ticks(x.Own.A), ticks(x.Own.B), change(st, x.Own, ticks),
-				change(st, x.WithChild, ticks))
-		}
-		t.flush()
-	case res.Classes != nil:
-		c := res.Classes
-		p.line("")
-		p.line("Live objects: %s -> %s, change %s", count(c.LiveCount.A), count(c.LiveCount.B), change(st, c.LiveCount, count))
-		p.line("Live size:    %s -> %s, change %s", count(c.LiveSize.A), count(c.LiveSize.B), change(st, c.LiveSize, count))
-		p.line("Classes only in A: %d; only in B: %d", c.OnlyA, c.OnlyB)
-		t := p.table("Classes, largest change of live count first", c.Classes.Omitted(),
-			"CLASS", "MODULE", "LIVE A", "LIVE B", "CHANGE", "LIVE SIZE A", "LIVE SIZE B", "CHANGE")
-		for _, x := range c.Classes.Items {
-			t.row(x.Name, x.Module, count(x.LiveCount.A), count(x.LiveCount.B), change(st, x.LiveCount, count),
-				count(x.LiveSize.A), count(x.LiveSize.B), change(st, x.LiveSize, count))
-		}
-		t.flush()
-	}
-	return p.err
-}
-
-func compareStyleText(st compare.Style) string {
-	switch st {
-	case compare.Ratio:
-		return "ratio (B / A)"
-	case compare.Percent:
-		return "percent ((B - A) / A x 100)"
-	}
-	return "difference (B - A)"
 }

@@ -1,18 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/profdb/profdb/compare"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/examplefig"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -219,6 +223,50 @@ func TestCompareGuideExample(t *testing.T) {
 	for _, part := range parts {
 		if !strings.Contains(out, part) {
 			t.Errorf("profdb compare 1 2 does not print the guide's\n%s\nit prints\n%s", part, out)
+		}
+	}
+}
+
+// compare prints what a Go user rendering the library's Result gets
+// (compare's TestResultTextAndJSON pins those bytes): the command only
+// parses flags, compares and passes its writer and width on.
+func TestCompareIsTheLibrarys(t *testing.T) {
+	ctx := context.Background()
+	dsn := sqliteDSN(t)
+	exportComparable(t, dsn)
+	ids, err := examplefig.Export(ctx, "../..", dsn) // resource against itself, for classes
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := readback.Open(ctx, dsn, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, p := range [][2]int64{{1, 2}, {3, 5}, {ids["resource"], ids["resource"]}} {
+		a, b := strconv.FormatInt(p[0], 10), strconv.FormatInt(p[1], 10)
+		for _, st := range compare.Styles {
+			res, err := compare.Compare(ctx, r, p[0], p[1], compare.Options{Style: st, Top: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, width := range []int{100, 40} {
+				t.Setenv("COLUMNS", strconv.Itoa(width))
+				var want bytes.Buffer
+				if err := res.WriteText(&want, width); err != nil {
+					t.Fatal(err)
+				}
+				if got := mustRun(t, "compare", "--db", dsn, "--style", string(st), "--top", "1", a, b); got != want.String() {
+					t.Errorf("compare --style %s %s %s at width %d:\n%s\nthe library writes\n%s", st, a, b, width, got, want.String())
+				}
+			}
+			var want bytes.Buffer
+			if err := res.WriteJSON(&want); err != nil {
+				t.Fatal(err)
+			}
+			if got := mustRun(t, "compare", "--db", dsn, "--style", string(st), "--top", "1", "--json", a, b); got != want.String() {
+				t.Errorf("compare --json --style %s %s %s:\n%s\nthe library writes\n%s", st, a, b, got, want.String())
+			}
 		}
 	}
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -255,14 +254,7 @@ func writeJSON(w io.Writer, v any) error {
 	if s, ok := v.([]resultset.Result); ok && s == nil {
 		v = []resultset.Result{}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(termtext.JSON(b.Bytes()))
-	return err
+	return textout.WriteJSON(w, v)
 }
 
 // readFile reads one input file ("-" for standard input) into the target.

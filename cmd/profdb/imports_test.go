@@ -15,7 +15,7 @@ var importLayers = []struct {
 	patterns []string
 }{
 	{0, []string{"ddl", "optionerr", "internal/launch", "internal/pproftop", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/tdstest", "internal/termtext"}},
-	{1, []string{"dialects", "profilers", "internal/xmlscan"}},
+	{1, []string{"dialects", "profilers", "internal/xmlscan", "internal/textout"}},
 	{2, []string{"dialects/*", "resultset"}},
 	{3, []string{"profilers/*", "internal/testdb"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/store"
 )
 
@@ -69,11 +70,11 @@ func printListing(w io.Writer, list []store.Listing) error {
 		id, n, caption := itoa(l.InstID), itoa(l.Rows), termtext.Quote(l.Caption)
 		if recorded {
 			version, _, _ := strings.Cut(l.Version, " ")
-			lines = append(lines, []string{id, name(p), n, name(orDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z"))),
-				name(orDash(l.Host)), name(orDash(version)), name(orDash(l.Input)), caption})
+			lines = append(lines, []string{id, name(p), n, name(textout.OrDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z"))),
+				name(textout.OrDash(l.Host)), name(textout.OrDash(version)), name(textout.OrDash(l.Input)), caption})
 			continue
 		}
 		lines = append(lines, []string{id, name(p), n, caption})
 	}
-	return writeColumns(w, lines)
+	return textout.Columns(w, lines)
 }

@@ -2,17 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/profdb/profdb/internal/examplefig"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/store"
 )
 
 func TestShowEveryExample(t *testing.T) {
@@ -193,5 +197,45 @@ func TestExportPrintsLcovSummary(t *testing.T) {
 				t.Errorf("export --quiet: exit %d; it must succeed without noting the totals:\n%s", code, stderr)
 			}
 		})
+	}
+}
+
+// show prints what a Go user rendering the library's Summary gets
+// (readback's TestSummaryTextAndJSON pins those bytes): the command only
+// parses flags, reads and passes its writer and width on.
+func TestShowIsTheLibrarys(t *testing.T) {
+	ctx := context.Background()
+	dsn := sqliteDSN(t)
+	ids, err := examplefig.Export(ctx, "../..", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := readback.Open(ctx, dsn, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for profiler, inst := range ids {
+		s, err := r.Summarize(ctx, inst, readback.Options{Top: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, width := range []int{100, 50} {
+			t.Setenv("COLUMNS", strconv.Itoa(width))
+			var want bytes.Buffer
+			if err := s.WriteText(&want, width); err != nil {
+				t.Fatal(err)
+			}
+			if got := mustRun(t, "show", "--db", dsn, "--top", "2", strconv.FormatInt(inst, 10)); got != want.String() {
+				t.Errorf("show %s at width %d:\n%s\nthe library writes\n%s", profiler, width, got, want.String())
+			}
+		}
+		var want bytes.Buffer
+		if err := s.WriteJSON(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustRun(t, "show", "--db", dsn, "--top", "2", "--json", strconv.FormatInt(inst, 10)); got != want.String() {
+			t.Errorf("show --json %s:\n%s\nthe library writes\n%s", profiler, got, want.String())
+		}
 	}
 }

@@ -1,0 +1,80 @@
+package compare_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/profdb/profdb/compare"
+	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/store"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata from the code")
+
+// golden compares got with the file testdata/name, or writes it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run %s -update writes it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: got\n%s\nwant\n%s", path, got, want)
+	}
+}
+
+// A Go user rendering a Result gets the text and JSON `profdb compare`
+// prints (cmd/profdb's TestCompareIsTheLibrarys checks the command against
+// the library): each profiler's comparison in each style, at a wide and a
+// narrow width, and with lists cut short by Options.Top.
+func TestResultTextAndJSON(t *testing.T) {
+	ctx := context.Background()
+	dsn := testdb.Fresh(t, "sqlite")
+	f := export(t, dsn)
+	r, err := readback.Open(ctx, dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, c := range []struct {
+		name string
+		a, b int64
+	}{{"coverage", f.covA, f.covB}, {"trace", f.ftA, f.ftB}, {"resource", f.rsA, f.rsB}, {"reference-count", f.rcA, f.rcB}} {
+		for _, st := range compare.Styles {
+			for _, top := range []int{20, 1} {
+				res, err := compare.Compare(ctx, r, c.a, c.b, compare.Options{Style: st, Top: top})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, width := range []int{100, 40} {
+					var b bytes.Buffer
+					if err := res.WriteText(&b, width); err != nil {
+						t.Fatal(err)
+					}
+					golden(t, fmt.Sprintf("%s-%s-top%d-w%d.txt", c.name, st, top, width), b.Bytes())
+				}
+				var b bytes.Buffer
+				if err := res.WriteJSON(&b); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, fmt.Sprintf("%s-%s-top%d.json", c.name, st, top), b.Bytes())
+			}
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package textout
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/profdb/profdb/internal/termtext"
+)
+
+// Number formats a count or a figure as few digits as it needs: 12, 2.5.
+func Number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// Percent formats a percentage with one decimal: "66.7%".
+func Percent(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }
+
+// Signed puts a "+" before s, the text of v, when v is above 0.
+func Signed[T int64 | float64](s string, v T) string {
+	if v > 0 {
+		return "+" + s
+	}
+	return s
+}
+
+// OrDash is s, or "-" for an empty s: how text reports print a name or
+// figure the data leaves out.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// WriteJSON writes v as JSON indented by two spaces, with a newline.
+// Names keep their exact value; what would show on a terminal as a control
+// character is escaped as termtext.JSON escapes it.
+func WriteJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err // json's errors say "json: " already
+	}
+	_, err := w.Write(termtext.JSON(b.Bytes()))
+	return err
+}
+
+// Printer writes lines and tables no wider than a width, remembering the
+// first error.
+type Printer struct {
+	w     io.Writer
+	width int
+	err   error
+}
+
+// NewPrinter returns a printer to w whose tables fit in width columns.
+func NewPrinter(w io.Writer, width int) *Printer { return &Printer{w: w, width: width} }
+
+// Err is the first error writing met, or nil.
+func (p *Printer) Err() error { return p.err }
+
+// Line prints a line; a control character that came from data in it
+// (one not printed as a termtext.Name) is escaped all the same.
+func (p *Printer) Line(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintln(p.w, termtext.Line(fmt.Sprintf(format, args...)))
+	}
+}
+
+// Table starts a table under a title; omitted > 0 adds a line saying how
+// many entries it leaves out.
+func (p *Printer) Table(title string, omitted int64, header ...string) *Table {
+	return &Table{p: p, title: title, omitted: omitted, rows: [][]string{header}}
+}
+
+// Table is a text table whose first column (names) and any other text
+// column are cut to fit the printer's width; numbers are right-aligned.
+// Widths are terminal columns (termtext.Width).
+type Table struct {
+	p       *Printer
+	title   string
+	omitted int64
+	rows    [][]string
+}
+
+// Row adds a row; each cell is printed as termtext.Name prints it.
+func (t *Table) Row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = termtext.Name(c)
+	}
+	t.rows = append(t.rows, cells)
+}
+
+// Flush prints the table after an empty line: its title, then "(none)" or
+// its rows, then how many entries it leaves out.
+func (t *Table) Flush() {
+	p := t.p
+	p.Line("")
+	p.Line("%s", t.title)
+	if len(t.rows) == 1 {
+		p.Line("  (none)")
+		return
+	}
+	n := len(t.rows[0])
+	widths := make([]int, n)
+	numeric := make([]bool, n)
+	for i := range numeric {
+		numeric[i] = true
+	}
+	for r, row := range t.rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], termtext.Width(c))
+			if r > 0 && c != "" && c != "-" && !isNumber(c) {
+				numeric[i] = false
+			}
+		}
+	}
+	fitWidths(widths, numeric, p.width-2)
+	for _, row := range t.rows {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range row {
+			c = termtext.CutLeft(c, widths[i])
+			pad := strings.Repeat(" ", widths[i]-termtext.Width(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if numeric[i] {
+				b.WriteString(pad + c)
+			} else if i < n-1 {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(c)
+			}
+		}
+		p.Line("%s", b.String())
+	}
+	if t.omitted > 0 {
+		p.Line("  ... and %d more (--top sets how many are listed)", t.omitted)
+	}
+}
+
+// fitWidths narrows the widest text columns until the row (with two spaces
+// between columns) fits in width; no text column gets narrower than 8.
+func fitWidths(widths []int, numeric []bool, width int) {
+	total := func() int {
+		s := 2 * (len(widths) - 1)
+		for _, w := range widths {
+			s += w
+		}
+		return s
+	}
+	for total() > width {
+		wi := -1
+		for i, w := range widths {
+			if !numeric[i] && w > 8 && (wi < 0 || w > widths[wi]) {
+				wi = i
+			}
+		}
+		if wi < 0 {
+			return
+		}
+		widths[wi]--
+	}
+}
+
+func isNumber(s string) bool {
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "%"), " ms")
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// Columns writes lines of cells as left-aligned columns two spaces apart,
+// measured in terminal columns (termtext.Width); the last cell of a line is
+// not padded. The cells must be printable (termtext.Name).
+func Columns(w io.Writer, lines [][]string) error {
+	var widths []int
+	for _, l := range lines {
+		for i, c := range l[:len(l)-1] {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], termtext.Width(c))
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		for i, c := range l[:len(l)-1] {
+			b.WriteString(termtext.Pad(c, widths[i]+2))
+		}
+		b.WriteString(l[len(l)-1])
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
