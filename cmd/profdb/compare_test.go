@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -252,21 +252,10 @@ func TestCompareIsTheLibrarys(t *testing.T) {
 			}
 			for _, width := range []int{100, 40} {
 				t.Setenv("COLUMNS", strconv.Itoa(width))
-				var want bytes.Buffer
-				if err := res.WriteText(&want, width); err != nil {
-					t.Fatal(err)
-				}
-				if got := mustRun(t, "compare", "--db", dsn, "--style", string(st), "--top", "1", a, b); got != want.String() {
-					t.Errorf("compare --style %s %s %s at width %d:\n%s\nthe library writes\n%s", st, a, b, width, got, want.String())
-				}
+				printsTheLibrarys(t, func(w io.Writer) error { return res.WriteText(w, width) },
+					"compare", "--db", dsn, "--style", string(st), "--top", "1", a, b)
 			}
-			var want bytes.Buffer
-			if err := res.WriteJSON(&want); err != nil {
-				t.Fatal(err)
-			}
-			if got := mustRun(t, "compare", "--db", dsn, "--style", string(st), "--top", "1", "--json", a, b); got != want.String() {
-				t.Errorf("compare --json --style %s %s %s:\n%s\nthe library writes\n%s", st, a, b, got, want.String())
-			}
+			printsTheLibrarys(t, res.WriteJSON, "compare", "--db", dsn, "--style", string(st), "--top", "1", "--json", a, b)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,27 +216,28 @@ func TestShowIsTheLibrarys(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for profiler, inst := range ids {
+	for _, inst := range ids {
 		s, err := r.Summarize(ctx, inst, readback.Options{Top: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
+		id := strconv.FormatInt(inst, 10)
 		for _, width := range []int{100, 50} {
 			t.Setenv("COLUMNS", strconv.Itoa(width))
-			var want bytes.Buffer
-			if err := s.WriteText(&want, width); err != nil {
-				t.Fatal(err)
-			}
-			if got := mustRun(t, "show", "--db", dsn, "--top", "2", strconv.FormatInt(inst, 10)); got != want.String() {
-				t.Errorf("show %s at width %d:\n%s\nthe library writes\n%s", profiler, width, got, want.String())
-			}
+			printsTheLibrarys(t, func(w io.Writer) error { return s.WriteText(w, width) }, "show", "--db", dsn, "--top", "2", id)
 		}
-		var want bytes.Buffer
-		if err := s.WriteJSON(&want); err != nil {
-			t.Fatal(err)
-		}
-		if got := mustRun(t, "show", "--db", dsn, "--top", "2", "--json", strconv.FormatInt(inst, 10)); got != want.String() {
-			t.Errorf("show --json %s:\n%s\nthe library writes\n%s", profiler, got, want.String())
-		}
+		printsTheLibrarys(t, s.WriteJSON, "show", "--db", dsn, "--top", "2", "--json", id)
+	}
+}
+
+// printsTheLibrarys checks that profdb args prints what write writes.
+func printsTheLibrarys(t *testing.T, write func(io.Writer) error, args ...string) {
+	t.Helper()
+	var want bytes.Buffer
+	if err := write(&want); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRun(t, args...); got != want.String() {
+		t.Errorf("profdb %s (COLUMNS=%s):\n%s\nthe library writes\n%s", strings.Join(args, " "), os.Getenv("COLUMNS"), got, want.String())
 	}
 }
