@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -30,9 +29,6 @@ func begin(ctx context.Context, db *store.DB, insts []int64) (*inputs, error) {
 	fail := func(err error) (*inputs, error) {
 		r.Close()
 		return nil, err
-	}
-	if !r.Has(profilers.InstancesTable) {
-		return fail(&store.NoResultSetError{InstID: insts[0], NoTable: true})
 	}
 	var ids []int64
 	seen := map[int64]bool{}
