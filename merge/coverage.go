@@ -68,24 +68,32 @@ const (
 )
 
 // The routines of a result set, by ID, with what matches them and what
-// the builder needs.
+// the builder needs; and their lines.
 var (
-	lcRoutineSQL = `SELECT {rd.` + lcRoutines + `.ID}, {rd.` + lcRoutines + `.COL_MODULE_NAME}, {rd.` + lcRoutines + `.COL_SOURCE_FILE},
-		{m.` + lcMeta + `.COL_NAMESPACE}, {rd.` + lcRoutines + `.COL_CLASS_NAME}, {m.` + lcMeta + `.COL_ROUTINE_NAME},
-		{m.` + lcMeta + `.COL_SOURCE_LINE}, {rd.` + lcRoutines + `.COL_SOURCE_LINE}, {rd.` + lcRoutines + `.COL_MARK},
-		{rd.` + lcRoutines + `.COL_CODE_TYPE}, {m.` + lcMeta + `.COL_PROFILELINES}, {m.` + lcMeta + `.COL_ADDRESS},
-		{m.` + lcMeta + `.COL_TOKEN}, {m.` + lcMeta + `.COL_UNIT_NAME}, {m.` + lcMeta + `.COL_SYMBOL_MONIKER},
-		{rd.` + lcRoutines + `.COL_ANALYSIS_RESULT}
-		FROM {rd:` + lcRoutines + `} LEFT JOIN {m:` + lcMeta + `} ON {m.` + lcMeta + `.INST_ID} = {rd.` + lcRoutines + `.INST_ID}
-			AND {m.` + lcMeta + `.ID} = {rd.` + lcRoutines + `.ID}
-		WHERE {rd.` + lcRoutines + `.INST_ID} = {?}
-		ORDER BY {rd.` + lcRoutines + `.ID}`
-	lcRoutineTypes = []ddl.Type{ddl.Integer, ddl.String, ddl.String, ddl.String, ddl.String, ddl.String,
-		ddl.Integer, ddl.Decimal, ddl.Decimal, ddl.String, ddl.Integer, ddl.Decimal,
-		ddl.Integer, ddl.String, ddl.String, ddl.String}
-	lcLineSQL = `SELECT {l.` + lcLines + `.PARENT_ID}, {l.` + lcLines + `.COL_SOURCE_LINE}, {l.` + lcLines + `.COL_MARK}
-		FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} = {?} ORDER BY {l.` + lcLines + `.ID}`
-	lcLineTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Decimal}
+	lcRoutineQ = newQuery(`FROM {rd:`+lcRoutines+`} LEFT JOIN {m:`+lcMeta+`} ON {m.`+lcMeta+`.INST_ID} = {rd.`+lcRoutines+`.INST_ID}
+			AND {m.`+lcMeta+`.ID} = {rd.`+lcRoutines+`.ID}
+		WHERE {rd.`+lcRoutines+`.INST_ID} = {?}
+		ORDER BY {rd.`+lcRoutines+`.ID}`,
+		col("rd", lcRoutines, "ID", ddl.Integer),
+		col("rd", lcRoutines, "COL_MODULE_NAME", ddl.String),
+		col("rd", lcRoutines, "COL_SOURCE_FILE", ddl.String),
+		col("m", lcMeta, "COL_NAMESPACE", ddl.String),
+		col("rd", lcRoutines, "COL_CLASS_NAME", ddl.String),
+		col("m", lcMeta, "COL_ROUTINE_NAME", ddl.String),
+		col("m", lcMeta, "COL_SOURCE_LINE", ddl.Integer).as("META_SOURCE_LINE"),
+		col("rd", lcRoutines, "COL_SOURCE_LINE", ddl.Decimal),
+		col("rd", lcRoutines, "COL_MARK", ddl.Decimal),
+		col("rd", lcRoutines, "COL_CODE_TYPE", ddl.String),
+		col("m", lcMeta, "COL_PROFILELINES", ddl.Integer),
+		col("m", lcMeta, "COL_ADDRESS", ddl.Decimal),
+		col("m", lcMeta, "COL_TOKEN", ddl.Integer),
+		col("m", lcMeta, "COL_UNIT_NAME", ddl.String),
+		col("m", lcMeta, "COL_SYMBOL_MONIKER", ddl.String),
+		col("rd", lcRoutines, "COL_ANALYSIS_RESULT", ddl.String))
+	lcLineQ = newQuery(from("l", lcLines, "ID"),
+		col("l", lcLines, "PARENT_ID", ddl.Integer),
+		col("l", lcLines, "COL_SOURCE_LINE", ddl.Integer),
+		col("l", lcLines, "COL_MARK", ddl.Decimal))
 )
 
 // readCoverage reads the Light Coverage result sets insts, in order, into
@@ -95,41 +103,48 @@ func readCoverage(ctx context.Context, in *inputs, insts []int64) (*coverage, er
 		return nil, err
 	}
 	m := &coverage{idx: map[routineKey]int32{}}
+	q := lcRoutineQ
+	id, module, file, namespace, class, name := q.at("ID"), q.at("COL_MODULE_NAME"), q.at("COL_SOURCE_FILE"),
+		q.at("COL_NAMESPACE"), q.at("COL_CLASS_NAME"), q.at("COL_ROUTINE_NAME")
+	metaLine, srcLine, mark, codeType := q.at("META_SOURCE_LINE"), q.at("COL_SOURCE_LINE"), q.at("COL_MARK"), q.at("COL_CODE_TYPE")
+	profileLines, address, token, unit := q.at("COL_PROFILELINES"), q.at("COL_ADDRESS"), q.at("COL_TOKEN"), q.at("COL_UNIT_NAME")
+	moniker, analysis := q.at("COL_SYMBOL_MONIKER"), q.at("COL_ANALYSIS_RESULT")
+	parent, lineNo, lineMark := lcLineQ.at("PARENT_ID"), lcLineQ.at("COL_SOURCE_LINE"), lcLineQ.at("COL_MARK")
 	for i, inst := range insts {
 		// The input's routine IDs -> the merged routines.
 		byID := map[int64]*covRoutine{}
-		err := in.scan(ctx, inst, lcRoutineSQL, lcRoutineTypes, func(row []any) error {
-			line := integer(row[6])
-			if row[6] == nil {
-				line = count(row[7])
+		err := in.scan(ctx, inst, lcRoutineQ, func(row []any) error {
+			line := integer(row[metaLine])
+			if row[metaLine] == nil {
+				line = count(row[srcLine])
 			}
-			k := routineKey{module: str(row[1]), file: str(row[2]), namespace: str(row[3]), class: str(row[4]),
-				name: str(row[5]), line: line}
+			k := routineKey{module: str(row[module]), file: str(row[file]), namespace: str(row[namespace]), class: str(row[class]),
+				name: str(row[name]), line: line}
 			j, ok := m.idx[k]
 			if !ok {
 				j = int32(len(m.routines))
 				m.idx[k] = j
-				addr, _ := strconv.ParseUint(str(row[11]), 10, 64)
+				addr, _ := strconv.ParseUint(str(row[address]), 10, 64)
 				m.routines = append(m.routines, &covRoutine{info: lightcoverage.RoutineInfo{
 					Name: k.name, Class: k.class, Namespace: k.namespace, Module: k.module, SourceFile: k.file,
-					SourceLine: k.line, CodeType: str(row[9]), LineLevel: integer(row[10]) != 0, Address: addr,
-					Token: integer(row[12]), UnitName: str(row[13]), SymbolMoniker: str(row[14]), AnalysisResult: str(row[15]),
+					SourceLine: k.line, CodeType: str(row[codeType]), LineLevel: integer(row[profileLines]) != 0, Address: addr,
+					Token: integer(row[token]), UnitName: str(row[unit]), SymbolMoniker: str(row[moniker]), AnalysisResult: str(row[analysis]),
 				}})
 			}
 			r := m.routines[j]
-			r.count.add(i, count(row[8]))
-			byID[integer(row[0])] = r
+			r.count.add(i, count(row[mark]))
+			byID[integer(row[id])] = r
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("result set %d: routines: %w", inst, err)
 		}
-		err = in.scan(ctx, inst, lcLineSQL, lcLineTypes, func(row []any) error {
-			r, ok := byID[integer(row[0])]
+		err = in.scan(ctx, inst, lcLineQ, func(row []any) error {
+			r, ok := byID[integer(row[parent])]
 			if !ok {
-				return fmt.Errorf("a line's PARENT_ID %d names no routine (run verify)", integer(row[0]))
+				return fmt.Errorf("a line's PARENT_ID %d names no routine (run verify)", integer(row[parent]))
 			}
-			r.line(integer(row[1])).add(i, count(row[2]))
+			r.line(integer(row[lineNo])).add(i, count(row[lineMark]))
 			return nil
 		})
 		if err != nil {

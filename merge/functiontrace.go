@@ -24,45 +24,63 @@ const (
 
 // The queries of one Function Trace input, one table each.
 var (
-	ftRoutineSQL = `SELECT {m.` + ftMeta + `.ID}, {m.` + ftMeta + `.REC_ID}, {m.` + ftMeta + `.COL_MODULE_NAME},
-		{m.` + ftMeta + `.COL_SOURCE_FILE}, {m.` + ftMeta + `.COL_NAMESPACE}, {m.` + ftMeta + `.COL_CLASS_NAME},
-		{m.` + ftMeta + `.COL_ROUTINE_NAME}, {m.` + ftMeta + `.COL_SOURCE_LINE}, {m.` + ftMeta + `.COL_CODE_TYPE},
-		{m.` + ftMeta + `.COL_ADDRESS}, {m.` + ftMeta + `.COL_TOKEN}, {m.` + ftMeta + `.COL_UNIT_NAME},
-		{m.` + ftMeta + `.COL_SYMBOL_MONIKER}, {m.` + ftMeta + `.COL_ANALYSIS_RESULT}, {m.` + ftMeta + `.COL_PROFILELINES},
-		{m.` + ftMeta + `.COL_LANGUAGEID}, {m.` + ftMeta + `.COL_CALLINGCONVETION}
-		FROM {m:` + ftMeta + `} WHERE {m.` + ftMeta + `.INST_ID} = {?} ORDER BY {m.` + ftMeta + `.ID}`
-	ftRoutineTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.String, ddl.String, ddl.String, ddl.String,
-		ddl.String, ddl.Integer, ddl.String, ddl.Decimal, ddl.Integer, ddl.String,
-		ddl.String, ddl.String, ddl.Integer, ddl.Integer, ddl.Integer}
-	ftLineSQL = `SELECT {l.` + ftLines + `.PARENT_ID}, {l.` + ftLines + `.COL_SOURCE_LINE}
-		FROM {l:` + ftLines + `} WHERE {l.` + ftLines + `.INST_ID} = {?} ORDER BY {l.` + ftLines + `.ID}`
-	ftLineTypes = []ddl.Type{ddl.Integer, ddl.Integer}
-	ftParamSQL  = `SELECT {p.` + ftParams + `.PARENT_ID}, {p.` + ftParams + `.COL_TYPEID}, {p.` + ftParams + `.COL_TYPEMEMSIZE}, {p.` + ftParams + `.COL_TYPENAME}
-		FROM {p:` + ftParams + `} WHERE {p.` + ftParams + `.INST_ID} = {?} ORDER BY {p.` + ftParams + `.ID}`
-	ftParamTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer, ddl.String}
-	ftThreadSQL  = `SELECT {t.` + ftThreadT + `.ID}, {t.` + ftThreadT + `.COL_WIN32THREADID}
-		FROM {t:` + ftThreadT + `} WHERE {t.` + ftThreadT + `.INST_ID} = {?} ORDER BY {t.` + ftThreadT + `.ID}`
-	ftThreadTypes = []ddl.Type{ddl.Integer, ddl.Integer}
+	ftRoutineQ = newQuery(from("m", ftMeta, "ID"),
+		col("m", ftMeta, "ID", ddl.Integer),
+		col("m", ftMeta, "REC_ID", ddl.Integer),
+		col("m", ftMeta, "COL_MODULE_NAME", ddl.String),
+		col("m", ftMeta, "COL_SOURCE_FILE", ddl.String),
+		col("m", ftMeta, "COL_NAMESPACE", ddl.String),
+		col("m", ftMeta, "COL_CLASS_NAME", ddl.String),
+		col("m", ftMeta, "COL_ROUTINE_NAME", ddl.String),
+		col("m", ftMeta, "COL_SOURCE_LINE", ddl.Integer),
+		col("m", ftMeta, "COL_CODE_TYPE", ddl.String),
+		col("m", ftMeta, "COL_ADDRESS", ddl.Decimal),
+		col("m", ftMeta, "COL_TOKEN", ddl.Integer),
+		col("m", ftMeta, "COL_UNIT_NAME", ddl.String),
+		col("m", ftMeta, "COL_SYMBOL_MONIKER", ddl.String),
+		col("m", ftMeta, "COL_ANALYSIS_RESULT", ddl.String),
+		col("m", ftMeta, "COL_PROFILELINES", ddl.Integer),
+		col("m", ftMeta, "COL_LANGUAGEID", ddl.Integer),
+		col("m", ftMeta, "COL_CALLINGCONVETION", ddl.Integer))
+	ftLineQ = newQuery(from("l", ftLines, "ID"),
+		col("l", ftLines, "PARENT_ID", ddl.Integer),
+		col("l", ftLines, "COL_SOURCE_LINE", ddl.Integer))
+	ftParamQ = newQuery(from("p", ftParams, "ID"),
+		col("p", ftParams, "PARENT_ID", ddl.Integer),
+		col("p", ftParams, "COL_TYPEID", ddl.Integer),
+		col("p", ftParams, "COL_TYPEMEMSIZE", ddl.Integer),
+		col("p", ftParams, "COL_TYPENAME", ddl.String))
+	ftThreadQ = newQuery(from("t", ftThreadT, "ID"),
+		col("t", ftThreadT, "ID", ddl.Integer),
+		col("t", ftThreadT, "COL_WIN32THREADID", ddl.Integer))
 	// A route's routines, from the top of the thread down (COL_CALL_NO 0
 	// is the routine the route leads to).
-	ftStackSQL = `SELECT {s.` + ftStack + `.PARENT_ID}, {s.` + ftStack + `.COL_ROUTINE_NAME}
-		FROM {s:` + ftStack + `} WHERE {s.` + ftStack + `.INST_ID} = {?}
-		ORDER BY {s.` + ftStack + `.PARENT_ID}, {s.` + ftStack + `.COL_CALL_NO} DESC`
-	ftStackTypes = []ddl.Type{ddl.Integer, ddl.Integer}
-	ftRouteSQL   = `SELECT {r.` + ftRoutes + `.ID}, {r.` + ftRoutes + `.COL_HIT_COUNT}
-		FROM {r:` + ftRoutes + `} WHERE {r.` + ftRoutes + `.INST_ID} = {?} ORDER BY {r.` + ftRoutes + `.ID}`
-	ftRouteTypes = []ddl.Type{ddl.Integer, ddl.Integer}
-	ftCallSQL    = `SELECT {c.` + ftCalls + `.PARENT_ID}, {c.` + ftCalls + `.REC_ID}, {c.` + ftCalls + `.COL_PARENT_NO},
-		{c.` + ftCalls + `.COL_ROUTINE_NAME}, {c.` + ftCalls + `.COL__S}, {c.` + ftCalls + `.COL__S_WITH_CHILDREN},
-		{c.` + ftCalls + `.COL_LINE_NUMBER}, {c.` + ftCalls + `.ID}
-		FROM {c:` + ftCalls + `} WHERE {c.` + ftCalls + `.INST_ID} = {?}
-		ORDER BY {c.` + ftCalls + `.PARENT_ID}, {c.` + ftCalls + `.REC_ID}`
-	ftCallTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer}
-	ftEnterSQL  = `SELECT {p.` + ftEnter + `.PARENT_ID}, {p.` + ftEnter + `.COL_PARAM_TYPE}, {p.` + ftEnter + `.COL_PARAM_VALUE}, NULL
-		FROM {p:` + ftEnter + `} WHERE {p.` + ftEnter + `.INST_ID} = {?} ORDER BY {p.` + ftEnter + `.ID}`
-	ftExitSQL = `SELECT {p.` + ftExit + `.PARENT_ID}, {p.` + ftExit + `.COL_PARAM_TYPE}, {p.` + ftExit + `.COL_PARAM_VALUE}, {p.` + ftExit + `.COL_COMMENT}
-		FROM {p:` + ftExit + `} WHERE {p.` + ftExit + `.INST_ID} = {?} ORDER BY {p.` + ftExit + `.ID}`
-	ftParamValueTypes = []ddl.Type{ddl.Integer, ddl.String, ddl.String, ddl.String}
+	ftStackQ = newQuery(from("s", ftStack, "PARENT_ID", "COL_CALL_NO")+" DESC",
+		col("s", ftStack, "PARENT_ID", ddl.Integer),
+		col("s", ftStack, "COL_ROUTINE_NAME", ddl.Integer))
+	ftRouteQ = newQuery(from("r", ftRoutes, "ID"),
+		col("r", ftRoutes, "ID", ddl.Integer),
+		col("r", ftRoutes, "COL_HIT_COUNT", ddl.Integer))
+	ftCallQ = newQuery(from("c", ftCalls, "PARENT_ID", "REC_ID"),
+		col("c", ftCalls, "PARENT_ID", ddl.Integer),
+		col("c", ftCalls, "REC_ID", ddl.Integer),
+		col("c", ftCalls, "COL_PARENT_NO", ddl.Integer),
+		col("c", ftCalls, "COL_ROUTINE_NAME", ddl.Integer),
+		col("c", ftCalls, "COL__S", ddl.Integer),
+		col("c", ftCalls, "COL__S_WITH_CHILDREN", ddl.Integer),
+		col("c", ftCalls, "COL_LINE_NUMBER", ddl.Integer),
+		col("c", ftCalls, "ID", ddl.Integer))
+	// The parameters of calls, on enter (which have no comment) and on exit.
+	ftEnterQ = newQuery(from("p", ftEnter, "ID"),
+		col("p", ftEnter, "PARENT_ID", ddl.Integer),
+		col("p", ftEnter, "COL_PARAM_TYPE", ddl.String),
+		col("p", ftEnter, "COL_PARAM_VALUE", ddl.String),
+		column{name: "COL_COMMENT", expr: "NULL", typ: ddl.String})
+	ftExitQ = newQuery(from("p", ftExit, "ID"),
+		col("p", ftExit, "PARENT_ID", ddl.Integer),
+		col("p", ftExit, "COL_PARAM_TYPE", ddl.String),
+		col("p", ftExit, "COL_PARAM_VALUE", ddl.String),
+		col("p", ftExit, "COL_COMMENT", ddl.String))
 )
 
 // ftRoutine is a routine of the merged Function Trace result set.
@@ -148,23 +166,26 @@ func readTrace(ctx context.Context, in *inputs, insts []int64) (*trace, error) {
 func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	// The input's routine IDs and REC_IDs -> the merged routines.
 	byID, byRec := map[int64]int32{}, map[int64]int32{}
-	err := in.scan(ctx, inst, ftRoutineSQL, ftRoutineTypes, func(row []any) error {
-		k := routineKey{module: str(row[2]), file: str(row[3]), namespace: str(row[4]), class: str(row[5]),
-			name: str(row[6]), line: integer(row[7])}
+	rc := routineColsOf(ftRoutineQ)
+	language, convention := ftRoutineQ.at("COL_LANGUAGEID"), ftRoutineQ.at("COL_CALLINGCONVETION")
+	err := in.scan(ctx, inst, ftRoutineQ, func(row []any) error {
+		k := routineKey{module: str(row[rc.module]), file: str(row[rc.file]), namespace: str(row[rc.namespace]),
+			class: str(row[rc.class]), name: str(row[rc.name]), line: integer(row[rc.line])}
 		j, ok := m.rIdx[k]
 		if !ok {
 			j = int32(len(m.routines))
 			m.rIdx[k] = j
-			addr, _ := strconv.ParseUint(str(row[9]), 10, 64)
+			addr, _ := strconv.ParseUint(str(row[rc.address]), 10, 64)
 			m.routines = append(m.routines, &ftRoutine{first: i, info: functiontrace.RoutineInfo{
 				Name: k.name, Class: k.class, Namespace: k.namespace, Module: k.module, SourceFile: k.file,
-				SourceLine: k.line, CodeType: str(row[8]), Address: addr, Token: integer(row[10]),
-				UnitName: str(row[11]), SymbolMoniker: str(row[12]), AnalysisResult: str(row[13]),
-				LineLevel: integer(row[14]) != 0, LanguageID: integer(row[15]), CallingConvention: integer(row[16]),
+				SourceLine: k.line, CodeType: str(row[rc.codeType]), Address: addr, Token: integer(row[rc.token]),
+				UnitName: str(row[rc.unit]), SymbolMoniker: str(row[rc.moniker]), AnalysisResult: str(row[rc.analysis]),
+				LineLevel: integer(row[rc.profileLines]) != 0, LanguageID: integer(row[language]),
+				CallingConvention: integer(row[convention]),
 			}})
 		}
-		byID[integer(row[0])] = j
-		byRec[integer(row[1])] = j
+		byID[integer(row[rc.id])] = j
+		byRec[integer(row[rc.rec])] = j
 		return nil
 	})
 	if err != nil {
@@ -177,12 +198,13 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 		}
 		return m.routines[j], j, nil
 	}
-	err = in.scan(ctx, inst, ftLineSQL, ftLineTypes, func(row []any) error {
-		r, _, err := routine("a line's PARENT_ID", byID, integer(row[0]))
+	parent, src := ftLineQ.at("PARENT_ID"), ftLineQ.at("COL_SOURCE_LINE")
+	err = in.scan(ctx, inst, ftLineQ, func(row []any) error {
+		r, _, err := routine("a line's PARENT_ID", byID, integer(row[parent]))
 		if err != nil {
 			return err
 		}
-		if l := integer(row[1]); !r.lineSet[l] {
+		if l := integer(row[src]); !r.lineSet[l] {
 			if r.lineSet == nil {
 				r.lineSet = map[int64]bool{}
 			}
@@ -194,13 +216,17 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	if err != nil {
 		return fmt.Errorf("lines: %w", err)
 	}
-	err = in.scan(ctx, inst, ftParamSQL, ftParamTypes, func(row []any) error {
-		r, _, err := routine("a parameter's PARENT_ID", byID, integer(row[0]))
+	q := ftParamQ
+	parent = q.at("PARENT_ID")
+	typeID, memSize, typeName := q.at("COL_TYPEID"), q.at("COL_TYPEMEMSIZE"), q.at("COL_TYPENAME")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		r, _, err := routine("a parameter's PARENT_ID", byID, integer(row[parent]))
 		if err != nil {
 			return err
 		}
 		if r.first == i {
-			r.params = append(r.params, functiontrace.ParameterType{TypeID: integer(row[1]), MemSize: integer(row[2]), TypeName: str(row[3])})
+			r.params = append(r.params, functiontrace.ParameterType{TypeID: integer(row[typeID]), MemSize: integer(row[memSize]),
+				TypeName: str(row[typeName])})
 		}
 		return nil
 	})
@@ -211,10 +237,11 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	// The input's threads -> the merged threads.
 	threads := map[int64]*ftThread{}
 	rank := int64(0)
-	err = in.scan(ctx, inst, ftThreadSQL, ftThreadTypes, func(row []any) error {
+	id, win := ftThreadQ.at("ID"), ftThreadQ.at("COL_WIN32THREADID")
+	err = in.scan(ctx, inst, ftThreadQ, func(row []any) error {
 		k := ftThreadKey{rank: rank}
-		if row[1] != nil {
-			k = ftThreadKey{win: true, id: integer(row[1])}
+		if row[win] != nil {
+			k = ftThreadKey{win: true, id: integer(row[win])}
 		}
 		rank++
 		j, ok := m.tIdx[k]
@@ -224,7 +251,7 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 			m.threads = append(m.threads, &ftThread{info: functiontrace.ThreadInfo{Win32ThreadID: k.id},
 				root: &ftCall{routine: -1, route: -1}})
 		}
-		threads[integer(row[0])] = m.threads[j]
+		threads[integer(row[id])] = m.threads[j]
 		return nil
 	})
 	if err != nil {
@@ -235,14 +262,15 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	hits := map[int32]int64{}
 	routeOf := map[int64]int32{}
 	cur, curID := int32(-1), int64(-1)
-	err = in.scan(ctx, inst, ftStackSQL, ftStackTypes, func(row []any) error {
-		if id := integer(row[0]); id != curID {
+	parent, routineRec := ftStackQ.at("PARENT_ID"), ftStackQ.at("COL_ROUTINE_NAME")
+	err = in.scan(ctx, inst, ftStackQ, func(row []any) error {
+		if id := integer(row[parent]); id != curID {
 			if curID >= 0 {
 				routeOf[curID] = cur
 			}
 			cur, curID = -1, id
 		}
-		_, j, err := routine("a call stack's COL_ROUTINE_NAME", byRec, integer(row[1]))
+		_, j, err := routine("a call stack's COL_ROUTINE_NAME", byRec, integer(row[routineRec]))
 		if err != nil {
 			return err
 		}
@@ -255,12 +283,13 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	if curID >= 0 {
 		routeOf[curID] = cur
 	}
-	err = in.scan(ctx, inst, ftRouteSQL, ftRouteTypes, func(row []any) error {
-		r, ok := routeOf[integer(row[0])]
+	id, hitCount := ftRouteQ.at("ID"), ftRouteQ.at("COL_HIT_COUNT")
+	err = in.scan(ctx, inst, ftRouteQ, func(row []any) error {
+		r, ok := routeOf[integer(row[id])]
 		if !ok {
-			return fmt.Errorf("call route %d has no call stack (run verify)", integer(row[0]))
+			return fmt.Errorf("call route %d has no call stack (run verify)", integer(row[id]))
 		}
-		hits[r] += max(integer(row[1]), 0)
+		hits[r] += max(integer(row[hitCount]), 0)
 		return nil
 	})
 	if err != nil {
@@ -276,39 +305,42 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	var occ map[ftCallKey]int32
 	thread := int64(-1)
 	var th *ftThread
-	err = in.scan(ctx, inst, ftCallSQL, ftCallTypes, func(row []any) error {
-		if t := integer(row[0]); t != thread || th == nil {
+	q = ftCallQ
+	id, parent, rec, parentNo := q.at("ID"), q.at("PARENT_ID"), q.at("REC_ID"), q.at("COL_PARENT_NO")
+	routineRec, self, all, lineNo := q.at("COL_ROUTINE_NAME"), q.at("COL__S"), q.at("COL__S_WITH_CHILDREN"), q.at("COL_LINE_NUMBER")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		if t := integer(row[parent]); t != thread || th == nil {
 			var ok bool
 			if th, ok = threads[t]; !ok {
 				return fmt.Errorf("a call's PARENT_ID names no thread %d (run verify)", t)
 			}
 			thread, recs, occ = t, map[int64]*ftCall{}, map[ftCallKey]int32{}
 		}
-		parent := th.root
-		if p := integer(row[2]); row[2] != nil && p >= 0 {
+		up := th.root
+		if p := integer(row[parentNo]); row[parentNo] != nil && p >= 0 {
 			var ok bool
-			if parent, ok = recs[p]; !ok {
-				return fmt.Errorf("call %d: COL_PARENT_NO %d names no earlier call of its thread (run verify)", integer(row[1]), p)
+			if up, ok = recs[p]; !ok {
+				return fmt.Errorf("call %d: COL_PARENT_NO %d names no earlier call of its thread (run verify)", integer(row[rec]), p)
 			}
 		}
-		_, j, err := routine("a call's COL_ROUTINE_NAME", byRec, integer(row[3]))
+		_, j, err := routine("a call's COL_ROUTINE_NAME", byRec, integer(row[routineRec]))
 		if err != nil {
 			return err
 		}
-		k := ftCallKey{parent: parent, routine: j}
+		k := ftCallKey{parent: up, routine: j}
 		n0 := occ[k] // counted under the key with occ 0
 		occ[k] = n0 + 1
 		k.occ = n0
 		c, ok := m.calls[k]
 		if !ok {
-			c = &ftCall{routine: j, route: m.route(parent.route, j), line: integer(row[6])}
+			c = &ftCall{routine: j, route: m.route(up.route, j), line: integer(row[lineNo])}
 			m.calls[k] = c
-			parent.children = append(parent.children, c)
-			created[integer(row[7])] = c
+			up.children = append(up.children, c)
+			created[integer(row[id])] = c
 		}
-		c.self.add(i, integer(row[4]))
-		c.all.add(i, integer(row[5]))
-		recs[integer(row[1])] = c
+		c.self.add(i, integer(row[self]))
+		c.all.add(i, integer(row[all]))
+		recs[integer(row[rec])] = c
 		touched = append(touched, c)
 		perRoute[c.route]++
 		return nil
@@ -317,15 +349,17 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 		return fmt.Errorf("calls: %w", err)
 	}
 	for _, p := range []struct {
-		what, sql string
-		exit      bool
-	}{{"parameters on enter", ftEnterSQL, false}, {"parameters on exit", ftExitSQL, true}} {
-		err = in.scan(ctx, inst, p.sql, ftParamValueTypes, func(row []any) error {
-			c, ok := created[integer(row[0])]
+		what string
+		q    *query
+		exit bool
+	}{{"parameters on enter", ftEnterQ, false}, {"parameters on exit", ftExitQ, true}} {
+		call, typ, value, comment := p.q.at("PARENT_ID"), p.q.at("COL_PARAM_TYPE"), p.q.at("COL_PARAM_VALUE"), p.q.at("COL_COMMENT")
+		err = in.scan(ctx, inst, p.q, func(row []any) error {
+			c, ok := created[integer(row[call])]
 			if !ok {
 				return nil // a call an earlier input holds: its parameters are that input's
 			}
-			v := functiontrace.Param{Type: str(row[1]), Value: str(row[2]), Comment: str(row[3])}
+			v := functiontrace.Param{Type: str(row[typ]), Value: str(row[value]), Comment: str(row[comment])}
 			if p.exit {
 				c.exit = append(c.exit, v)
 			} else {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -59,10 +58,3 @@ func (in *inputs) close() { in.r.Close() }
 
 // need checks that the database has the tables a merge reads.
 func (in *inputs) need(tables ...string) error { return in.r.Need(in.first, tables...) }
-
-// scan runs a query template (readback.Reader.Query's) for one result set
-// and calls each with every row, its values in canonical form of the given
-// types.
-func (in *inputs) scan(ctx context.Context, inst int64, tmpl string, types []ddl.Type, each func(row []any) error) error {
-	return in.r.Values(ctx, tmpl, []any{inst}, types, each)
-}

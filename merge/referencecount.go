@@ -23,60 +23,82 @@ const (
 	rcTree        = referencecount.RefcountTree
 )
 
-// col writes {alias.table.column}.
-func col(alias, table, column string) string { return "{" + alias + "." + table + "." + column + "}" }
-
-// selectSQL is a query of columns of one table of one result set, in order.
-func selectSQL(table string, order string, cols ...string) string {
-	q := "SELECT "
-	for i, c := range cols {
-		if i > 0 {
-			q += ", "
-		}
-		q += col("t", table, c)
-	}
-	q += " FROM {t:" + table + "} WHERE " + col("t", table, "INST_ID") + " = {?} ORDER BY "
-	for i, c := range []string{order, "REC_ID"} {
-		if c == "" {
-			continue
-		}
-		if i > 0 && order != "" {
-			q += ", "
-		}
-		q += col("t", table, c)
-	}
-	return q
-}
-
+// The queries of one Reference Count input, one table each, in the order
+// of their tables' IDs (their parents' for child tables) and REC_IDs.
 var (
-	rcThreadSQL     = selectSQL(rcThreads, "ID", "REC_ID", "COL_NAME", "COL_SIZE", "COL_WIN32THREADID")
-	rcThreadTypes   = []ddl.Type{ddl.Integer, ddl.String, ddl.Integer, ddl.String}
-	rcMetaClassSQL  = selectSQL(rcMetaClasses, "ID", "REC_ID", "COL_CLASS_NAME", "COL_MODULE_NAME", "COL_SYMBOL_MONIKER")
-	rcMetaClassType = []ddl.Type{ddl.Integer, ddl.String, ddl.String, ddl.String}
-	rcClassSQL      = selectSQL(rcClasses, "ID", "COL_CLASS_NAME", "COL_MODULE_NAME", "COL_LIVE_COUNT", "COL_LIVE_SIZE",
-		"COL_PEAK_CREATED", "COL_PEAK_SIZE", "COL_TOTAL_CREATED", "COL_TOTAL_SIZE")
-	rcClassTypes = []ddl.Type{ddl.String, ddl.String, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer}
-	rcRoutineSQL = selectSQL(rcMeta, "ID", "ID", "REC_ID", "COL_MODULE_NAME", "COL_SOURCE_FILE", "COL_NAMESPACE", "COL_CLASS_NAME",
-		"COL_ROUTINENAME", "COL_SOURCE_LINE", "COL_CODE_TYPE", "COL_ADDRESS", "COL_TOKEN", "COL_UNIT_NAME",
-		"COL_SYMBOL_MONIKER", "COL_ANALYSIS_RESULT", "COL_PROFILELINES", "COL_HIT_COUNT")
-	rcRoutineTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.String, ddl.String, ddl.String, ddl.String,
-		ddl.String, ddl.Integer, ddl.String, ddl.Decimal, ddl.Integer, ddl.String,
-		ddl.String, ddl.String, ddl.Integer, ddl.Integer}
-	rcLineSQL   = selectSQL(rcLines, "ID", "PARENT_ID", "REC_ID", "COL_SOURCE_LINE")
-	rcLineTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer}
-	rcObjectSQL = selectSQL(rcObjects, "ID", "ID", "COL__", "COL_ADDRESS", "COL_CLASSRID", "COL_GET_", "COL_LIVE_REFERENCES",
-		"COL_PEAK_REFERENCES", "COL_SIZE", "COL_THREADRID", "COL_TOTAL_REFERENCES")
-	rcObjectTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer,
-		ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer}
-	rcCreationSQL   = selectSQL(rcCreation, "PARENT_ID", "PARENT_ID", "COL_HIT_COUNT", "COL_LINERID", "COL_ROUTINERID")
-	rcCreationTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer}
-	rcRefSQL        = selectSQL(rcRefs, "PARENT_ID", "ID", "PARENT_ID", "COL__", "COL_ADDREF_RELEASE")
-	rcRefTypes      = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer}
-	rcARStackSQL    = selectSQL(rcARStack, "PARENT_ID", "PARENT_ID", "COL_ROUTINE_NAME", "COL_SOURCE_LINE")
-	rcARStackTypes  = []ddl.Type{ddl.Integer, ddl.Integer, ddl.String}
-	rcTreeSQL       = selectSQL(rcTree, "PARENT_ID", "PARENT_ID", "REC_ID", "COL_PARENT_INDEX", "COL_ROUTINE_NAME",
-		"COL_SOURCE_LINE", "COL_ROUTINE_HITCOUNT_ON_ENTER", "COL_RESULT_REFCOUNT")
-	rcTreeTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer}
+	rcThreadQ = newQuery(from("t", rcThreads, "ID", "REC_ID"),
+		col("t", rcThreads, "REC_ID", ddl.Integer),
+		col("t", rcThreads, "COL_NAME", ddl.String),
+		col("t", rcThreads, "COL_SIZE", ddl.Integer),
+		col("t", rcThreads, "COL_WIN32THREADID", ddl.String))
+	rcMetaClassQ = newQuery(from("t", rcMetaClasses, "ID", "REC_ID"),
+		col("t", rcMetaClasses, "REC_ID", ddl.Integer),
+		col("t", rcMetaClasses, "COL_CLASS_NAME", ddl.String),
+		col("t", rcMetaClasses, "COL_MODULE_NAME", ddl.String),
+		col("t", rcMetaClasses, "COL_SYMBOL_MONIKER", ddl.String))
+	rcClassQ = newQuery(from("t", rcClasses, "ID", "REC_ID"),
+		col("t", rcClasses, "COL_CLASS_NAME", ddl.String),
+		col("t", rcClasses, "COL_MODULE_NAME", ddl.String),
+		col("t", rcClasses, "COL_LIVE_COUNT", ddl.Integer),
+		col("t", rcClasses, "COL_LIVE_SIZE", ddl.Integer),
+		col("t", rcClasses, "COL_PEAK_CREATED", ddl.Integer),
+		col("t", rcClasses, "COL_PEAK_SIZE", ddl.Integer),
+		col("t", rcClasses, "COL_TOTAL_CREATED", ddl.Integer),
+		col("t", rcClasses, "COL_TOTAL_SIZE", ddl.Integer))
+	rcRoutineQ = newQuery(from("t", rcMeta, "ID", "REC_ID"),
+		col("t", rcMeta, "ID", ddl.Integer),
+		col("t", rcMeta, "REC_ID", ddl.Integer),
+		col("t", rcMeta, "COL_MODULE_NAME", ddl.String),
+		col("t", rcMeta, "COL_SOURCE_FILE", ddl.String),
+		col("t", rcMeta, "COL_NAMESPACE", ddl.String),
+		col("t", rcMeta, "COL_CLASS_NAME", ddl.String),
+		col("t", rcMeta, "COL_ROUTINENAME", ddl.String).as("COL_ROUTINE_NAME"),
+		col("t", rcMeta, "COL_SOURCE_LINE", ddl.Integer),
+		col("t", rcMeta, "COL_CODE_TYPE", ddl.String),
+		col("t", rcMeta, "COL_ADDRESS", ddl.Decimal),
+		col("t", rcMeta, "COL_TOKEN", ddl.Integer),
+		col("t", rcMeta, "COL_UNIT_NAME", ddl.String),
+		col("t", rcMeta, "COL_SYMBOL_MONIKER", ddl.String),
+		col("t", rcMeta, "COL_ANALYSIS_RESULT", ddl.String),
+		col("t", rcMeta, "COL_PROFILELINES", ddl.Integer),
+		col("t", rcMeta, "COL_HIT_COUNT", ddl.Integer))
+	rcLineQ = newQuery(from("t", rcLines, "ID", "REC_ID"),
+		col("t", rcLines, "PARENT_ID", ddl.Integer),
+		col("t", rcLines, "REC_ID", ddl.Integer),
+		col("t", rcLines, "COL_SOURCE_LINE", ddl.Integer))
+	rcObjectQ = newQuery(from("t", rcObjects, "ID", "REC_ID"),
+		col("t", rcObjects, "ID", ddl.Integer),
+		col("t", rcObjects, "COL__", ddl.Integer),
+		col("t", rcObjects, "COL_ADDRESS", ddl.Integer),
+		col("t", rcObjects, "COL_CLASSRID", ddl.Integer),
+		col("t", rcObjects, "COL_GET_", ddl.Integer),
+		col("t", rcObjects, "COL_LIVE_REFERENCES", ddl.Integer),
+		col("t", rcObjects, "COL_PEAK_REFERENCES", ddl.Integer),
+		col("t", rcObjects, "COL_SIZE", ddl.Integer),
+		col("t", rcObjects, "COL_THREADRID", ddl.Integer),
+		col("t", rcObjects, "COL_TOTAL_REFERENCES", ddl.Integer))
+	rcCreationQ = newQuery(from("t", rcCreation, "PARENT_ID", "REC_ID"),
+		col("t", rcCreation, "PARENT_ID", ddl.Integer),
+		col("t", rcCreation, "COL_HIT_COUNT", ddl.Integer),
+		col("t", rcCreation, "COL_LINERID", ddl.Integer),
+		col("t", rcCreation, "COL_ROUTINERID", ddl.Integer))
+	rcRefQ = newQuery(from("t", rcRefs, "PARENT_ID", "REC_ID"),
+		col("t", rcRefs, "ID", ddl.Integer),
+		col("t", rcRefs, "PARENT_ID", ddl.Integer),
+		col("t", rcRefs, "COL__", ddl.Integer),
+		col("t", rcRefs, "COL_ADDREF_RELEASE", ddl.Integer))
+	rcARStackQ = newQuery(from("t", rcARStack, "PARENT_ID", "REC_ID"),
+		col("t", rcARStack, "PARENT_ID", ddl.Integer),
+		col("t", rcARStack, "COL_ROUTINE_NAME", ddl.Integer),
+		col("t", rcARStack, "COL_SOURCE_LINE", ddl.String))
+	rcTreeQ = newQuery(from("t", rcTree, "PARENT_ID", "REC_ID"),
+		col("t", rcTree, "PARENT_ID", ddl.Integer),
+		col("t", rcTree, "REC_ID", ddl.Integer),
+		col("t", rcTree, "COL_PARENT_INDEX", ddl.Integer),
+		col("t", rcTree, "COL_ROUTINE_NAME", ddl.Integer),
+		col("t", rcTree, "COL_SOURCE_LINE", ddl.Integer),
+		col("t", rcTree, "COL_ROUTINE_HITCOUNT_ON_ENTER", ddl.Integer),
+		col("t", rcTree, "COL_RESULT_REFCOUNT", ddl.Integer))
 )
 
 type rcThread struct {
@@ -181,9 +203,11 @@ func (m *refcounts) class(name, module string) *rcClass {
 func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	threads := map[int64]int32{}
 	rank := int64(0)
-	err := in.scan(ctx, inst, rcThreadSQL, rcThreadTypes, func(row []any) error {
+	q := rcThreadQ
+	rec, name, size, win := q.at("REC_ID"), q.at("COL_NAME"), q.at("COL_SIZE"), q.at("COL_WIN32THREADID")
+	err := in.scan(ctx, inst, q, func(row []any) error {
 		k := rcThreadKey{rank: rank}
-		if w := str(row[3]); w != "" {
+		if w := str(row[win]); w != "" {
 			k = rcThreadKey{win: w, rank: -1}
 		}
 		rank++
@@ -191,31 +215,36 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 		if !ok {
 			j = int32(len(m.threads))
 			m.tIdx[k] = j
-			m.threads = append(m.threads, &rcThread{name: str(row[1]), win: str(row[3])})
+			m.threads = append(m.threads, &rcThread{name: str(row[name]), win: str(row[win])})
 		}
-		m.threads[j].size.add(i, integer(row[2]))
-		threads[integer(row[0])] = j
+		m.threads[j].size.add(i, integer(row[size]))
+		threads[integer(row[rec])] = j
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("threads: %w", err)
 	}
 	classes := map[int64]int32{}
-	err = in.scan(ctx, inst, rcMetaClassSQL, rcMetaClassType, func(row []any) error {
-		c := m.class(str(row[1]), str(row[2]))
+	q = rcMetaClassQ
+	rec, name, module, moniker := q.at("REC_ID"), q.at("COL_CLASS_NAME"), q.at("COL_MODULE_NAME"), q.at("COL_SYMBOL_MONIKER")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		c := m.class(str(row[name]), str(row[module]))
 		if c.moniker == "" {
-			c.moniker = str(row[3])
+			c.moniker = str(row[moniker])
 		}
-		classes[integer(row[0])] = m.cIdx[[2]string{c.name, c.module}]
+		classes[integer(row[rec])] = m.cIdx[[2]string{c.name, c.module}]
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("classes: %w", err)
 	}
-	err = in.scan(ctx, inst, rcClassSQL, rcClassTypes, func(row []any) error {
-		c := m.class(str(row[0]), str(row[1]))
-		for f := range c.figs {
-			c.figs[f].add(i, integer(row[2+f]))
+	q = rcClassQ
+	name, module = q.at("COL_CLASS_NAME"), q.at("COL_MODULE_NAME")
+	figs := classFigures(q)
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		c := m.class(str(row[name]), str(row[module]))
+		for f, at := range figs {
+			c.figs[f].add(i, integer(row[at]))
 		}
 		return nil
 	})
@@ -223,22 +252,25 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 		return fmt.Errorf("class figures: %w", err)
 	}
 	byID, byRec := map[int64]int32{}, map[int64]int32{}
-	err = in.scan(ctx, inst, rcRoutineSQL, rcRoutineTypes, func(row []any) error {
-		j := m.addRoutine(i, row, false)
-		byID[integer(row[0])] = j
-		byRec[integer(row[1])] = j
+	rc := routineColsOf(rcRoutineQ)
+	err = in.scan(ctx, inst, rcRoutineQ, func(row []any) error {
+		j := m.addRoutine(i, row, rc)
+		byID[integer(row[rc.id])] = j
+		byRec[integer(row[rc.rec])] = j
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("routines: %w", err)
 	}
 	lineOf := map[int64]int64{} // line REC_ID -> source line
-	err = in.scan(ctx, inst, rcLineSQL, rcLineTypes, func(row []any) error {
-		l, err := m.addLine(row, byID)
+	q = rcLineQ
+	parent, rec, src := q.at("PARENT_ID"), q.at("REC_ID"), q.at("COL_SOURCE_LINE")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		l, err := m.addLine(row, parent, src, byID)
 		if err != nil {
 			return err
 		}
-		lineOf[integer(row[1])] = l
+		lineOf[integer(row[rec])] = l
 		return nil
 	})
 	if err != nil {
@@ -268,30 +300,34 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 
 	objects := map[int64]*rcObject{}
 	added := map[*rcObject]bool{} // the objects this input adds: their references are this input's
-	err = in.scan(ctx, inst, rcObjectSQL, rcObjectTypes, func(row []any) error {
-		cls, err := ref(classes, row[3], "an object's COL_CLASSRID")
+	q = rcObjectQ
+	id, number, address, class, get := q.at("ID"), q.at("COL__"), q.at("COL_ADDRESS"), q.at("COL_CLASSRID"), q.at("COL_GET_")
+	live, peak, total, thread := q.at("COL_LIVE_REFERENCES"), q.at("COL_PEAK_REFERENCES"), q.at("COL_TOTAL_REFERENCES"), q.at("COL_THREADRID")
+	size = q.at("COL_SIZE")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		cls, err := ref(classes, row[class], "an object's COL_CLASSRID")
 		if err != nil {
 			return err
 		}
-		th, err := ref(threads, row[8], "an object's COL_THREADRID")
+		th, err := ref(threads, row[thread], "an object's COL_THREADRID")
 		if err != nil {
 			return err
 		}
-		k := rcObjectKey{class: cls, thread: th, number: integer(row[1])}
+		k := rcObjectKey{class: cls, thread: th, number: integer(row[number])}
 		j, ok := m.oIdx[k]
 		if !ok {
 			j = int32(len(m.objects))
 			m.oIdx[k] = j
-			o := &rcObject{class: cls, thread: th, number: k.number, address: integer(row[2]), get: integer(row[4])}
+			o := &rcObject{class: cls, thread: th, number: k.number, address: integer(row[address]), get: integer(row[get])}
 			m.objects = append(m.objects, o)
 			added[o] = true
 		}
 		o := m.objects[j]
-		o.live.add(i, integer(row[5]))
-		o.peak.add(i, integer(row[6]))
-		o.size.add(i, integer(row[7]))
-		o.tot.add(i, integer(row[9]))
-		objects[integer(row[0])] = o
+		o.live.add(i, integer(row[live]))
+		o.peak.add(i, integer(row[peak]))
+		o.size.add(i, integer(row[size]))
+		o.tot.add(i, integer(row[total]))
+		objects[integer(row[id])] = o
 		return nil
 	})
 	if err != nil {
@@ -305,26 +341,29 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 		return o, nil
 	}
 	pos, cur := 0, int64(-1)
-	err = in.scan(ctx, inst, rcCreationSQL, rcCreationTypes, func(row []any) error {
-		o, err := object(integer(row[0]), "a creation call stack's PARENT_ID")
+	q = rcCreationQ
+	parent = q.at("PARENT_ID")
+	hits, lineRec, routine := q.at("COL_HIT_COUNT"), q.at("COL_LINERID"), q.at("COL_ROUTINERID")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		o, err := object(integer(row[parent]), "a creation call stack's PARENT_ID")
 		if err != nil {
 			return err
 		}
-		if integer(row[0]) != cur {
-			pos, cur = 0, integer(row[0])
+		if integer(row[parent]) != cur {
+			pos, cur = 0, integer(row[parent])
 		}
 		if pos == len(o.frames) {
-			r, err := ref(byRec, row[3], "a creation call stack's COL_ROUTINERID")
+			r, err := ref(byRec, row[routine], "a creation call stack's COL_ROUTINERID")
 			if err != nil {
 				return err
 			}
 			f := rsFrame{routine: r}
-			if row[2] != nil {
-				f.line = lineOf[integer(row[2])]
+			if row[lineRec] != nil {
+				f.line = lineOf[integer(row[lineRec])]
 			}
 			o.frames = append(o.frames, f)
 		}
-		o.frames[pos].hits.add(i, integer(row[1]))
+		o.frames[pos].hits.add(i, integer(row[hits]))
 		pos++
 		return nil
 	})
@@ -332,32 +371,37 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 		return fmt.Errorf("creation call stacks: %w", err)
 	}
 	refs := map[int64]*rcRef{} // this input's references that the merge takes
-	err = in.scan(ctx, inst, rcRefSQL, rcRefTypes, func(row []any) error {
-		o, err := object(integer(row[1]), "a reference's PARENT_ID")
+	q = rcRefQ
+	id, parent, number = q.at("ID"), q.at("PARENT_ID"), q.at("COL__")
+	addRef := q.at("COL_ADDREF_RELEASE")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		o, err := object(integer(row[parent]), "a reference's PARENT_ID")
 		if err != nil {
 			return err
 		}
 		if !added[o] {
 			return nil // an object an earlier input holds: its references are that input's
 		}
-		r := &rcRef{number: integer(row[2]), addRef: integer(row[3]) != 0}
+		r := &rcRef{number: integer(row[number]), addRef: integer(row[addRef]) != 0}
 		o.refs = append(o.refs, r)
-		refs[integer(row[0])] = r
+		refs[integer(row[id])] = r
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("references: %w", err)
 	}
-	err = in.scan(ctx, inst, rcARStackSQL, rcARStackTypes, func(row []any) error {
-		r, ok := refs[integer(row[0])]
+	q = rcARStackQ
+	parent, routine, src = q.at("PARENT_ID"), q.at("COL_ROUTINE_NAME"), q.at("COL_SOURCE_LINE")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		r, ok := refs[integer(row[parent])]
 		if !ok {
 			return nil
 		}
-		e, err := entry(integer(row[1]))
+		e, err := entry(integer(row[routine]))
 		if err != nil {
 			return err
 		}
-		l, _ := strconv.ParseInt(str(row[2]), 10, 64)
+		l, _ := strconv.ParseInt(str(row[src]), 10, 64)
 		r.stack = append(r.stack, rcStackEntry{e: e, line: l})
 		return nil
 	})
@@ -367,38 +411,41 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 	var recs map[int64]*rcNode
 	var occ map[rcNodeKey]int32
 	cur = -1
-	err = in.scan(ctx, inst, rcTreeSQL, rcTreeTypes, func(row []any) error {
-		o, err := object(integer(row[0]), "a call tree node's PARENT_ID")
+	q = rcTreeQ
+	parent, rec, routine, src = q.at("PARENT_ID"), q.at("REC_ID"), q.at("COL_ROUTINE_NAME"), q.at("COL_SOURCE_LINE")
+	parentIndex, hits, delta := q.at("COL_PARENT_INDEX"), q.at("COL_ROUTINE_HITCOUNT_ON_ENTER"), q.at("COL_RESULT_REFCOUNT")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		o, err := object(integer(row[parent]), "a call tree node's PARENT_ID")
 		if err != nil {
 			return err
 		}
-		if integer(row[0]) != cur {
-			cur, recs, occ = integer(row[0]), map[int64]*rcNode{}, map[rcNodeKey]int32{}
+		if integer(row[parent]) != cur {
+			cur, recs, occ = integer(row[parent]), map[int64]*rcNode{}, map[rcNodeKey]int32{}
 		}
-		var parent *rcNode
-		if p := integer(row[2]); row[2] != nil && p >= 0 {
+		var up *rcNode
+		if p := integer(row[parentIndex]); row[parentIndex] != nil && p >= 0 {
 			var ok bool
-			if parent, ok = recs[p]; !ok {
-				return fmt.Errorf("call tree node %d: COL_PARENT_INDEX %d names no earlier node (run verify)", integer(row[1]), p)
+			if up, ok = recs[p]; !ok {
+				return fmt.Errorf("call tree node %d: COL_PARENT_INDEX %d names no earlier node (run verify)", integer(row[rec]), p)
 			}
 		}
-		e, err := entry(integer(row[3]))
+		e, err := entry(integer(row[routine]))
 		if err != nil {
 			return err
 		}
-		k := rcNodeKey{object: o, parent: parent, entry: e}
+		k := rcNodeKey{object: o, parent: up, entry: e}
 		n0 := occ[k] // counted under the key with occ 0
 		occ[k] = n0 + 1
 		k.occ = n0
 		n, ok := m.nodes[k]
 		if !ok {
-			n = &rcNode{parent: parent, pos: int64(len(o.tree)), entry: e, line: integer(row[4])}
+			n = &rcNode{parent: up, pos: int64(len(o.tree)), entry: e, line: integer(row[src])}
 			m.nodes[k] = n
 			o.tree = append(o.tree, n)
 		}
-		n.hits.add(i, integer(row[5]))
-		n.delta.add(i, integer(row[6]))
-		recs[integer(row[1])] = n
+		n.hits.add(i, integer(row[hits]))
+		n.delta.add(i, integer(row[delta]))
+		recs[integer(row[rec])] = n
 		return nil
 	})
 	if err != nil {

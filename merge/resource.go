@@ -24,47 +24,78 @@ const (
 
 // The queries of one Resource input, one table each.
 var (
-	rsMetaClassSQL = `SELECT {m.` + rsMetaClasses + `.REC_ID}, {m.` + rsMetaClasses + `.COL_CLASS_NAME}, {m.` + rsMetaClasses + `.COL_MODULE_NAME},
-		{m.` + rsMetaClasses + `.COL_SYMBOL_MONIKER}
-		FROM {m:` + rsMetaClasses + `} WHERE {m.` + rsMetaClasses + `.INST_ID} = {?} ORDER BY {m.` + rsMetaClasses + `.ID}`
-	rsMetaClassTypes = []ddl.Type{ddl.Integer, ddl.String, ddl.String, ddl.String}
-	rsClassSQL       = `SELECT {c.` + rsClasses + `.COL_CLASS_NAME}, {c.` + rsClasses + `.COL_MODULE_NAME},
-		{c.` + rsClasses + `.COL_LIVE_COUNT}, {c.` + rsClasses + `.COL_LIVE_SIZE}, {c.` + rsClasses + `.COL_PEAK_CREATED},
-		{c.` + rsClasses + `.COL_PEAK_SIZE}, {c.` + rsClasses + `.COL_TOTAL_CREATED}, {c.` + rsClasses + `.COL_TOTAL_SIZE}
-		FROM {c:` + rsClasses + `} WHERE {c.` + rsClasses + `.INST_ID} = {?} ORDER BY {c.` + rsClasses + `.ID}`
-	rsClassTypes = []ddl.Type{ddl.String, ddl.String, ddl.Decimal, ddl.Decimal, ddl.Decimal, ddl.Decimal, ddl.Decimal, ddl.Decimal}
-	rsRoutineSQL = `SELECT {m.` + rsMeta + `.ID}, {m.` + rsMeta + `.REC_ID}, {m.` + rsMeta + `.COL_MODULE_NAME},
-		{m.` + rsMeta + `.COL_SOURCE_FILE}, {m.` + rsMeta + `.COL_NAMESPACE}, {m.` + rsMeta + `.COL_CLASS_NAME},
-		{m.` + rsMeta + `.COL_ROUTINE_NAME}, {m.` + rsMeta + `.COL_SOURCE_LINE}, {m.` + rsMeta + `.COL_CODE_TYPE},
-		{m.` + rsMeta + `.COL_ADDRESS}, {m.` + rsMeta + `.COL_TOKEN}, {m.` + rsMeta + `.COL_UNIT_NAME},
-		{m.` + rsMeta + `.COL_SYMBOL_MONIKER}, {m.` + rsMeta + `.COL_ANALISYS_RESULT}, {m.` + rsMeta + `.COL_PROFILELINES},
-		{m.` + rsMeta + `.COL_COMPILER}, {m.` + rsMeta + `.COL_HIT_COUNT}
-		FROM {m:` + rsMeta + `} WHERE {m.` + rsMeta + `.INST_ID} = {?} ORDER BY {m.` + rsMeta + `.ID}`
-	rsRoutineTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.String, ddl.String, ddl.String, ddl.String,
-		ddl.String, ddl.Integer, ddl.String, ddl.Decimal, ddl.Integer, ddl.String,
-		ddl.String, ddl.String, ddl.Integer, ddl.String, ddl.Integer}
-	rsLineSQL = `SELECT {l.` + rsLines + `.PARENT_ID}, {l.` + rsLines + `.REC_ID}, {l.` + rsLines + `.COL_SOURCE_LINE}
-		FROM {l:` + rsLines + `} WHERE {l.` + rsLines + `.INST_ID} = {?} ORDER BY {l.` + rsLines + `.ID}`
-	rsLineTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer}
-	rsThreadSQL = `SELECT {t.` + rsThreads + `.ID}, {t.` + rsThreads + `.COL_WIN32THREADID}, {t.` + rsThreads + `.COL_SIZE}
-		FROM {t:` + rsThreads + `} WHERE {t.` + rsThreads + `.INST_ID} = {?} ORDER BY {t.` + rsThreads + `.ID}`
-	rsThreadTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer}
-	rsObjectSQL   = `SELECT {o.` + rsObjects + `.ID}, {o.` + rsObjects + `.COL__}, {o.` + rsObjects + `.COL_ADDRESS},
-		{o.` + rsObjects + `.COL_CLASSRID}, {o.` + rsObjects + `.COL_GET_}, {o.` + rsObjects + `.COL_SIZE}, {o.` + rsObjects + `.COL_THREADID}
-		FROM {o:` + rsObjects + `} WHERE {o.` + rsObjects + `.INST_ID} = {?} ORDER BY {o.` + rsObjects + `.ID}`
-	rsObjectTypes = []ddl.Type{ddl.Integer, ddl.Decimal, ddl.Decimal, ddl.Integer, ddl.Integer, ddl.Decimal, ddl.Integer}
-	rsCreationSQL = `SELECT {s.` + rsCreation + `.PARENT_ID}, {s.` + rsCreation + `.COL_HIT_COUNT}, {s.` + rsCreation + `.COL_LINERID},
-		{s.` + rsCreation + `.COL_ROUTINERID}
-		FROM {s:` + rsCreation + `} WHERE {s.` + rsCreation + `.INST_ID} = {?} ORDER BY {s.` + rsCreation + `.PARENT_ID}, {s.` + rsCreation + `.REC_ID}`
-	rsCreationTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer, ddl.Integer}
-	rsErrorSQL      = `SELECT {e.` + rsErrors + `.ID}, {e.` + rsErrors + `.PARENT_ID}, {e.` + rsErrors + `.COL__},
-		{e.` + rsErrors + `.COL_DESCRIPTION}, {e.` + rsErrors + `.COL_ERROR_CODE}, {e.` + rsErrors + `.COL_KIND}, {e.` + rsErrors + `.COL_NAME}
-		FROM {e:` + rsErrors + `} WHERE {e.` + rsErrors + `.INST_ID} = {?} ORDER BY {e.` + rsErrors + `.PARENT_ID}, {e.` + rsErrors + `.REC_ID}`
-	rsErrorTypes = []ddl.Type{ddl.Integer, ddl.Integer, ddl.Integer, ddl.String, ddl.Integer, ddl.Integer, ddl.String}
-	rsStackSQL   = `SELECT {s.` + rsStack + `.PARENT_ID}, {s.` + rsStack + `.COL_ROUTINERID}
-		FROM {s:` + rsStack + `} WHERE {s.` + rsStack + `.INST_ID} = {?} ORDER BY {s.` + rsStack + `.PARENT_ID}, {s.` + rsStack + `.REC_ID}`
-	rsStackTypes = []ddl.Type{ddl.Integer, ddl.Integer}
+	rsMetaClassQ = newQuery(from("m", rsMetaClasses, "ID"),
+		col("m", rsMetaClasses, "REC_ID", ddl.Integer),
+		col("m", rsMetaClasses, "COL_CLASS_NAME", ddl.String),
+		col("m", rsMetaClasses, "COL_MODULE_NAME", ddl.String),
+		col("m", rsMetaClasses, "COL_SYMBOL_MONIKER", ddl.String))
+	rsClassQ = newQuery(from("c", rsClasses, "ID"),
+		col("c", rsClasses, "COL_CLASS_NAME", ddl.String),
+		col("c", rsClasses, "COL_MODULE_NAME", ddl.String),
+		col("c", rsClasses, "COL_LIVE_COUNT", ddl.Decimal),
+		col("c", rsClasses, "COL_LIVE_SIZE", ddl.Decimal),
+		col("c", rsClasses, "COL_PEAK_CREATED", ddl.Decimal),
+		col("c", rsClasses, "COL_PEAK_SIZE", ddl.Decimal),
+		col("c", rsClasses, "COL_TOTAL_CREATED", ddl.Decimal),
+		col("c", rsClasses, "COL_TOTAL_SIZE", ddl.Decimal))
+	rsRoutineQ = newQuery(from("m", rsMeta, "ID"),
+		col("m", rsMeta, "ID", ddl.Integer),
+		col("m", rsMeta, "REC_ID", ddl.Integer),
+		col("m", rsMeta, "COL_MODULE_NAME", ddl.String),
+		col("m", rsMeta, "COL_SOURCE_FILE", ddl.String),
+		col("m", rsMeta, "COL_NAMESPACE", ddl.String),
+		col("m", rsMeta, "COL_CLASS_NAME", ddl.String),
+		col("m", rsMeta, "COL_ROUTINE_NAME", ddl.String),
+		col("m", rsMeta, "COL_SOURCE_LINE", ddl.Integer),
+		col("m", rsMeta, "COL_CODE_TYPE", ddl.String),
+		col("m", rsMeta, "COL_ADDRESS", ddl.Decimal),
+		col("m", rsMeta, "COL_TOKEN", ddl.Integer),
+		col("m", rsMeta, "COL_UNIT_NAME", ddl.String),
+		col("m", rsMeta, "COL_SYMBOL_MONIKER", ddl.String),
+		col("m", rsMeta, "COL_ANALISYS_RESULT", ddl.String).as("COL_ANALYSIS_RESULT"),
+		col("m", rsMeta, "COL_PROFILELINES", ddl.Integer),
+		col("m", rsMeta, "COL_COMPILER", ddl.String),
+		col("m", rsMeta, "COL_HIT_COUNT", ddl.Integer))
+	rsLineQ = newQuery(from("l", rsLines, "ID"),
+		col("l", rsLines, "PARENT_ID", ddl.Integer),
+		col("l", rsLines, "REC_ID", ddl.Integer),
+		col("l", rsLines, "COL_SOURCE_LINE", ddl.Integer))
+	rsThreadQ = newQuery(from("t", rsThreads, "ID"),
+		col("t", rsThreads, "ID", ddl.Integer),
+		col("t", rsThreads, "COL_WIN32THREADID", ddl.Integer),
+		col("t", rsThreads, "COL_SIZE", ddl.Integer))
+	rsObjectQ = newQuery(from("o", rsObjects, "ID"),
+		col("o", rsObjects, "ID", ddl.Integer),
+		col("o", rsObjects, "COL__", ddl.Decimal),
+		col("o", rsObjects, "COL_ADDRESS", ddl.Decimal),
+		col("o", rsObjects, "COL_CLASSRID", ddl.Integer),
+		col("o", rsObjects, "COL_GET_", ddl.Integer),
+		col("o", rsObjects, "COL_SIZE", ddl.Decimal),
+		col("o", rsObjects, "COL_THREADID", ddl.Integer))
+	rsCreationQ = newQuery(from("s", rsCreation, "PARENT_ID", "REC_ID"),
+		col("s", rsCreation, "PARENT_ID", ddl.Integer),
+		col("s", rsCreation, "COL_HIT_COUNT", ddl.Integer),
+		col("s", rsCreation, "COL_LINERID", ddl.Integer),
+		col("s", rsCreation, "COL_ROUTINERID", ddl.Integer))
+	rsErrorQ = newQuery(from("e", rsErrors, "PARENT_ID", "REC_ID"),
+		col("e", rsErrors, "ID", ddl.Integer),
+		col("e", rsErrors, "PARENT_ID", ddl.Integer),
+		col("e", rsErrors, "COL__", ddl.Integer),
+		col("e", rsErrors, "COL_DESCRIPTION", ddl.String),
+		col("e", rsErrors, "COL_ERROR_CODE", ddl.Integer),
+		col("e", rsErrors, "COL_KIND", ddl.Integer),
+		col("e", rsErrors, "COL_NAME", ddl.String))
+	rsStackQ = newQuery(from("s", rsStack, "PARENT_ID", "REC_ID"),
+		col("s", rsStack, "PARENT_ID", ddl.Integer),
+		col("s", rsStack, "COL_ROUTINERID", ddl.Integer))
 )
+
+// classFigures are the positions of the class figures in a row of q, in
+// the order of rsClass.figs.
+func classFigures(q *query) [6]int {
+	return [6]int{q.at("COL_LIVE_COUNT"), q.at("COL_LIVE_SIZE"), q.at("COL_PEAK_CREATED"), q.at("COL_PEAK_SIZE"),
+		q.at("COL_TOTAL_CREATED"), q.at("COL_TOTAL_SIZE")}
+}
 
 // rsClass is a class of the merged Resource result set.
 type rsClass struct {
@@ -159,22 +190,27 @@ func (m *resources) class(name, module string) int32 {
 
 func (m *resources) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	classByRec := map[int64]int32{}
-	err := in.scan(ctx, inst, rsMetaClassSQL, rsMetaClassTypes, func(row []any) error {
-		j := m.class(str(row[1]), str(row[2]))
+	q := rsMetaClassQ
+	rec, name, module, moniker := q.at("REC_ID"), q.at("COL_CLASS_NAME"), q.at("COL_MODULE_NAME"), q.at("COL_SYMBOL_MONIKER")
+	err := in.scan(ctx, inst, q, func(row []any) error {
+		j := m.class(str(row[name]), str(row[module]))
 		if c := m.classes[j]; c.moniker == "" {
-			c.moniker = str(row[3])
+			c.moniker = str(row[moniker])
 		}
-		classByRec[integer(row[0])] = j
+		classByRec[integer(row[rec])] = j
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("classes: %w", err)
 	}
-	err = in.scan(ctx, inst, rsClassSQL, rsClassTypes, func(row []any) error {
-		c := m.classes[m.class(str(row[0]), str(row[1]))]
-		for f := range c.figs {
-			if row[2+f] != nil {
-				c.figs[f].add(i, count(row[2+f]))
+	q = rsClassQ
+	name, module = q.at("COL_CLASS_NAME"), q.at("COL_MODULE_NAME")
+	figs := classFigures(q)
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		c := m.classes[m.class(str(row[name]), str(row[module]))]
+		for f, at := range figs {
+			if row[at] != nil {
+				c.figs[f].add(i, count(row[at]))
 				c.known |= 1 << f
 			}
 		}
@@ -185,22 +221,26 @@ func (m *resources) read(ctx context.Context, in *inputs, i int, inst int64) err
 	}
 
 	byID, byRec := map[int64]int32{}, map[int64]int32{}
-	err = in.scan(ctx, inst, rsRoutineSQL, rsRoutineTypes, func(row []any) error {
-		j := m.addRoutine(i, row, true)
-		byID[integer(row[0])] = j
-		byRec[integer(row[1])] = j
+	rc := routineColsOf(rsRoutineQ)
+	err = in.scan(ctx, inst, rsRoutineQ, func(row []any) error {
+		j := m.addRoutine(i, row, rc)
+		byID[integer(row[rc.id])] = j
+		byRec[integer(row[rc.rec])] = j
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("routines: %w", err)
 	}
 	lineOf := map[[2]int64]int64{} // routine ID, line REC_ID -> source line
-	err = in.scan(ctx, inst, rsLineSQL, rsLineTypes, func(row []any) error {
-		l, err := m.addLine(row, byID)
+	q = rsLineQ
+	parent, src := q.at("PARENT_ID"), q.at("COL_SOURCE_LINE")
+	rec = q.at("REC_ID")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		l, err := m.addLine(row, parent, src, byID)
 		if err != nil {
 			return err
 		}
-		lineOf[[2]int64{integer(row[0]), integer(row[1])}] = l
+		lineOf[[2]int64{integer(row[parent]), integer(row[rec])}] = l
 		return nil
 	})
 	if err != nil {
@@ -209,10 +249,12 @@ func (m *resources) read(ctx context.Context, in *inputs, i int, inst int64) err
 
 	threads := map[int64]int32{}
 	rank := int64(0)
-	err = in.scan(ctx, inst, rsThreadSQL, rsThreadTypes, func(row []any) error {
+	q = rsThreadQ
+	id, win, size := q.at("ID"), q.at("COL_WIN32THREADID"), q.at("COL_SIZE")
+	err = in.scan(ctx, inst, q, func(row []any) error {
 		k := ftThreadKey{rank: rank}
-		if row[1] != nil {
-			k = ftThreadKey{win: true, id: integer(row[1])}
+		if row[win] != nil {
+			k = ftThreadKey{win: true, id: integer(row[win])}
 		}
 		rank++
 		j, ok := m.tIdx[k]
@@ -221,8 +263,8 @@ func (m *resources) read(ctx context.Context, in *inputs, i int, inst int64) err
 			m.tIdx[k] = j
 			m.threads = append(m.threads, &rsThread{win: k.id})
 		}
-		m.threads[j].size.add(i, integer(row[2]))
-		threads[integer(row[0])] = j
+		m.threads[j].size.add(i, integer(row[size]))
+		threads[integer(row[id])] = j
 		return nil
 	})
 	if err != nil {
@@ -240,53 +282,59 @@ func (m *resources) read(ctx context.Context, in *inputs, i int, inst int64) err
 	}
 
 	objects := map[int64]*rsObject{}
-	err = in.scan(ctx, inst, rsObjectSQL, rsObjectTypes, func(row []any) error {
-		cls, err := ref(classByRec, row[3], "an object's COL_CLASSRID")
+	q = rsObjectQ
+	id, size = q.at("ID"), q.at("COL_SIZE")
+	number, address, class, get, thread := q.at("COL__"), q.at("COL_ADDRESS"), q.at("COL_CLASSRID"), q.at("COL_GET_"), q.at("COL_THREADID")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		cls, err := ref(classByRec, row[class], "an object's COL_CLASSRID")
 		if err != nil {
 			return err
 		}
-		th, err := ref(threads, row[6], "an object's COL_THREADID")
+		th, err := ref(threads, row[thread], "an object's COL_THREADID")
 		if err != nil {
 			return err
 		}
-		k := rsObjectKey{class: cls, thread: th, number: str(row[1])}
+		k := rsObjectKey{class: cls, thread: th, number: str(row[number])}
 		j, ok := m.oIdx[k]
 		if !ok {
 			j = int32(len(m.objects))
 			m.oIdx[k] = j
-			addr, _ := strconv.ParseUint(str(row[2]), 10, 64)
+			addr, _ := strconv.ParseUint(str(row[address]), 10, 64)
 			m.objects = append(m.objects, &rsObject{class: cls, thread: th, number: k.number, address: addr,
-				get: integer(row[4]), first: i})
+				get: integer(row[get]), first: i})
 		}
 		o := m.objects[j]
-		o.size.add(i, count(row[5]))
-		objects[integer(row[0])] = o
+		o.size.add(i, count(row[size]))
+		objects[integer(row[id])] = o
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("objects: %w", err)
 	}
 	pos, cur := 0, int64(-1)
-	err = in.scan(ctx, inst, rsCreationSQL, rsCreationTypes, func(row []any) error {
-		o, ok := objects[integer(row[0])]
+	q = rsCreationQ
+	parent = q.at("PARENT_ID")
+	hits, lineRec, routine := q.at("COL_HIT_COUNT"), q.at("COL_LINERID"), q.at("COL_ROUTINERID")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		o, ok := objects[integer(row[parent])]
 		if !ok {
-			return fmt.Errorf("a creation call stack's PARENT_ID names no object %d (run verify)", integer(row[0]))
+			return fmt.Errorf("a creation call stack's PARENT_ID names no object %d (run verify)", integer(row[parent]))
 		}
-		if integer(row[0]) != cur {
-			pos, cur = 0, integer(row[0])
+		if integer(row[parent]) != cur {
+			pos, cur = 0, integer(row[parent])
 		}
 		if pos == len(o.frames) { // a frame the inputs before have not
-			r, err := ref(byRec, row[3], "a creation call stack's COL_ROUTINERID")
+			r, err := ref(byRec, row[routine], "a creation call stack's COL_ROUTINERID")
 			if err != nil {
 				return err
 			}
 			f := rsFrame{routine: r}
-			if row[3] != nil && row[2] != nil {
-				f.line = lineOf[[2]int64{integer(row[3]), integer(row[2])}]
+			if row[routine] != nil && row[lineRec] != nil {
+				f.line = lineOf[[2]int64{integer(row[routine]), integer(row[lineRec])}]
 			}
 			o.frames = append(o.frames, f)
 		}
-		o.frames[pos].hits.add(i, integer(row[1]))
+		o.frames[pos].hits.add(i, integer(row[hits]))
 		pos++
 		return nil
 	})
@@ -295,39 +343,44 @@ func (m *resources) read(ctx context.Context, in *inputs, i int, inst int64) err
 	}
 
 	errs := map[int64]*rsError{} // the errors this input adds, by ID
-	rec, curT := int32(0), int64(-1)
-	err = in.scan(ctx, inst, rsErrorSQL, rsErrorTypes, func(row []any) error {
-		th, err := ref(threads, row[1], "an error's PARENT_ID")
+	nth, curT := int32(0), int64(-1)
+	q = rsErrorQ
+	id, parent = q.at("ID"), q.at("PARENT_ID")
+	number, descr, code, kind, name := q.at("COL__"), q.at("COL_DESCRIPTION"), q.at("COL_ERROR_CODE"), q.at("COL_KIND"), q.at("COL_NAME")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		th, err := ref(threads, row[parent], "an error's PARENT_ID")
 		if err != nil {
 			return err
 		}
 		if th < 0 {
-			return fmt.Errorf("error %d names no thread (run verify)", integer(row[0]))
+			return fmt.Errorf("error %d names no thread (run verify)", integer(row[id]))
 		}
-		if integer(row[1]) != curT {
-			rec, curT = 0, integer(row[1])
+		if integer(row[parent]) != curT {
+			nth, curT = 0, integer(row[parent])
 		}
-		k := rsErrorKey{thread: th, rec: rec}
-		rec++
+		k := rsErrorKey{thread: th, rec: nth}
+		nth++
 		if _, ok := m.eIdx[k]; ok {
 			return nil
 		}
 		m.eIdx[k] = int32(len(m.errors))
-		e := &rsError{thread: th, info: resource.ErrorInfo{Number: integer(row[2]), Description: str(row[3]),
-			Code: integer(row[4]), Kind: integer(row[5]), Name: str(row[6])}}
+		e := &rsError{thread: th, info: resource.ErrorInfo{Number: integer(row[number]), Description: str(row[descr]),
+			Code: integer(row[code]), Kind: integer(row[kind]), Name: str(row[name])}}
 		m.errors = append(m.errors, e)
-		errs[integer(row[0])] = e
+		errs[integer(row[id])] = e
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("errors: %w", err)
 	}
-	err = in.scan(ctx, inst, rsStackSQL, rsStackTypes, func(row []any) error {
-		e, ok := errs[integer(row[0])]
+	q = rsStackQ
+	parent, routine = q.at("PARENT_ID"), q.at("COL_ROUTINERID")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		e, ok := errs[integer(row[parent])]
 		if !ok {
 			return nil // an error an earlier input holds, or none (verify's concern)
 		}
-		r, err := ref(byRec, row[1], "a call stack's COL_ROUTINERID")
+		r, err := ref(byRec, row[routine], "a call stack's COL_ROUTINERID")
 		if err != nil {
 			return err
 		}

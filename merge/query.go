@@ -1,0 +1,85 @@
+package merge
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/profdb/profdb/ddl"
+)
+
+// column is a column a merge query selects: the name its rows are read by
+// (query.at), its expression (a readback query template: {alias.table.column})
+// and the type its values are read as.
+type column struct {
+	name, expr string
+	typ        ddl.Type
+}
+
+// col is column name of table through alias, read as typ; named name.
+func col(alias, table, name string, typ ddl.Type) column {
+	return column{name: name, expr: "{" + alias + "." + table + "." + name + "}", typ: typ}
+}
+
+// as renames a column, for a query that selects two columns of one name.
+func (c column) as(name string) column { c.name = name; return c }
+
+// query is a merge query of one result set: its columns, in order, and the
+// rest of its text (FROM, WHERE, ORDER BY). Rows are read by column name:
+// at resolves a name to its position in a row once, before the rows come.
+type query struct {
+	sql   string
+	types []ddl.Type
+	names []string
+}
+
+// newQuery selects cols, in order, then the rest of the query.
+func newQuery(rest string, cols ...column) *query {
+	q := &query{types: make([]ddl.Type, len(cols)), names: make([]string, len(cols))}
+	exprs := make([]string, len(cols))
+	for i, c := range cols {
+		exprs[i], q.types[i], q.names[i] = c.expr, c.typ, c.name
+	}
+	q.sql = "SELECT " + strings.Join(exprs, ", ") + "\n\t\t" + rest
+	return q
+}
+
+// at is the position of the named column in the query's rows. A name the
+// query does not select is a bug of this package, not of the input: it
+// panics, on the first merge of that profiler.
+func (q *query) at(name string) int {
+	if i := q.index(name); i >= 0 {
+		return i
+	}
+	panic(fmt.Sprintf("merge: internal: query selects no column %q", name))
+}
+
+// index is the position of the named column in the query's rows, -1 if
+// the query does not select it.
+func (q *query) index(name string) int {
+	for i, n := range q.names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// scan runs the query for one result set and calls each with every row, its
+// values in canonical form of the columns' types.
+func (in *inputs) scan(ctx context.Context, inst int64, q *query, each func(row []any) error) error {
+	return in.r.Values(ctx, q.sql, []any{inst}, q.types, each)
+}
+
+// from is the rest of a query of one table through alias, for one result
+// set ({?}), in the order of the columns order.
+func from(alias, table string, order ...string) string {
+	s := "FROM {" + alias + ":" + table + "} WHERE {" + alias + "." + table + ".INST_ID} = {?} ORDER BY "
+	for i, o := range order {
+		if i > 0 {
+			s += ", "
+		}
+		s += "{" + alias + "." + table + "." + o + "}"
+	}
+	return s
+}
