@@ -111,7 +111,7 @@ func checkPolicy(t *testing.T, page string) {
 // the names are escaped (html/template) and shown as the CLI prints them,
 // and the policy names the page's script and style by hash.
 func TestHostileNamesReport(t *testing.T) {
-	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dn := range testdb.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			page := hostileReport(t, dn)
 			checkPolicy(t, page)
@@ -132,7 +132,7 @@ func TestHostileNamesInChromium(t *testing.T) {
 	ctx := browser(t)
 	want := hostileStrings(t)
 	shots := os.Getenv("PROFDB_SCREENSHOTS")
-	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dn := range testdb.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "hostile.html")
 			if err := os.WriteFile(path, []byte(hostileReport(t, dn)), 0o644); err != nil {

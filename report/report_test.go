@@ -78,7 +78,7 @@ func sourceRoot(t testing.TB, lc examplefig.Example, withSources map[string]bool
 }
 
 func TestReportHoldsTheExamplesFigures(t *testing.T) {
-	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dn := range testdb.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dn)
 			ids, err := examplefig.Export(context.Background(), "..", dsn)

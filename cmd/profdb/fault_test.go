@@ -294,7 +294,7 @@ func TestStalledConnectionEnds(t *testing.T) {
 		{"TCP cut", nil, func(t *testing.T, c *child, p *proxy) time.Time { p.cut(); return time.Now() },
 			exitCannotRun, "lost: "},
 	}
-	for _, dialect := range []string{"postgres", "mysql"} {
+	for _, dialect := range testdb.Servers("sqlserver") {
 		for _, bulk := range []string{"auto", "off"} {
 			for _, f := range faults {
 				t.Run(dialect+"/bulk="+bulk+"/"+f.name, func(t *testing.T) {
@@ -472,7 +472,7 @@ func TestSignalledCommandsEnd(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("random points from seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
-	for _, dialect := range []string{"sqlite", "postgres", "mysql"} {
+	for _, dialect := range testdb.Dialects("sqlserver") {
 		for _, bulk := range []string{"auto", "off"} {
 			t.Run(dialect+"/bulk="+bulk, func(t *testing.T) {
 				dsn := testdb.Fresh(t, dialect)

@@ -144,7 +144,7 @@ func faultInputs(t *testing.T, rows int) (bin, small, big string, size int64) {
 // each local database and with both write paths.
 func TestKilledExportLeavesNoTrace(t *testing.T) {
 	bin, small, big, size := faultInputs(t, 600_000)
-	for _, dialect := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dialect := range testdb.Dialects() {
 		for _, bulk := range []string{"auto", "off"} {
 			t.Run(dialect+"/bulk="+bulk, func(t *testing.T) {
 				dsn := testdb.Fresh(t, dialect)

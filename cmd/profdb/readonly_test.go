@@ -142,7 +142,7 @@ func TestNoCreateCreatesNoFile(t *testing.T) {
 // TestReadCommandsOnServersWriteNothing: read commands succeed through a
 // login that may only SELECT the tables (and create nothing).
 func TestReadCommandsOnServersWriteNothing(t *testing.T) {
-	for _, dialect := range []string{"postgres", "mysql"} {
+	for _, dialect := range testdb.Servers("sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dialect)
 			mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json", "../../examples/resource.json")
