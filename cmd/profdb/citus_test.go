@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -545,7 +544,7 @@ func TestCitusKilledExportLeavesNothingOnWorkers(t *testing.T) {
 		t.Run("bulk="+bulk, func(t *testing.T) {
 			dsn, schema, admin := citusSchema(t)
 			workers := citusWorkers(t, admin)
-			if out, err := exec.Command(bin, "export", "--db", dsn, "--bulk", bulk, small).CombinedOutput(); err != nil {
+			if out, err := profdbCommand(bin, "export", "--db", dsn, "--bulk", bulk, small).CombinedOutput(); err != nil {
 				t.Fatalf("first export: %v\n%s", err, out)
 			}
 			before, _ := workerRows(t, dsn, schema, workers)
@@ -556,7 +555,7 @@ func TestCitusKilledExportLeavesNothingOnWorkers(t *testing.T) {
 			if total == 0 {
 				t.Fatal("the workers hold no row of the first export: the tables are not distributed")
 			}
-			cmd := exec.Command(bin, "export", "--db", dsn, "--bulk", bulk, "--quiet", big)
+			cmd := profdbCommand(bin, "export", "--db", dsn, "--bulk", bulk, "--quiet", big)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -597,10 +596,10 @@ func TestCitusKilledExportLeavesNothingOnWorkers(t *testing.T) {
 			if prepared != 0 {
 				t.Errorf("%d prepared transactions left on the workers", prepared)
 			}
-			if out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput(); err != nil {
+			if out, err := profdbCommand(bin, "verify", "--db", dsn).CombinedOutput(); err != nil {
 				t.Fatalf("verify after kill: %v\n%s", err, out)
 			}
-			out, err := exec.Command(bin, "export", "--db", dsn, small).CombinedOutput()
+			out, err := profdbCommand(bin, "export", "--db", dsn, small).CombinedOutput()
 			if err != nil || !strings.HasPrefix(string(out), "INST_ID 2 ") {
 				t.Fatalf("export after kill: %v\n%s", err, out)
 			}
@@ -619,7 +618,7 @@ func exportConcurrently(t *testing.T, bin, dsn, file string, n int) []int64 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(bin, "export", "--db", dsn, file)
+			cmd := profdbCommand(bin, "export", "--db", dsn, file)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
@@ -648,7 +647,7 @@ func TestCitusConcurrentExporters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildProfdb(t)
+	bin := profdbBin(t)
 	dsn, _, _ := citusSchema(t)
 	ids := exportConcurrently(t, bin, dsn, citusExamples[0], 8)
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
@@ -657,7 +656,7 @@ func TestCitusConcurrentExporters(t *testing.T) {
 			t.Fatalf("INST_IDs %v, want 1 to 8, each once", ids)
 		}
 	}
-	if out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
+	if out, err := profdbCommand(bin, "verify", "--db", dsn).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Fatalf("verify: %v\n%s", err, out)
 	}
 }
@@ -753,12 +752,12 @@ func TestCitusScaleOut(t *testing.T) {
 	}
 	addNode(workers[0])
 
-	bin := buildProfdb(t)
+	bin := profdbBin(t)
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "trace.json")
 	writeCallTraceJSON(t, trace, "scale-out", 20_000)
 	for _, f := range append(append([]string{}, citusExamples...), trace, trace) {
-		if out, err := exec.Command(bin, "export", "--db", dsn, f).CombinedOutput(); err != nil {
+		if out, err := profdbCommand(bin, "export", "--db", dsn, f).CombinedOutput(); err != nil {
 			t.Fatalf("export %s: %v\n%s", f, err, out)
 		}
 	}
@@ -794,7 +793,7 @@ func TestCitusScaleOut(t *testing.T) {
 				if k%3 == 2 {
 					file = trace
 				}
-				cmd := exec.Command(bin, "export", "--db", dsn, file)
+				cmd := profdbCommand(bin, "export", "--db", dsn, file)
 				var stderr strings.Builder
 				cmd.Stderr = &stderr
 				out, err := cmd.Output()
@@ -854,7 +853,7 @@ func TestCitusScaleOut(t *testing.T) {
 			t.Errorf("INST_ID %d, exported during the rebalance, matches no input", inst)
 		}
 	}
-	if out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
+	if out, err := profdbCommand(bin, "verify", "--db", dsn).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Errorf("verify after the rebalance: %v\n%s", err, out)
 	}
 	t.Logf("%d result sets before, %d exported during the rebalance", len(before), len(during))
