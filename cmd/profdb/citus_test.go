@@ -774,8 +774,10 @@ func TestCitusScaleOut(t *testing.T) {
 	before := contentSums(t, db)
 
 	addNode(workers[1])
-	// Exporters keep writing while the shards move.
+	// Exporters keep writing while the shards move: the rebalance starts
+	// once each has started its first.
 	done := make(chan struct{})
+	started := make(chan struct{}, 2)
 	var during []int64
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -794,15 +796,22 @@ func TestCitusScaleOut(t *testing.T) {
 					file = trace
 				}
 				cmd := profdbCommand(bin, "export", "--db", dsn, file)
-				var stderr strings.Builder
-				cmd.Stderr = &stderr
-				out, err := cmd.Output()
+				var stdout, stderr strings.Builder
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Start()
+				if k == 0 {
+					started <- struct{}{}
+				}
+				if err == nil {
+					err = cmd.Wait()
+				}
+				out := stdout.String()
 				if err != nil {
 					t.Errorf("export during the rebalance: %v\n%s", err, stderr.String())
 					return
 				}
 				var id int64
-				if _, err := fmt.Sscanf(string(out), "INST_ID %d ", &id); err != nil {
+				if _, err := fmt.Sscanf(out, "INST_ID %d ", &id); err != nil {
 					t.Errorf("export during the rebalance: %q: %v", out, err)
 					return
 				}
@@ -812,7 +821,8 @@ func TestCitusScaleOut(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(500 * time.Millisecond)
+	<-started
+	<-started
 	// wal_level = replica: no logical replication, so the shards move with
 	// writes to them blocked meanwhile.
 	var job sql.NullInt64
