@@ -741,12 +741,18 @@ func TestCitusScaleOut(t *testing.T) {
 	dsn := withHostPort(t, coordDSN, "", name)
 	db := testdb.Open(t, dsn)
 	addNode := func(hostPort string) {
-		host, port, _ := net.SplitHostPort(hostPort)
+		host, port, err := net.SplitHostPort(hostPort)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := db.Exec("SELECT citus_add_node($1, $2)", host, port); err != nil {
 			t.Fatalf("citus_add_node %s: %v", hostPort, err)
 		}
 	}
-	host, port, _ := net.SplitHostPort(u.Host)
+	host, port, err := net.SplitHostPort(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := db.Exec("SELECT citus_set_coordinator_host($1, $2)", host, port); err != nil {
 		t.Fatal(err)
 	}

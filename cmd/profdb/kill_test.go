@@ -44,8 +44,13 @@ func writeCallTraceJSON(t *testing.T, path, caption string, n int) int64 {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	st, _ := f.Stat()
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return st.Size()
 }
 

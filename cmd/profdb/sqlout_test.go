@@ -207,7 +207,10 @@ func compareStored(t testing.TB, db *store.DB, inst int64, want *fixture) {
 			t.Errorf("INST_ID %d: counter %+v, want %+v", inst, got.Counter, wc)
 		}
 	}
-	def, _ := profilers.Lookup(want.header.Profiler)
+	def, err := profilers.Lookup(want.header.Profiler)
+	if err != nil {
+		t.Fatal(err)
+	}
 	byName := map[string]resultset.TableRows{}
 	for _, tr := range got.Tables {
 		byName[tr.Name] = tr
@@ -568,7 +571,10 @@ func TestSQLOutScriptRefusesWhatVerifyRejects(t *testing.T) {
 						t.Fatalf("the script ran:\n%s", out)
 					}
 					if tc.dialect == "sqlite" {
-						b, _ := os.ReadFile(script)
+						b, err := os.ReadFile(script)
+						if err != nil {
+							t.Fatal(err)
+						}
 						if !strings.Contains(out, "profdb: result set refused, nothing written") || !strings.Contains(string(b), "-- refused when "+regexp.MustCompile(`ID \d+`).ReplaceAllString(c.says, "ID N")) {
 							t.Fatalf("sqlite3 says %q; the script:\n%s", out, b)
 						}
