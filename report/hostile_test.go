@@ -181,7 +181,9 @@ func TestHostileNamesInChromium(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				os.WriteFile(filepath.Join(shots, "hostile-"+dn+".png"), shot, 0o644)
+				if err := os.WriteFile(filepath.Join(shots, "hostile-"+dn+".png"), shot, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			for _, p := range pl.take() {
 				t.Error(p)

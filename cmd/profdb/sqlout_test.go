@@ -508,7 +508,9 @@ func TestSQLOutUsage(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"profiler": "function-trace", "tables": {"FUNCTION_TRACE_PROFILER_THREADS": [{"ID": "x"}]}}`), 0o644)
+	if err := os.WriteFile(bad, []byte(`{"profiler": "function-trace", "tables": {"FUNCTION_TRACE_PROFILER_THREADS": [{"ID": "x"}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := runCLI(t, "export", "--sql-out", script, "--dialect", "sqlite", in, bad)
 	if code == 0 || !strings.Contains(errOut, "no script written") {
 		t.Errorf("bad input: exit %d, %s", code, errOut)
