@@ -23,7 +23,7 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-var dialectNames = []string{"sqlite", "postgres", "mysql", "sqlserver"}
+var dialectNames = testdb.Dialects()
 
 // builder exports itself into a target and returns the INST_ID.
 type builder interface {

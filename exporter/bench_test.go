@@ -57,6 +57,7 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/clibin"
 	"github.com/profdb/profdb/internal/launch"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
@@ -408,11 +409,9 @@ func BenchmarkExport(b *testing.B) {
 // buildProfdb builds cmd/profdb as a user does.
 func buildProfdb(b *testing.B, dir string) string {
 	b.Helper()
-	bin := filepath.Join(dir, "profdb")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/profdb/profdb/cmd/profdb")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		b.Fatalf("go build ./cmd/profdb: %v", err)
+	bin, err := clibin.Build(b.Context(), dir)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return bin
 }

@@ -30,7 +30,7 @@ import (
 )
 
 // localDialects are the databases every exporter test runs on.
-var localDialects = []string{"sqlite", "postgres", "mysql"}
+var localDialects = testdb.Dialects("sqlserver")
 
 var bulkModes = []exporter.BulkMode{exporter.BulkAuto, exporter.BulkOff}
 

@@ -25,7 +25,7 @@ import (
 	_ "github.com/profdb/profdb/profilers/lightcoverage"
 )
 
-var dialectNames = []string{"sqlite", "postgres", "mysql", "sqlserver"}
+var dialectNames = testdb.Dialects()
 
 // The result sets of the tests: coverage of Calc.go and calc.go (names
 // that differ only in case) in A and B, traces of routines Calc and calc

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/input/interchange"
+	"github.com/profdb/profdb/internal/clibin"
 	"github.com/profdb/profdb/resultset"
 )
 
@@ -45,16 +46,10 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		root, err := filepath.Abs("..")
+		// Built in profdb's own module, with its own go.sum.
+		profdbBin, err = clibin.Build(context.Background(), dir)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		profdbBin = filepath.Join(dir, "profdb")
-		// Built in profdb's own module, with its own go.sum.
-		build := exec.Command("go", "build", "-C", root, "-o", profdbBin, "./cmd/profdb")
-		if out, err := build.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build profdb: %v\n%s", err, out)
 			return 1
 		}
 		defer Shutdown()

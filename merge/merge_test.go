@@ -20,7 +20,7 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-var dialectNames = []string{"sqlite", "postgres", "mysql", "sqlserver"}
+var dialectNames = testdb.Dialects()
 
 // cov describes a Light Coverage result set for the builder: routines in
 // order, each with its count and its lines (source line -> count) in order.

@@ -25,7 +25,7 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-var dialectNames = []string{"sqlite", "postgres", "mysql", "sqlserver"}
+var dialectNames = testdb.Dialects()
 
 // exportExamples exports every example into dsn and returns the INST_ID of
 // each profiler's result set.

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"iter"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -27,6 +26,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/clibin"
 	"github.com/profdb/profdb/internal/launch"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -189,9 +189,9 @@ func BenchmarkReportMemory(b *testing.B) {
 		}
 		sizes = append(sizes, n)
 	}
-	bin := filepath.Join(b.TempDir(), "profdb")
-	if out, err := exec.Command("go", "build", "-C", "..", "-o", bin, "./cmd/profdb").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	bin, err := clibin.Build(b.Context(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
 	}
 	bins := []struct{ name, path string }{{"after", bin}}
 	if *benchMemBefore != "" {

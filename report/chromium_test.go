@@ -175,17 +175,10 @@ func TestReportsInChromium(t *testing.T) {
 			checkFigures(t, tctx, f)
 			for _, view := range []string{"index", fmt.Sprintf("inst-%d", f.inst)} {
 				eval[string](t, tctx, `location.hash = "#`+view+`"`)
-				var active string
-				for i := 0; i < 50 && active != "view-"+view; i++ { // hashchange runs after the evaluation
-					time.Sleep(20 * time.Millisecond)
-					active = eval[string](t, tctx, `document.querySelector("section.view.active").id`)
-				}
+				waitView(t, tctx, view)
 				shot, err := chromedp.Run(tctx, chromedp.CaptureScreenshot())
 				if err != nil {
 					t.Fatal(err)
-				}
-				if active != "view-"+view {
-					t.Errorf("view %s: the visible section is %q", view, active)
 				}
 				checkNotBlank(t, view, shot)
 				if shots != "" {
@@ -305,6 +298,17 @@ func checkNotBlank(t *testing.T, view string, shot []byte) {
 }
 
 // eval evaluates a JavaScript expression in the page and returns its value.
+// waitView waits until the page shows view (its section view-VIEW is the
+// active one): hashchange runs after the evaluation that sets the hash.
+// It fails the test when the page shows another after 30 seconds.
+func waitView(t *testing.T, ctx context.Context, view string) {
+	t.Helper()
+	const active = `(document.querySelector("section.view.active") || {id: ""}).id`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](active+` === "view-`+view+`"`)); err != nil {
+		t.Errorf("view %s: the visible section is %q (%v)", view, eval[string](t, ctx, active), err)
+	}
+}
+
 func eval[T any](t *testing.T, ctx context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))

@@ -65,7 +65,9 @@ func sourceRoot(t testing.TB, lc examplefig.Example, withSources map[string]bool
 		}
 		rel := strings.ReplaceAll(strings.TrimPrefix(file, `C:\`), `\`, "/")
 		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		var b strings.Builder
 		for i := int64(1); i <= n; i++ {
 			fmt.Fprintf(&b, "source line %d\n", i)
@@ -78,7 +80,7 @@ func sourceRoot(t testing.TB, lc examplefig.Example, withSources map[string]bool
 }
 
 func TestReportHoldsTheExamplesFigures(t *testing.T) {
-	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dn := range testdb.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dn)
 			ids, err := examplefig.Export(context.Background(), "..", dsn)

@@ -78,7 +78,7 @@ func fixtures(t *testing.T, dialect string) (*store.DB, int64, int64) {
 // A catalogue lists one result set exactly as DB.List lists it among all,
 // counter included; an INST_ID that is not there is an error naming it.
 func TestCatalogListOne(t *testing.T) {
-	for _, dialect := range []string{"sqlite", "postgres", "mysql"} {
+	for _, dialect := range testdb.Dialects("sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
 			db, trace, cov := fixtures(t, dialect)

@@ -20,7 +20,7 @@ import (
 // database that does not exist, a database without an INSTANCES table,
 // and, for a reader, an SQLite file that is empty or no database.
 func TestNothingThere(t *testing.T) {
-	for _, dialect := range []string{"sqlite", "postgres", "mysql"} {
+	for _, dialect := range testdb.Dialects("sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
 			dsn := testdb.Fresh(t, dialect)

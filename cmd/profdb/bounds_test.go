@@ -10,7 +10,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,11 +152,11 @@ type ran struct {
 
 // runChild runs args in dir through a launcher (internal/launch), whose
 // child's peak RSS is its own: a child of the test process would start
-// from the test's.
+// from the test's. The test binary among args (profdbBin) runs as profdb.
 func runChild(t *testing.T, dir string, args ...string) ran {
 	t.Helper()
 	sh := `cd "$0" && exec "$@"`
-	res, err := launch.Run(t.Context(), nil, append([]string{"sh", "-c", sh, dir}, args...)...)
+	res, err := launch.Run(t.Context(), []string{asProfdb + "=1"}, append([]string{"sh", "-c", sh, dir}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,9 +187,9 @@ func (r ran) crashed() string {
 func hostileSetup(t *testing.T) (bin, dir string, cases []hostileCase) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds profdb and writes 2 GB of hostile inputs")
+		t.Skip("writes 2 GB of hostile inputs")
 	}
-	bin = buildProfdb(t)
+	bin = profdbBin(t)
 	dir = t.TempDir()
 	return bin, dir, hostileInputs(t, dir)
 }
@@ -232,9 +231,9 @@ func TestHostileInputs(t *testing.T) {
 // export's line, list and show print its start and "…".
 func TestLongCaptionPrintedCut(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds profdb")
+		t.Skip("writes a 10 MB caption")
 	}
-	bin := buildProfdb(t)
+	bin := profdbBin(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "long.json")
 	caption := strings.Repeat("c", 10<<20)
@@ -253,7 +252,7 @@ func TestLongCaptionPrintedCut(t *testing.T) {
 	db := "sqlite:" + filepath.Join(dir, "c.db")
 	cut := `"` + strings.Repeat("c", 256) + `…"`
 	for _, args := range [][]string{{"export", "--db", db, file}, {"list", "--db", db}, {"show", "--db", db, "1"}} {
-		out, err := exec.Command(bin, args...).CombinedOutput()
+		out, err := profdbCommand(bin, args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: %v\n%.2000s", args[0], err, out)
 		}

@@ -26,11 +26,6 @@ var (
 	checkDiffBefore = flag.String("diffbefore", "", "TestCheckDiffMemory: another profdb binary measured on the same diff, for a before/after comparison (not held to the bound)")
 )
 
-// asProfdb makes the test binary run as profdb when started with it set
-// (TestMain), so that a test can measure profdb as a process of its own
-// without building it.
-const asProfdb = "PROFDB_TEST_AS_PROFDB"
-
 // checkDiffRSS is the peak RSS profdb check may take on a diff of any size.
 const checkDiffRSS = 200 << 20
 

@@ -180,7 +180,7 @@ func runCheckJSON(t *testing.T, args ...string) (int, gate.Report, string) {
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestCheckRules(t *testing.T) {
-	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dn := range testdb.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dn)
 			s := checkFixture(t, dsn)
@@ -311,7 +311,7 @@ func TestCheckPatchCoverageManyFiles(t *testing.T) {
 		diff.WriteString("diff --git a/" + p + " b/" + p + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + p + "\n@@ -0,0 +1,4 @@\n+a\n+b\n+c\n+d\n")
 	}
 	diff.WriteString("diff --git a/doc.txt b/doc.txt\n--- a/doc.txt\n+++ b/doc.txt\n@@ -1,0 +2,1 @@\n+x\n")
-	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dn := range testdb.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dn)
 			ctx := context.Background()

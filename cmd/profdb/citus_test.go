@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -545,7 +544,7 @@ func TestCitusKilledExportLeavesNothingOnWorkers(t *testing.T) {
 		t.Run("bulk="+bulk, func(t *testing.T) {
 			dsn, schema, admin := citusSchema(t)
 			workers := citusWorkers(t, admin)
-			if out, err := exec.Command(bin, "export", "--db", dsn, "--bulk", bulk, small).CombinedOutput(); err != nil {
+			if out, err := profdbCommand(bin, "export", "--db", dsn, "--bulk", bulk, small).CombinedOutput(); err != nil {
 				t.Fatalf("first export: %v\n%s", err, out)
 			}
 			before, _ := workerRows(t, dsn, schema, workers)
@@ -556,7 +555,7 @@ func TestCitusKilledExportLeavesNothingOnWorkers(t *testing.T) {
 			if total == 0 {
 				t.Fatal("the workers hold no row of the first export: the tables are not distributed")
 			}
-			cmd := exec.Command(bin, "export", "--db", dsn, "--bulk", bulk, "--quiet", big)
+			cmd := profdbCommand(bin, "export", "--db", dsn, "--bulk", bulk, "--quiet", big)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -597,10 +596,10 @@ func TestCitusKilledExportLeavesNothingOnWorkers(t *testing.T) {
 			if prepared != 0 {
 				t.Errorf("%d prepared transactions left on the workers", prepared)
 			}
-			if out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput(); err != nil {
+			if out, err := profdbCommand(bin, "verify", "--db", dsn).CombinedOutput(); err != nil {
 				t.Fatalf("verify after kill: %v\n%s", err, out)
 			}
-			out, err := exec.Command(bin, "export", "--db", dsn, small).CombinedOutput()
+			out, err := profdbCommand(bin, "export", "--db", dsn, small).CombinedOutput()
 			if err != nil || !strings.HasPrefix(string(out), "INST_ID 2 ") {
 				t.Fatalf("export after kill: %v\n%s", err, out)
 			}
@@ -619,7 +618,7 @@ func exportConcurrently(t *testing.T, bin, dsn, file string, n int) []int64 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(bin, "export", "--db", dsn, file)
+			cmd := profdbCommand(bin, "export", "--db", dsn, file)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
@@ -648,7 +647,7 @@ func TestCitusConcurrentExporters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildProfdb(t)
+	bin := profdbBin(t)
 	dsn, _, _ := citusSchema(t)
 	ids := exportConcurrently(t, bin, dsn, citusExamples[0], 8)
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
@@ -657,7 +656,7 @@ func TestCitusConcurrentExporters(t *testing.T) {
 			t.Fatalf("INST_IDs %v, want 1 to 8, each once", ids)
 		}
 	}
-	if out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
+	if out, err := profdbCommand(bin, "verify", "--db", dsn).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Fatalf("verify: %v\n%s", err, out)
 	}
 }
@@ -742,23 +741,29 @@ func TestCitusScaleOut(t *testing.T) {
 	dsn := withHostPort(t, coordDSN, "", name)
 	db := testdb.Open(t, dsn)
 	addNode := func(hostPort string) {
-		host, port, _ := net.SplitHostPort(hostPort)
+		host, port, err := net.SplitHostPort(hostPort)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := db.Exec("SELECT citus_add_node($1, $2)", host, port); err != nil {
 			t.Fatalf("citus_add_node %s: %v", hostPort, err)
 		}
 	}
-	host, port, _ := net.SplitHostPort(u.Host)
+	host, port, err := net.SplitHostPort(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := db.Exec("SELECT citus_set_coordinator_host($1, $2)", host, port); err != nil {
 		t.Fatal(err)
 	}
 	addNode(workers[0])
 
-	bin := buildProfdb(t)
+	bin := profdbBin(t)
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "trace.json")
 	writeCallTraceJSON(t, trace, "scale-out", 20_000)
 	for _, f := range append(append([]string{}, citusExamples...), trace, trace) {
-		if out, err := exec.Command(bin, "export", "--db", dsn, f).CombinedOutput(); err != nil {
+		if out, err := profdbCommand(bin, "export", "--db", dsn, f).CombinedOutput(); err != nil {
 			t.Fatalf("export %s: %v\n%s", f, err, out)
 		}
 	}
@@ -775,8 +780,10 @@ func TestCitusScaleOut(t *testing.T) {
 	before := contentSums(t, db)
 
 	addNode(workers[1])
-	// Exporters keep writing while the shards move.
+	// Exporters keep writing while the shards move: the rebalance starts
+	// once each has started its first.
 	done := make(chan struct{})
+	started := make(chan struct{}, 2)
 	var during []int64
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -794,16 +801,23 @@ func TestCitusScaleOut(t *testing.T) {
 				if k%3 == 2 {
 					file = trace
 				}
-				cmd := exec.Command(bin, "export", "--db", dsn, file)
-				var stderr strings.Builder
-				cmd.Stderr = &stderr
-				out, err := cmd.Output()
+				cmd := profdbCommand(bin, "export", "--db", dsn, file)
+				var stdout, stderr strings.Builder
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Start()
+				if k == 0 {
+					started <- struct{}{}
+				}
+				if err == nil {
+					err = cmd.Wait()
+				}
+				out := stdout.String()
 				if err != nil {
 					t.Errorf("export during the rebalance: %v\n%s", err, stderr.String())
 					return
 				}
 				var id int64
-				if _, err := fmt.Sscanf(string(out), "INST_ID %d ", &id); err != nil {
+				if _, err := fmt.Sscanf(out, "INST_ID %d ", &id); err != nil {
 					t.Errorf("export during the rebalance: %q: %v", out, err)
 					return
 				}
@@ -813,7 +827,8 @@ func TestCitusScaleOut(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(500 * time.Millisecond)
+	<-started
+	<-started
 	// wal_level = replica: no logical replication, so the shards move with
 	// writes to them blocked meanwhile.
 	var job sql.NullInt64
@@ -854,7 +869,7 @@ func TestCitusScaleOut(t *testing.T) {
 			t.Errorf("INST_ID %d, exported during the rebalance, matches no input", inst)
 		}
 	}
-	if out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
+	if out, err := profdbCommand(bin, "verify", "--db", dsn).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Errorf("verify after the rebalance: %v\n%s", err, out)
 	}
 	t.Logf("%d result sets before, %d exported during the rebalance", len(before), len(during))

@@ -124,7 +124,7 @@ Routines, largest change of own time first
 `
 
 func TestCompareCLI(t *testing.T) {
-	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dn := range testdb.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			db := testdb.Fresh(t, dn)
 			exportComparable(t, db)

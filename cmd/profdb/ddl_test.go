@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the generated files (ddl/sql/*.
 
 // goldenDialects are the dialects whose scripts are checked in as
 // ddl/sql/DIALECT.sql.
-var goldenDialects = []string{"sqlite", "postgres", "mysql", "sqlserver"}
+var goldenDialects = testdb.Dialects()
 
 func goldenPath(dialect string) string {
 	return filepath.Join("..", "..", "ddl", "sql", dialect+".sql")

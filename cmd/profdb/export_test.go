@@ -58,7 +58,9 @@ func TestExportJSONAndCaption(t *testing.T) {
 	// --caption gives every result set of the input, and of every file,
 	// the caption: all are exported.
 	two := filepath.Join(t.TempDir(), "two.json")
-	os.WriteFile(two, []byte(`{"profiler":"resource","caption":"a","tables":{}} {"profiler":"resource","caption":"b","tables":{}}`), 0o644)
+	if err := os.WriteFile(two, []byte(`{"profiler":"resource","caption":"a","tables":{}} {"profiler":"resource","caption":"b","tables":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out = mustRun(t, "export", "--db", dsn, "--caption", "x", two, "../../examples/function-trace.json")
 	if strings.Count(out, `"x"`) != 3 {
 		t.Fatalf("two files, three result sets with --caption x:\n%s", out)

@@ -171,7 +171,7 @@ func (c *child) pos() int64 {
 
 func startChild(t *testing.T, bin string, size int64, args ...string) *child {
 	t.Helper()
-	c := &child{cmd: exec.Command(bin, args...), size: size, input: args[len(args)-1]}
+	c := &child{cmd: profdbCommand(bin, args...), size: size, input: args[len(args)-1]}
 	c.cmd.Stderr, c.cmd.Stdout = &c.stderr, &c.stdout
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -294,7 +294,7 @@ func TestStalledConnectionEnds(t *testing.T) {
 		{"TCP cut", nil, func(t *testing.T, c *child, p *proxy) time.Time { p.cut(); return time.Now() },
 			exitCannotRun, "lost: "},
 	}
-	for _, dialect := range []string{"postgres", "mysql"} {
+	for _, dialect := range testdb.Servers("sqlserver") {
 		for _, bulk := range []string{"auto", "off"} {
 			for _, f := range faults {
 				t.Run(dialect+"/bulk="+bulk+"/"+f.name, func(t *testing.T) {
@@ -350,7 +350,7 @@ func checkWhole(t *testing.T, bin, dsn string, before map[string]int64) int64 {
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("row counts changed: before %v, after %v", before, after)
 	}
-	if out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput(); err != nil {
+	if out, err := profdbCommand(bin, "verify", "--db", dsn).CombinedOutput(); err != nil {
 		t.Errorf("verify: %v\n%s", err, out)
 	}
 	return lost
@@ -362,7 +362,7 @@ func checkWhole(t *testing.T, bin, dsn string, before map[string]int64) int64 {
 // set INSTANCES does not list.
 func wholeSets(t *testing.T, bin, dsn string) map[string]int64 {
 	t.Helper()
-	if out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput(); err != nil {
+	if out, err := profdbCommand(bin, "verify", "--db", dsn).CombinedOutput(); err != nil {
 		t.Fatalf("verify: %v\n%s", err, out)
 	}
 	db, err := exporter.Open(context.Background(), dsn, store.Options{}, exporter.Options{})
@@ -405,7 +405,7 @@ func targetSets(t *testing.T, bin, dsn string) map[string]int64 {
 			return map[string]int64{}
 		}
 	}
-	out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput()
+	out, err := profdbCommand(bin, "verify", "--db", dsn).CombinedOutput()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 2 && strings.Contains(string(out), "has no INSTANCES table") {
 		return map[string]int64{}
@@ -472,7 +472,7 @@ func TestSignalledCommandsEnd(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("random points from seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
-	for _, dialect := range []string{"sqlite", "postgres", "mysql"} {
+	for _, dialect := range testdb.Dialects("sqlserver") {
 		for _, bulk := range []string{"auto", "off"} {
 			t.Run(dialect+"/bulk="+bulk, func(t *testing.T) {
 				dsn := testdb.Fresh(t, dialect)

@@ -140,7 +140,7 @@ func TestFiguresAgreeWithGoTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(g.dir) })
-	for _, dn := range []string{"sqlite", "postgres", "mysql"} {
+	for _, dn := range testdb.Dialects("sqlserver") {
 		t.Run(dn, func(t *testing.T) {
 			db := testdb.Fresh(t, dn)
 			for _, f := range []string{g.cover[0], g.cover[1], g.cpu[0], g.cpu[1]} {

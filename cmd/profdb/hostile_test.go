@@ -102,7 +102,7 @@ func runClean(t *testing.T, want int, args ...string) string {
 func TestHostileNamesOnEveryDialect(t *testing.T) {
 	t.Setenv("COLUMNS", "100")
 	want := fixtureStrings(t)
-	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dn := range testdb.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dn)
 			out := runClean(t, 0, "export", "--db", dsn, hostileFixture)

@@ -14,7 +14,7 @@ var importLayers = []struct {
 	layer    int
 	patterns []string
 }{
-	{0, []string{"ddl", "optionerr", "internal/launch", "internal/pproftop", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/tdstest", "internal/termtext", "internal/golden"}},
+	{0, []string{"ddl", "optionerr", "internal/clibin", "internal/golden", "internal/launch", "internal/pproftop", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/tdstest", "internal/termtext"}},
 	{1, []string{"dialects", "profilers", "internal/xmlscan", "internal/textout"}},
 	{2, []string{"dialects/*", "resultset"}},
 	{3, []string{"profilers/*", "internal/testdb"}},

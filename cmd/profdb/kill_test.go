@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -21,17 +20,6 @@ import (
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/store"
 )
-
-// buildProfdb builds the profdb binary once per test run.
-func buildProfdb(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "profdb")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // writeCallTraceJSON writes an interchange file with one function-trace
 // result set of n CALL_TRACE rows.
@@ -56,8 +44,13 @@ func writeCallTraceJSON(t *testing.T, path, caption string, n int) int64 {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	st, _ := f.Stat()
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return st.Size()
 }
 
@@ -119,18 +112,18 @@ func tableCounts(t *testing.T, dsn string) map[string]int64 {
 	return out
 }
 
-// faultInputs builds profdb and writes the inputs of a fault test: a
+// faultInputs returns the profdb command (profdbBin) and writes the inputs of a fault test: a
 // small result set of 10 rows that must survive, and a big one of rows
 // CALL_TRACE rows, size bytes, that the fault hits.
 func faultInputs(t *testing.T, rows int) (bin, small, big string, size int64) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds the binary and writes a large file")
+		t.Skip("writes a large file")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("watches the child's progress through /proc/PID/io, which only Linux has")
 	}
-	bin = buildProfdb(t)
+	bin = profdbBin(t)
 	dir := t.TempDir()
 	small = filepath.Join(dir, "small.json")
 	writeCallTraceJSON(t, small, "complete", 10)
@@ -144,16 +137,16 @@ func faultInputs(t *testing.T, rows int) (bin, small, big string, size int64) {
 // each local database and with both write paths.
 func TestKilledExportLeavesNoTrace(t *testing.T) {
 	bin, small, big, size := faultInputs(t, 600_000)
-	for _, dialect := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dialect := range testdb.Dialects() {
 		for _, bulk := range []string{"auto", "off"} {
 			t.Run(dialect+"/bulk="+bulk, func(t *testing.T) {
 				dsn := testdb.Fresh(t, dialect)
 				// One complete result set first: it must survive.
-				if out, err := exec.Command(bin, "export", "--db", dsn, "--bulk", bulk, small).CombinedOutput(); err != nil {
+				if out, err := profdbCommand(bin, "export", "--db", dsn, "--bulk", bulk, small).CombinedOutput(); err != nil {
 					t.Fatalf("first export: %v\n%s", err, out)
 				}
 				before := tableCounts(t, dsn)
-				cmd := exec.Command(bin, "export", "--db", dsn, "--bulk", bulk, "--quiet", big)
+				cmd := profdbCommand(bin, "export", "--db", dsn, "--bulk", bulk, "--quiet", big)
 				var stderr strings.Builder
 				cmd.Stderr = &stderr
 				if err := cmd.Start(); err != nil {
@@ -194,16 +187,16 @@ func TestKilledExportLeavesNoTrace(t *testing.T) {
 				if !reflect.DeepEqual(before, after) {
 					t.Fatalf("killed export left rows: before %v, after %v", before, after)
 				}
-				out, err := exec.Command(bin, "verify", "--db", dsn).CombinedOutput()
+				out, err := profdbCommand(bin, "verify", "--db", dsn).CombinedOutput()
 				if err != nil {
 					t.Fatalf("verify after kill: %v\n%s", err, out)
 				}
-				out, err = exec.Command(bin, "list", "--db", dsn).CombinedOutput()
+				out, err = profdbCommand(bin, "list", "--db", dsn).CombinedOutput()
 				if err != nil || strings.Count(string(out), "\n") != 2 || strings.Contains(string(out), "faulted") {
 					t.Fatalf("list after kill: %v\n%s", err, out)
 				}
 				// The database takes the next export normally.
-				out, err = exec.Command(bin, "export", "--db", dsn, small).CombinedOutput()
+				out, err = profdbCommand(bin, "export", "--db", dsn, small).CombinedOutput()
 				if err != nil || !strings.HasPrefix(string(out), "INST_ID 2 ") {
 					t.Fatalf("export after kill: %v\n%s", err, out)
 				}

@@ -108,7 +108,7 @@ func TestNothingThereSQLite(t *testing.T) {
 // naming it; on one that exists but has no INSTANCES table, it exits 2
 // saying so.
 func TestNothingThereOnServers(t *testing.T) {
-	for _, dialect := range []string{"postgres", "mysql"} {
+	for _, dialect := range testdb.Servers("sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dialect)
 			missingDSN, err := testdb.WithNamespace(dsn, "profdb_no_such")

@@ -95,7 +95,10 @@ func TestReadCommandsWriteNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stat, _ := os.Stat(path)
+	stat, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, args := range readCommands {
 		for _, suffix := range []string{"", "?mode=ro"} {
 			mustRun(t, args("sqlite:"+path+suffix, t.TempDir())...)
@@ -103,7 +106,10 @@ func TestReadCommandsWriteNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, _ := os.Stat(path)
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if !bytes.Equal(before, after) || !st.ModTime().Equal(stat.ModTime()) {
 				t.Errorf("%s%s changed the database file", name, suffix)
 			}
@@ -142,7 +148,7 @@ func TestNoCreateCreatesNoFile(t *testing.T) {
 // TestReadCommandsOnServersWriteNothing: read commands succeed through a
 // login that may only SELECT the tables (and create nothing).
 func TestReadCommandsOnServersWriteNothing(t *testing.T) {
-	for _, dialect := range []string{"postgres", "mysql"} {
+	for _, dialect := range testdb.Servers("sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dialect)
 			mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json", "../../examples/resource.json")
@@ -217,9 +223,18 @@ func TestHotStandby(t *testing.T) {
 	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { admin.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE") })
-	primary, _ = testdb.WithNamespace(primary, schema)
-	standby, _ = testdb.WithNamespace(standby, schema)
+	t.Cleanup(func() {
+		if _, err := admin.Exec("DROP SCHEMA IF EXISTS " + schema + " CASCADE"); err != nil {
+			t.Logf("drop schema %s: %v", schema, err)
+		}
+	})
+	for _, dsn := range []*string{&primary, &standby} {
+		ns, err := testdb.WithNamespace(*dsn, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*dsn = ns
+	}
 	mustRun(t, "export", "--db", primary, "../../examples/function-trace.json", "../../examples/resource.json")
 
 	// Wait until the standby has replayed the primary's WAL up to now.

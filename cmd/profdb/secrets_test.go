@@ -44,7 +44,10 @@ func secretDSNs(t *testing.T) map[string]string {
 	out := map[string]string{}
 	out["postgres"] = withPassword(t, testdb.Fresh(t, "postgres"), "")
 	my := testdb.Fresh(t, "mysql")
-	u, _ := url.Parse(my)
+	u, err := url.Parse(my)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dbName := strings.TrimPrefix(u.Path, "/")
 	admin := testdb.Open(t, testdb.DSN(t, "mysql"))
 	user := randomName("profdb_s_")

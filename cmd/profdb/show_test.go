@@ -127,7 +127,7 @@ func mustRead(t *testing.T, path string) []byte {
 // TestShowAndReportOnEveryDialect is the "done when": export,
 // show and report, on every database.
 func TestShowAndReportOnEveryDialect(t *testing.T) {
-	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dn := range testdb.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dn)
 			mustRun(t, "export", "--db", dsn, "../../examples/light-coverage.json")

@@ -207,7 +207,10 @@ func compareStored(t testing.TB, db *store.DB, inst int64, want *fixture) {
 			t.Errorf("INST_ID %d: counter %+v, want %+v", inst, got.Counter, wc)
 		}
 	}
-	def, _ := profilers.Lookup(want.header.Profiler)
+	def, err := profilers.Lookup(want.header.Profiler)
+	if err != nil {
+		t.Fatal(err)
+	}
 	byName := map[string]resultset.TableRows{}
 	for _, tr := range got.Tables {
 		byName[tr.Name] = tr
@@ -505,7 +508,9 @@ func TestSQLOutUsage(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"profiler": "function-trace", "tables": {"FUNCTION_TRACE_PROFILER_THREADS": [{"ID": "x"}]}}`), 0o644)
+	if err := os.WriteFile(bad, []byte(`{"profiler": "function-trace", "tables": {"FUNCTION_TRACE_PROFILER_THREADS": [{"ID": "x"}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := runCLI(t, "export", "--sql-out", script, "--dialect", "sqlite", in, bad)
 	if code == 0 || !strings.Contains(errOut, "no script written") {
 		t.Errorf("bad input: exit %d, %s", code, errOut)
@@ -568,7 +573,10 @@ func TestSQLOutScriptRefusesWhatVerifyRejects(t *testing.T) {
 						t.Fatalf("the script ran:\n%s", out)
 					}
 					if tc.dialect == "sqlite" {
-						b, _ := os.ReadFile(script)
+						b, err := os.ReadFile(script)
+						if err != nil {
+							t.Fatal(err)
+						}
 						if !strings.Contains(out, "profdb: result set refused, nothing written") || !strings.Contains(string(b), "-- refused when "+regexp.MustCompile(`ID \d+`).ReplaceAllString(c.says, "ID N")) {
 							t.Fatalf("sqlite3 says %q; the script:\n%s", out, b)
 						}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,14 +21,14 @@ import (
 // stderr; the refused files are warnings; the legit file is read.
 func TestSourceRootAttacks(t *testing.T) {
 	tr := srcroottest.New(t)
-	bin := buildProfdb(t)
+	bin := profdbBin(t)
 	dir := t.TempDir()
 	dsn := testdb.Fresh(t, "sqlite")
-	env := append(os.Environ(), srcroottest.Env, "PROFDB_DB="+dsn)
+	env := append(os.Environ(), asProfdb+"=1", srcroottest.Env, "PROFDB_DB="+dsn)
 	profdb := func(args ...string) (string, string) {
 		t.Helper()
 		var out, errOut strings.Builder
-		c := exec.Command(bin, args...)
+		c := profdbCommand(bin, args...)
 		c.Env, c.Stdout, c.Stderr = env, &out, &errOut
 		if err := c.Run(); err != nil {
 			t.Fatalf("profdb %s: %v\n%s", strings.Join(args, " "), err, errOut.String())

@@ -5,14 +5,17 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/profdb/profdb/internal/clibin"
 )
 
 // "profdb version" and "profdb --version" print the version, the commit and
 // its date that Go recorded in the binary, the Go version and the platform.
 func TestVersionBuildInfo(t *testing.T) {
-	bin := t.TempDir() + "/profdb"
-	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	// Built as users build it: what go build stamps is the subject.
+	bin, err := clibin.Build(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	meta, err := exec.Command("go", "version", "-m", bin).Output()
 	if err != nil {

@@ -16,7 +16,7 @@ func TestXMLCoverageOnEveryDialect(t *testing.T) {
 		"../../input/cobertura/testdata/gcovr.xml": "lines: 75.0% (15 of 20 lines)",
 		"../../input/jacoco/testdata/jacoco.xml":   "lines: 69.6% (16 of 23 lines), methods: 66.7% (6 of 9 methods)",
 	}
-	for _, dn := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dn := range testdb.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dn)
 			for f, summary := range files {

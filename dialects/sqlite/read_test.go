@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -215,6 +216,10 @@ func TestReadInstSnapshot(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Close()
+			var probe *sql.Conn
+			if journal != "wal" {
+				probe = lockProbe(t, drv)
+			}
 			committed := make(chan error, 1)
 			go func() {
 				_, err := w.ExecContext(ctx, `DELETE FROM T WHERE "INST_ID" = 1`)
@@ -225,7 +230,7 @@ func TestReadInstSnapshot(t *testing.T) {
 					t.Fatalf("delete: %v", err)
 				}
 			} else {
-				time.Sleep(300 * time.Millisecond) // the writer now waits to commit
+				waitPending(t, probe)
 			}
 			rows, err := d.ReadInst(ctx, conn, dialects.InstRead{Table: "T", Columns: readCols, InstCol: "INST_ID", Inst: 1})
 			if err != nil {
@@ -247,6 +252,51 @@ func TestReadInstSnapshot(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lockProbe opens a connection to drv's database that fails at once, as
+// busy, where it would wait for a lock (waitPending). It is opened before
+// a writer takes a lock: opening one reads the schema.
+func lockProbe(t *testing.T, drv string) *sql.Conn {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", drv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM T").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// waitPending waits until a writer waits to commit in a rollback journal:
+// it then holds the PENDING lock, which keeps new readers out, so that a
+// read through probe (lockProbe) fails as busy.
+func waitPending(t *testing.T, probe *sql.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		var n int
+		err := probe.QueryRowContext(ctx, "SELECT COUNT(*) FROM T").Scan(&n)
+		if err != nil && strings.Contains(err.Error(), "SQLITE_BUSY") {
+			return
+		}
+		if err != nil {
+			t.Fatalf("probe read: %v", err)
+		}
+	}
+	t.Fatal("the writer did not come to wait for its commit in a minute")
 }
 
 // TestReadInstCanceled: a read on a connection of its own stops within

@@ -380,7 +380,7 @@ func TestRealProfilesAgreeWithPprofTop(t *testing.T) {
 // pprof -top.
 func TestRealProfilesInDatabases(t *testing.T) {
 	cpu, heap := profiles(t)
-	for _, dialect := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dialect := range testdb.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := t.Context()
 			db, err := store.Open(ctx, testdb.Fresh(t, dialect), store.Options{})

@@ -23,6 +23,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/mysql"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/integration"
+	"github.com/profdb/profdb/internal/clibin"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -45,10 +46,9 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		profdbBin = filepath.Join(dir, "profdb")
-		build := exec.Command("go", "build", "-C", "../..", "-o", profdbBin, "./cmd/profdb")
-		if out, err := build.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build profdb: %v\n%s", err, out)
+		profdbBin, err = clibin.Build(context.Background(), dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		if env := os.Getenv("PROFDB_TEST_GALERA"); env != "" {

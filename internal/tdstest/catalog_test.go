@@ -69,7 +69,9 @@ func TestCatalogDDLAndInspection(t *testing.T) {
 	}
 	for rows.Next() {
 		var n string
-		rows.Scan(&n)
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
 		names = append(names, n)
 	}
 	rows.Close()

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,22 @@ import (
 // EnvVar returns the environment variable that holds the DSN for dialect.
 func EnvVar(dialect string) string {
 	return "PROFDB_TEST_" + strings.ToUpper(dialect)
+}
+
+// Dialects returns the dialects a test runs on, in the order tests name
+// them: SQLite and the servers of every dialect profdb supports, less those
+// in except (a test of a feature one of them lacks). It is the one list of
+// the tests: DSN and Fresh skip, or fail under CI, a dialect whose server is
+// not set.
+func Dialects(except ...string) []string {
+	all := []string{"sqlite", "postgres", "mysql", "sqlserver"}
+	return slices.DeleteFunc(all, func(d string) bool { return slices.Contains(except, d) })
+}
+
+// Servers returns Dialects(except...) without SQLite: the dialects of a
+// test of network servers (a proxy between profdb and the server, logins).
+func Servers(except ...string) []string {
+	return Dialects(append([]string{"sqlite"}, except...)...)
 }
 
 // InCI reports whether the tests run under CI (CI=true).

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// launchMain: internal/launch measures peak RSS on Linux only.
+func launchMain() {}
