@@ -46,7 +46,7 @@ var nativeClients = map[string]string{"postgres": "psql", "mysql": "mariadb", "s
 
 // callTraceTable is the documented CALL_TRACE table.
 func callTraceTable() ddl.Table {
-	def, _ := profilers.Lookup(functiontrace.Name)
+	def := profilers.MustLookup(functiontrace.Name)
 	t, _ := def.Table(functiontrace.CallTrace)
 	return t
 }
@@ -97,7 +97,10 @@ func writeBenchCSV(path string, n int) error {
 // nativeScript returns the client, its arguments and the script (given on
 // standard input) that load csv into a fresh namespace dsn.
 func nativeScript(dialect, dsn, csv string) (string, []string, string, error) {
-	d, _ := dialects.ForDSN(dsn)
+	d, err := dialects.ForDSN(dsn)
+	if err != nil {
+		return "", nil, "", err
+	}
 	table := callTraceTable()
 	name := d.StoredName(table.Name)
 	var cols []string

@@ -493,7 +493,7 @@ func benchAPIExisting(b *testing.B, dialect string, n int) benchResult {
 	}
 	defer db.Close()
 	d := db.DB().Dialect()
-	def, _ := profilers.Lookup(functiontrace.Name)
+	def := profilers.MustLookup(functiontrace.Name)
 	for _, t := range append(profilers.Shared(), def.Tables...) {
 		for _, stmt := range d.CreateTable(t) {
 			if _, err := db.DB().SQL().ExecContext(ctx, stmt); err != nil {
@@ -517,7 +517,10 @@ func checkCount(b testing.TB, dsn string, n int) {
 	b.Helper()
 	db := testdb.Open(b, dsn)
 	defer db.Close()
-	d, _ := dialects.ForDSN(dsn)
+	d, err := dialects.ForDSN(dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
 	var got int64
 	if err := db.QueryRow("SELECT COUNT(*) FROM " + d.Qualify("", d.StoredName(functiontrace.CallTrace))).Scan(&got); err != nil {
 		b.Fatal(err)
@@ -553,10 +556,16 @@ func (s *scoped) end() {
 // writeback).
 func settle(t testing.TB, dsn string) {
 	t.Helper()
-	if d, _ := dialects.ForDSN(dsn); d != nil && d.Name() == "postgres" {
+	d, err := dialects.ForDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name() == "postgres" {
 		db := testdb.Open(t, dsn)
-		db.Exec("CHECKPOINT")
-		db.Close()
+		defer db.Close()
+		if _, err := db.Exec("CHECKPOINT"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	exec.Command("sync").Run()
 	time.Sleep(*benchSettle)
@@ -572,9 +581,12 @@ func benchRaw(b *testing.B, dialect string, n int) benchResult {
 	dsn := testdb.Fresh(s, dialect)
 	db := testdb.Open(s, dsn)
 	defer db.Close()
-	d, _ := dialects.ForDSN(dsn)
+	d, err := dialects.ForDSN(dsn)
+	if err != nil {
+		s.Fatal(err)
+	}
 	ctx := context.Background()
-	def, _ := profilers.Lookup(functiontrace.Name)
+	def := profilers.MustLookup(functiontrace.Name)
 	table, _ := def.Table(functiontrace.CallTrace)
 	for _, s := range d.CreateTableIn("", table) {
 		if _, err := db.ExecContext(ctx, s); err != nil {

@@ -230,7 +230,7 @@ func TestReadUnordered(t *testing.T) {
 // canonical form; columns want does not give must be NULL.
 func compareSets(t *testing.T, want, got *resultset.ResultSet) {
 	t.Helper()
-	def, _ := profilers.Lookup(want.Profiler)
+	def := profilers.MustLookup(want.Profiler)
 	gotTables := map[string]resultset.TableRows{}
 	for _, tr := range got.Tables {
 		gotTables[tr.Name] = tr
@@ -308,7 +308,7 @@ func counts(t *testing.T, db *exporter.Exporter, profiler string) map[string]int
 	for _, n := range tables {
 		have[strings.ToUpper(n)] = n
 	}
-	def, _ := profilers.Lookup(profiler)
+	def := profilers.MustLookup(profiler)
 	out := map[string]int64{}
 	for _, tb := range append(profilers.Shared(), def.Tables...) {
 		real, ok := have[tb.Name]
@@ -665,7 +665,7 @@ func TestRelationsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	def, _ := profilers.Lookup(functiontrace.Name)
+	def := profilers.MustLookup(functiontrace.Name)
 	i := 0
 	for rows.Next() {
 		var child string

@@ -81,7 +81,7 @@ func TestExistingTablesWithoutResultSetsTable(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/NoCreate=%v", dialect, c.noCreate), func(t *testing.T) {
 			db, dsn := openFresh(t, dialect, store.Options{}, exporter.Options{})
 			ctx := ctxT(t)
-			def, _ := profilers.Lookup("function-trace")
+			def := profilers.MustLookup("function-trace")
 			for _, tb := range append(profilers.Shared(), def.Tables...) {
 				for _, st := range db.DB().Dialect().CreateTableIn("", tb) {
 					mustExec(t, db, st)

@@ -49,7 +49,7 @@ func openConflicting(t *testing.T, table string, failures int, o exporter.Option
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sqldb.Close() })
-	def, _ := profilers.Lookup(functiontrace.Name)
+	def := profilers.MustLookup(functiontrace.Name)
 	for _, tb := range append(profilers.Shared(), def.Tables...) {
 		for _, st := range d.CreateTable(tb) {
 			if _, err := sqldb.ExecContext(ctx, st); err != nil {
@@ -135,7 +135,7 @@ func TestRetryAfterConflict(t *testing.T) {
 // edgeCounts are the rows edgeSet puts into each table, INSTANCES and
 // RELATIONS included.
 var edgeCounts = func() map[string]int64 {
-	def, _ := profilers.Lookup(functiontrace.Name)
+	def := profilers.MustLookup(functiontrace.Name)
 	out := map[string]int64{profilers.InstancesTable: 1, profilers.RelationsTable: int64(len(def.Tables))}
 	for _, tb := range def.Tables {
 		out[tb.Name] = 0

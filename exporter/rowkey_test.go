@@ -21,7 +21,7 @@ func TestRowKeyTables(t *testing.T) {
 			db, _ := openFresh(t, "mysql", store.Options{}, exporter.Options{Bulk: bulk})
 			ctx := ctxT(t)
 			rk := db.DB().Dialect().(dialects.RowKeyer)
-			def, _ := profilers.Lookup(functiontrace.Name)
+			def := profilers.MustLookup(functiontrace.Name)
 			for _, tb := range append(profilers.Shared(), def.Tables...) {
 				for _, st := range rk.CreateTableWithRowKey("", tb, true) {
 					mustExec(t, db, st)

@@ -610,8 +610,8 @@ func TestSQLServerWire(t *testing.T) {
 		t.Run("bulk="+bulk.String(), func(t *testing.T) {
 			srv, cat, db, ctx := mssqlOpen(t, bulk)
 			ft, lc := mssqlFunctionTrace(), mssqlLightCoverage()
-			ftDef, _ := profilers.Lookup(functiontrace.Name)
-			lcDef, _ := profilers.Lookup(lightcoverage.Name)
+			ftDef := profilers.MustLookup(functiontrace.Name)
+			lcDef := profilers.MustLookup(lightcoverage.Name)
 			steps := []struct {
 				set     *mssqlSet
 				inst    int64

@@ -92,7 +92,7 @@ func tableNames(t testing.TB, db *store.DB, schema string) []string {
 // lcTables are the names of INSTANCES, RELATIONS and the Light Coverage
 // tables.
 func lcTables() []string {
-	def, _ := profilers.Lookup(lightcoverage.Name)
+	def := profilers.MustLookup(lightcoverage.Name)
 	names := []string{profilers.InstancesTable, profilers.RelationsTable}
 	return append(names, def.TableNames()...)
 }
@@ -270,7 +270,7 @@ func separateSchema(t *testing.T, tg Target) {
 	for _, n := range lcTables() {
 		want = append(want, d.StoredName(n))
 	}
-	def, _ := profilers.Lookup(functiontrace.Name)
+	def := profilers.MustLookup(functiontrace.Name)
 	for _, n := range def.TableNames() {
 		want = append(want, d.StoredName(n))
 	}

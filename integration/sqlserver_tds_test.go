@@ -265,7 +265,7 @@ func TestSQLServerExportOverTDS(t *testing.T) {
 					t.Fatalf("INST_ID %d, want 1 (MAX(INST_ID) is NULL)", res.InstID)
 				}
 				got, cols := sentRows(t, srv.Events())
-				def, _ := profilers.Lookup(p)
+				def := profilers.MustLookup(p)
 				for _, ft := range f.Tables {
 					td, _ := def.Table(ft.Name)
 					rows := got[ft.Name]

@@ -99,6 +99,17 @@ func define(name string, tables []ddl.Table) (Definition, error) {
 	return Definition{Name: name, Tables: ordered}, nil
 }
 
+// MustLookup is Lookup for a name the caller knows is registered (one of
+// the profiler packages' Name constants, in a program or test that imports
+// the package): it panics on an unknown name.
+func MustLookup(name string) Definition {
+	def, err := Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return def
+}
+
 // Lookup returns the profiler registered under name. The tables are a copy:
 // changing them changes nothing in the registry.
 func Lookup(name string) (Definition, error) {

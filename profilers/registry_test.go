@@ -173,7 +173,7 @@ func TestLookupReturnsCopies(t *testing.T) {
 	// All and ForTable hand out copies too.
 	all := profilers.All()
 	all[0].Tables[0].Columns[0].Name = "CHANGED"
-	if d, _ := profilers.Lookup(all[0].Name); d.Tables[0].Columns[0].Name == "CHANGED" {
+	if d := profilers.MustLookup(all[0].Name); d.Tables[0].Columns[0].Name == "CHANGED" {
 		t.Error("changing an All result changed the registry")
 	}
 }

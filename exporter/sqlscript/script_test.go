@@ -296,7 +296,7 @@ func TestSQLServerScript(t *testing.T) {
 	}
 	instances, relations := 0, 0
 	for _, rs := range sets() {
-		def, _ := profilers.Lookup(rs.Profiler)
+		def := profilers.MustLookup(rs.Profiler)
 		// RELATIONS: one row per table, IDs 1.. after the base.
 		for k, tb := range def.Tables {
 			row := got["RELATIONS"][relations]

@@ -142,7 +142,9 @@ func TestRoundTripValues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	lc.Commit()
+	if _, err := lc.Commit(); err != nil {
+		t.Fatal(err)
+	}
 
 	back, out := roundTrip(t, m)
 	for i := range m.Sets {

@@ -58,7 +58,9 @@ func TestRoundTrip(t *testing.T) {
 				}
 			}
 			// A second pass, after more rows, sees them all again.
-			s.Append([]any{"late"})
+			if err := s.Append([]any{"late"}); err != nil {
+				t.Fatal(err)
+			}
 			if n := len(collect(t, s)); n != len(want)+1 {
 				t.Errorf("second pass %d rows, want %d", n, len(want)+1)
 			}
@@ -93,7 +95,9 @@ func TestBreakEarly(t *testing.T) {
 	s := New(8, t.TempDir())
 	defer s.Close()
 	for i := 0; i < 10; i++ {
-		s.Append([]any{int64(i)})
+		if err := s.Append([]any{int64(i)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	n := 0
 	for range s.Rows() {

@@ -65,7 +65,7 @@ func TestBuilderTables(t *testing.T) {
 	if set.Header.Profiler != lightcoverage.Name || set.Header.Caption != "cap" {
 		t.Errorf("header %+v", set.Header)
 	}
-	def, _ := profilers.Lookup(lightcoverage.Name)
+	def := profilers.MustLookup(lightcoverage.Name)
 	for _, td := range def.Tables {
 		if _, ok := set.Tables[td.Name]; !ok {
 			t.Errorf("table %s not written", td.Name)
