@@ -74,26 +74,26 @@ var (
 			AND {m.`+lcMeta+`.ID} = {rd.`+lcRoutines+`.ID}
 		WHERE {rd.`+lcRoutines+`.INST_ID} = {?}
 		ORDER BY {rd.`+lcRoutines+`.ID}`,
-		col("rd", lcRoutines, "ID", ddl.Integer),
-		col("rd", lcRoutines, "COL_MODULE_NAME", ddl.String),
-		col("rd", lcRoutines, "COL_SOURCE_FILE", ddl.String),
-		col("m", lcMeta, "COL_NAMESPACE", ddl.String),
-		col("rd", lcRoutines, "COL_CLASS_NAME", ddl.String),
-		col("m", lcMeta, "COL_ROUTINE_NAME", ddl.String),
-		col("m", lcMeta, "COL_SOURCE_LINE", ddl.Integer).as("META_SOURCE_LINE"),
-		col("rd", lcRoutines, "COL_SOURCE_LINE", ddl.Decimal),
-		col("rd", lcRoutines, "COL_MARK", ddl.Decimal),
-		col("rd", lcRoutines, "COL_CODE_TYPE", ddl.String),
-		col("m", lcMeta, "COL_PROFILELINES", ddl.Integer),
-		col("m", lcMeta, "COL_ADDRESS", ddl.Decimal),
-		col("m", lcMeta, "COL_TOKEN", ddl.Integer),
-		col("m", lcMeta, "COL_UNIT_NAME", ddl.String),
-		col("m", lcMeta, "COL_SYMBOL_MONIKER", ddl.String),
-		col("rd", lcRoutines, "COL_ANALYSIS_RESULT", ddl.String))
+		col("rd", lcRoutines, "ID"),
+		col("rd", lcRoutines, "COL_MODULE_NAME"),
+		col("rd", lcRoutines, "COL_SOURCE_FILE"),
+		col("m", lcMeta, "COL_NAMESPACE"),
+		col("rd", lcRoutines, "COL_CLASS_NAME"),
+		col("m", lcMeta, "COL_ROUTINE_NAME"),
+		col("m", lcMeta, "COL_SOURCE_LINE").as("META_SOURCE_LINE"),
+		col("rd", lcRoutines, "COL_SOURCE_LINE"),
+		col("rd", lcRoutines, "COL_MARK"),
+		col("rd", lcRoutines, "COL_CODE_TYPE"),
+		col("m", lcMeta, "COL_PROFILELINES"),
+		col("m", lcMeta, "COL_ADDRESS"),
+		col("m", lcMeta, "COL_TOKEN"),
+		col("m", lcMeta, "COL_UNIT_NAME"),
+		col("m", lcMeta, "COL_SYMBOL_MONIKER"),
+		col("rd", lcRoutines, "COL_ANALYSIS_RESULT"))
 	lcLineQ = newQuery(from("l", lcLines, "ID"),
-		col("l", lcLines, "PARENT_ID", ddl.Integer),
-		col("l", lcLines, "COL_SOURCE_LINE", ddl.Integer),
-		col("l", lcLines, "COL_MARK", ddl.Decimal))
+		col("l", lcLines, "PARENT_ID"),
+		col("l", lcLines, "COL_SOURCE_LINE"),
+		col("l", lcLines, "COL_MARK"))
 )
 
 // readCoverage reads the Light Coverage result sets insts, in order, into

@@ -25,62 +25,62 @@ const (
 // The queries of one Function Trace input, one table each.
 var (
 	ftRoutineQ = newQuery(from("m", ftMeta, "ID"),
-		col("m", ftMeta, "ID", ddl.Integer),
-		col("m", ftMeta, "REC_ID", ddl.Integer),
-		col("m", ftMeta, "COL_MODULE_NAME", ddl.String),
-		col("m", ftMeta, "COL_SOURCE_FILE", ddl.String),
-		col("m", ftMeta, "COL_NAMESPACE", ddl.String),
-		col("m", ftMeta, "COL_CLASS_NAME", ddl.String),
-		col("m", ftMeta, "COL_ROUTINE_NAME", ddl.String),
-		col("m", ftMeta, "COL_SOURCE_LINE", ddl.Integer),
-		col("m", ftMeta, "COL_CODE_TYPE", ddl.String),
-		col("m", ftMeta, "COL_ADDRESS", ddl.Decimal),
-		col("m", ftMeta, "COL_TOKEN", ddl.Integer),
-		col("m", ftMeta, "COL_UNIT_NAME", ddl.String),
-		col("m", ftMeta, "COL_SYMBOL_MONIKER", ddl.String),
-		col("m", ftMeta, "COL_ANALYSIS_RESULT", ddl.String),
-		col("m", ftMeta, "COL_PROFILELINES", ddl.Integer),
-		col("m", ftMeta, "COL_LANGUAGEID", ddl.Integer),
-		col("m", ftMeta, "COL_CALLINGCONVETION", ddl.Integer))
+		col("m", ftMeta, "ID"),
+		col("m", ftMeta, "REC_ID"),
+		col("m", ftMeta, "COL_MODULE_NAME"),
+		col("m", ftMeta, "COL_SOURCE_FILE"),
+		col("m", ftMeta, "COL_NAMESPACE"),
+		col("m", ftMeta, "COL_CLASS_NAME"),
+		col("m", ftMeta, "COL_ROUTINE_NAME"),
+		col("m", ftMeta, "COL_SOURCE_LINE"),
+		col("m", ftMeta, "COL_CODE_TYPE"),
+		col("m", ftMeta, "COL_ADDRESS"),
+		col("m", ftMeta, "COL_TOKEN"),
+		col("m", ftMeta, "COL_UNIT_NAME"),
+		col("m", ftMeta, "COL_SYMBOL_MONIKER"),
+		col("m", ftMeta, "COL_ANALYSIS_RESULT"),
+		col("m", ftMeta, "COL_PROFILELINES"),
+		col("m", ftMeta, "COL_LANGUAGEID"),
+		col("m", ftMeta, "COL_CALLINGCONVETION"))
 	ftLineQ = newQuery(from("l", ftLines, "ID"),
-		col("l", ftLines, "PARENT_ID", ddl.Integer),
-		col("l", ftLines, "COL_SOURCE_LINE", ddl.Integer))
+		col("l", ftLines, "PARENT_ID"),
+		col("l", ftLines, "COL_SOURCE_LINE"))
 	ftParamQ = newQuery(from("p", ftParams, "ID"),
-		col("p", ftParams, "PARENT_ID", ddl.Integer),
-		col("p", ftParams, "COL_TYPEID", ddl.Integer),
-		col("p", ftParams, "COL_TYPEMEMSIZE", ddl.Integer),
-		col("p", ftParams, "COL_TYPENAME", ddl.String))
+		col("p", ftParams, "PARENT_ID"),
+		col("p", ftParams, "COL_TYPEID"),
+		col("p", ftParams, "COL_TYPEMEMSIZE"),
+		col("p", ftParams, "COL_TYPENAME"))
 	ftThreadQ = newQuery(from("t", ftThreadT, "ID"),
-		col("t", ftThreadT, "ID", ddl.Integer),
-		col("t", ftThreadT, "COL_WIN32THREADID", ddl.Integer))
+		col("t", ftThreadT, "ID"),
+		col("t", ftThreadT, "COL_WIN32THREADID"))
 	// A route's routines, from the top of the thread down (COL_CALL_NO 0
 	// is the routine the route leads to).
 	ftStackQ = newQuery(from("s", ftStack, "PARENT_ID", "COL_CALL_NO")+" DESC",
-		col("s", ftStack, "PARENT_ID", ddl.Integer),
-		col("s", ftStack, "COL_ROUTINE_NAME", ddl.Integer))
+		col("s", ftStack, "PARENT_ID"),
+		col("s", ftStack, "COL_ROUTINE_NAME"))
 	ftRouteQ = newQuery(from("r", ftRoutes, "ID"),
-		col("r", ftRoutes, "ID", ddl.Integer),
-		col("r", ftRoutes, "COL_HIT_COUNT", ddl.Integer))
+		col("r", ftRoutes, "ID"),
+		col("r", ftRoutes, "COL_HIT_COUNT"))
 	ftCallQ = newQuery(from("c", ftCalls, "PARENT_ID", "REC_ID"),
-		col("c", ftCalls, "PARENT_ID", ddl.Integer),
-		col("c", ftCalls, "REC_ID", ddl.Integer),
-		col("c", ftCalls, "COL_PARENT_NO", ddl.Integer),
-		col("c", ftCalls, "COL_ROUTINE_NAME", ddl.Integer),
-		col("c", ftCalls, "COL__S", ddl.Integer),
-		col("c", ftCalls, "COL__S_WITH_CHILDREN", ddl.Integer),
-		col("c", ftCalls, "COL_LINE_NUMBER", ddl.Integer),
-		col("c", ftCalls, "ID", ddl.Integer))
+		col("c", ftCalls, "PARENT_ID"),
+		col("c", ftCalls, "REC_ID"),
+		col("c", ftCalls, "COL_PARENT_NO"),
+		col("c", ftCalls, "COL_ROUTINE_NAME"),
+		col("c", ftCalls, "COL__S"),
+		col("c", ftCalls, "COL__S_WITH_CHILDREN"),
+		col("c", ftCalls, "COL_LINE_NUMBER"),
+		col("c", ftCalls, "ID"))
 	// The parameters of calls, on enter (which have no comment) and on exit.
 	ftEnterQ = newQuery(from("p", ftEnter, "ID"),
-		col("p", ftEnter, "PARENT_ID", ddl.Integer),
-		col("p", ftEnter, "COL_PARAM_TYPE", ddl.String),
-		col("p", ftEnter, "COL_PARAM_VALUE", ddl.String),
+		col("p", ftEnter, "PARENT_ID"),
+		col("p", ftEnter, "COL_PARAM_TYPE"),
+		col("p", ftEnter, "COL_PARAM_VALUE"),
 		column{name: "COL_COMMENT", expr: "NULL", typ: ddl.String})
 	ftExitQ = newQuery(from("p", ftExit, "ID"),
-		col("p", ftExit, "PARENT_ID", ddl.Integer),
-		col("p", ftExit, "COL_PARAM_TYPE", ddl.String),
-		col("p", ftExit, "COL_PARAM_VALUE", ddl.String),
-		col("p", ftExit, "COL_COMMENT", ddl.String))
+		col("p", ftExit, "PARENT_ID"),
+		col("p", ftExit, "COL_PARAM_TYPE"),
+		col("p", ftExit, "COL_PARAM_VALUE"),
+		col("p", ftExit, "COL_COMMENT"))
 )
 
 // ftRoutine is a routine of the merged Function Trace result set.

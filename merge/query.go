@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/profilers"
 )
 
 // column is a column a merge query selects: the name its rows are read by
@@ -16,9 +17,27 @@ type column struct {
 	typ        ddl.Type
 }
 
-// col is column name of table through alias, read as typ; named name.
-func col(alias, table, name string, typ ddl.Type) column {
-	return column{name: name, expr: "{" + alias + "." + table + "." + name + "}", typ: typ}
+// col is column name of table through alias, named name and read as the
+// type its profiler's table gives it.
+func col(alias, table, name string) column {
+	return column{name: name, expr: "{" + alias + "." + table + "." + name + "}", typ: columnType(table, name)}
+}
+
+// columnType is the type of column name of a documented table, as the
+// registered profilers define it. A column no profiler has is a bug of
+// this package, not of the input: it panics, when the package's queries
+// are built.
+func columnType(table, name string) ddl.Type {
+	for _, p := range profilers.Names() {
+		if t, ok := profilers.MustLookup(p).Table(table); ok {
+			for _, c := range t.Columns {
+				if c.Name == name {
+					return c.Type
+				}
+			}
+		}
+	}
+	panic(fmt.Sprintf("merge: internal: no profiler has a column %s.%s", table, name))
 }
 
 // as renames a column, for a query that selects two columns of one name.

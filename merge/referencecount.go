@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers/referencecount"
 	"github.com/profdb/profdb/resultset"
 )
@@ -27,78 +26,78 @@ const (
 // of their tables' IDs (their parents' for child tables) and REC_IDs.
 var (
 	rcThreadQ = newQuery(from("t", rcThreads, "ID", "REC_ID"),
-		col("t", rcThreads, "REC_ID", ddl.Integer),
-		col("t", rcThreads, "COL_NAME", ddl.String),
-		col("t", rcThreads, "COL_SIZE", ddl.Integer),
-		col("t", rcThreads, "COL_WIN32THREADID", ddl.String))
+		col("t", rcThreads, "REC_ID"),
+		col("t", rcThreads, "COL_NAME"),
+		col("t", rcThreads, "COL_SIZE"),
+		col("t", rcThreads, "COL_WIN32THREADID"))
 	rcMetaClassQ = newQuery(from("t", rcMetaClasses, "ID", "REC_ID"),
-		col("t", rcMetaClasses, "REC_ID", ddl.Integer),
-		col("t", rcMetaClasses, "COL_CLASS_NAME", ddl.String),
-		col("t", rcMetaClasses, "COL_MODULE_NAME", ddl.String),
-		col("t", rcMetaClasses, "COL_SYMBOL_MONIKER", ddl.String))
+		col("t", rcMetaClasses, "REC_ID"),
+		col("t", rcMetaClasses, "COL_CLASS_NAME"),
+		col("t", rcMetaClasses, "COL_MODULE_NAME"),
+		col("t", rcMetaClasses, "COL_SYMBOL_MONIKER"))
 	rcClassQ = newQuery(from("t", rcClasses, "ID", "REC_ID"),
-		col("t", rcClasses, "COL_CLASS_NAME", ddl.String),
-		col("t", rcClasses, "COL_MODULE_NAME", ddl.String),
-		col("t", rcClasses, "COL_LIVE_COUNT", ddl.Integer),
-		col("t", rcClasses, "COL_LIVE_SIZE", ddl.Integer),
-		col("t", rcClasses, "COL_PEAK_CREATED", ddl.Integer),
-		col("t", rcClasses, "COL_PEAK_SIZE", ddl.Integer),
-		col("t", rcClasses, "COL_TOTAL_CREATED", ddl.Integer),
-		col("t", rcClasses, "COL_TOTAL_SIZE", ddl.Integer))
+		col("t", rcClasses, "COL_CLASS_NAME"),
+		col("t", rcClasses, "COL_MODULE_NAME"),
+		col("t", rcClasses, "COL_LIVE_COUNT"),
+		col("t", rcClasses, "COL_LIVE_SIZE"),
+		col("t", rcClasses, "COL_PEAK_CREATED"),
+		col("t", rcClasses, "COL_PEAK_SIZE"),
+		col("t", rcClasses, "COL_TOTAL_CREATED"),
+		col("t", rcClasses, "COL_TOTAL_SIZE"))
 	rcRoutineQ = newQuery(from("t", rcMeta, "ID", "REC_ID"),
-		col("t", rcMeta, "ID", ddl.Integer),
-		col("t", rcMeta, "REC_ID", ddl.Integer),
-		col("t", rcMeta, "COL_MODULE_NAME", ddl.String),
-		col("t", rcMeta, "COL_SOURCE_FILE", ddl.String),
-		col("t", rcMeta, "COL_NAMESPACE", ddl.String),
-		col("t", rcMeta, "COL_CLASS_NAME", ddl.String),
-		col("t", rcMeta, "COL_ROUTINENAME", ddl.String).as("COL_ROUTINE_NAME"),
-		col("t", rcMeta, "COL_SOURCE_LINE", ddl.Integer),
-		col("t", rcMeta, "COL_CODE_TYPE", ddl.String),
-		col("t", rcMeta, "COL_ADDRESS", ddl.Decimal),
-		col("t", rcMeta, "COL_TOKEN", ddl.Integer),
-		col("t", rcMeta, "COL_UNIT_NAME", ddl.String),
-		col("t", rcMeta, "COL_SYMBOL_MONIKER", ddl.String),
-		col("t", rcMeta, "COL_ANALYSIS_RESULT", ddl.String),
-		col("t", rcMeta, "COL_PROFILELINES", ddl.Integer),
-		col("t", rcMeta, "COL_HIT_COUNT", ddl.Integer))
+		col("t", rcMeta, "ID"),
+		col("t", rcMeta, "REC_ID"),
+		col("t", rcMeta, "COL_MODULE_NAME"),
+		col("t", rcMeta, "COL_SOURCE_FILE"),
+		col("t", rcMeta, "COL_NAMESPACE"),
+		col("t", rcMeta, "COL_CLASS_NAME"),
+		col("t", rcMeta, "COL_ROUTINENAME").as("COL_ROUTINE_NAME"),
+		col("t", rcMeta, "COL_SOURCE_LINE"),
+		col("t", rcMeta, "COL_CODE_TYPE"),
+		col("t", rcMeta, "COL_ADDRESS"),
+		col("t", rcMeta, "COL_TOKEN"),
+		col("t", rcMeta, "COL_UNIT_NAME"),
+		col("t", rcMeta, "COL_SYMBOL_MONIKER"),
+		col("t", rcMeta, "COL_ANALYSIS_RESULT"),
+		col("t", rcMeta, "COL_PROFILELINES"),
+		col("t", rcMeta, "COL_HIT_COUNT"))
 	rcLineQ = newQuery(from("t", rcLines, "ID", "REC_ID"),
-		col("t", rcLines, "PARENT_ID", ddl.Integer),
-		col("t", rcLines, "REC_ID", ddl.Integer),
-		col("t", rcLines, "COL_SOURCE_LINE", ddl.Integer))
+		col("t", rcLines, "PARENT_ID"),
+		col("t", rcLines, "REC_ID"),
+		col("t", rcLines, "COL_SOURCE_LINE"))
 	rcObjectQ = newQuery(from("t", rcObjects, "ID", "REC_ID"),
-		col("t", rcObjects, "ID", ddl.Integer),
-		col("t", rcObjects, "COL__", ddl.Integer),
-		col("t", rcObjects, "COL_ADDRESS", ddl.Integer),
-		col("t", rcObjects, "COL_CLASSRID", ddl.Integer),
-		col("t", rcObjects, "COL_GET_", ddl.Integer),
-		col("t", rcObjects, "COL_LIVE_REFERENCES", ddl.Integer),
-		col("t", rcObjects, "COL_PEAK_REFERENCES", ddl.Integer),
-		col("t", rcObjects, "COL_SIZE", ddl.Integer),
-		col("t", rcObjects, "COL_THREADRID", ddl.Integer),
-		col("t", rcObjects, "COL_TOTAL_REFERENCES", ddl.Integer))
+		col("t", rcObjects, "ID"),
+		col("t", rcObjects, "COL__"),
+		col("t", rcObjects, "COL_ADDRESS"),
+		col("t", rcObjects, "COL_CLASSRID"),
+		col("t", rcObjects, "COL_GET_"),
+		col("t", rcObjects, "COL_LIVE_REFERENCES"),
+		col("t", rcObjects, "COL_PEAK_REFERENCES"),
+		col("t", rcObjects, "COL_SIZE"),
+		col("t", rcObjects, "COL_THREADRID"),
+		col("t", rcObjects, "COL_TOTAL_REFERENCES"))
 	rcCreationQ = newQuery(from("t", rcCreation, "PARENT_ID", "REC_ID"),
-		col("t", rcCreation, "PARENT_ID", ddl.Integer),
-		col("t", rcCreation, "COL_HIT_COUNT", ddl.Integer),
-		col("t", rcCreation, "COL_LINERID", ddl.Integer),
-		col("t", rcCreation, "COL_ROUTINERID", ddl.Integer))
+		col("t", rcCreation, "PARENT_ID"),
+		col("t", rcCreation, "COL_HIT_COUNT"),
+		col("t", rcCreation, "COL_LINERID"),
+		col("t", rcCreation, "COL_ROUTINERID"))
 	rcRefQ = newQuery(from("t", rcRefs, "PARENT_ID", "REC_ID"),
-		col("t", rcRefs, "ID", ddl.Integer),
-		col("t", rcRefs, "PARENT_ID", ddl.Integer),
-		col("t", rcRefs, "COL__", ddl.Integer),
-		col("t", rcRefs, "COL_ADDREF_RELEASE", ddl.Integer))
+		col("t", rcRefs, "ID"),
+		col("t", rcRefs, "PARENT_ID"),
+		col("t", rcRefs, "COL__"),
+		col("t", rcRefs, "COL_ADDREF_RELEASE"))
 	rcARStackQ = newQuery(from("t", rcARStack, "PARENT_ID", "REC_ID"),
-		col("t", rcARStack, "PARENT_ID", ddl.Integer),
-		col("t", rcARStack, "COL_ROUTINE_NAME", ddl.Integer),
-		col("t", rcARStack, "COL_SOURCE_LINE", ddl.String))
+		col("t", rcARStack, "PARENT_ID"),
+		col("t", rcARStack, "COL_ROUTINE_NAME"),
+		col("t", rcARStack, "COL_SOURCE_LINE"))
 	rcTreeQ = newQuery(from("t", rcTree, "PARENT_ID", "REC_ID"),
-		col("t", rcTree, "PARENT_ID", ddl.Integer),
-		col("t", rcTree, "REC_ID", ddl.Integer),
-		col("t", rcTree, "COL_PARENT_INDEX", ddl.Integer),
-		col("t", rcTree, "COL_ROUTINE_NAME", ddl.Integer),
-		col("t", rcTree, "COL_SOURCE_LINE", ddl.Integer),
-		col("t", rcTree, "COL_ROUTINE_HITCOUNT_ON_ENTER", ddl.Integer),
-		col("t", rcTree, "COL_RESULT_REFCOUNT", ddl.Integer))
+		col("t", rcTree, "PARENT_ID"),
+		col("t", rcTree, "REC_ID"),
+		col("t", rcTree, "COL_PARENT_INDEX"),
+		col("t", rcTree, "COL_ROUTINE_NAME"),
+		col("t", rcTree, "COL_SOURCE_LINE"),
+		col("t", rcTree, "COL_ROUTINE_HITCOUNT_ON_ENTER"),
+		col("t", rcTree, "COL_RESULT_REFCOUNT"))
 )
 
 type rcThread struct {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/resultset"
 )
@@ -25,69 +24,69 @@ const (
 // The queries of one Resource input, one table each.
 var (
 	rsMetaClassQ = newQuery(from("m", rsMetaClasses, "ID"),
-		col("m", rsMetaClasses, "REC_ID", ddl.Integer),
-		col("m", rsMetaClasses, "COL_CLASS_NAME", ddl.String),
-		col("m", rsMetaClasses, "COL_MODULE_NAME", ddl.String),
-		col("m", rsMetaClasses, "COL_SYMBOL_MONIKER", ddl.String))
+		col("m", rsMetaClasses, "REC_ID"),
+		col("m", rsMetaClasses, "COL_CLASS_NAME"),
+		col("m", rsMetaClasses, "COL_MODULE_NAME"),
+		col("m", rsMetaClasses, "COL_SYMBOL_MONIKER"))
 	rsClassQ = newQuery(from("c", rsClasses, "ID"),
-		col("c", rsClasses, "COL_CLASS_NAME", ddl.String),
-		col("c", rsClasses, "COL_MODULE_NAME", ddl.String),
-		col("c", rsClasses, "COL_LIVE_COUNT", ddl.Decimal),
-		col("c", rsClasses, "COL_LIVE_SIZE", ddl.Decimal),
-		col("c", rsClasses, "COL_PEAK_CREATED", ddl.Decimal),
-		col("c", rsClasses, "COL_PEAK_SIZE", ddl.Decimal),
-		col("c", rsClasses, "COL_TOTAL_CREATED", ddl.Decimal),
-		col("c", rsClasses, "COL_TOTAL_SIZE", ddl.Decimal))
+		col("c", rsClasses, "COL_CLASS_NAME"),
+		col("c", rsClasses, "COL_MODULE_NAME"),
+		col("c", rsClasses, "COL_LIVE_COUNT"),
+		col("c", rsClasses, "COL_LIVE_SIZE"),
+		col("c", rsClasses, "COL_PEAK_CREATED"),
+		col("c", rsClasses, "COL_PEAK_SIZE"),
+		col("c", rsClasses, "COL_TOTAL_CREATED"),
+		col("c", rsClasses, "COL_TOTAL_SIZE"))
 	rsRoutineQ = newQuery(from("m", rsMeta, "ID"),
-		col("m", rsMeta, "ID", ddl.Integer),
-		col("m", rsMeta, "REC_ID", ddl.Integer),
-		col("m", rsMeta, "COL_MODULE_NAME", ddl.String),
-		col("m", rsMeta, "COL_SOURCE_FILE", ddl.String),
-		col("m", rsMeta, "COL_NAMESPACE", ddl.String),
-		col("m", rsMeta, "COL_CLASS_NAME", ddl.String),
-		col("m", rsMeta, "COL_ROUTINE_NAME", ddl.String),
-		col("m", rsMeta, "COL_SOURCE_LINE", ddl.Integer),
-		col("m", rsMeta, "COL_CODE_TYPE", ddl.String),
-		col("m", rsMeta, "COL_ADDRESS", ddl.Decimal),
-		col("m", rsMeta, "COL_TOKEN", ddl.Integer),
-		col("m", rsMeta, "COL_UNIT_NAME", ddl.String),
-		col("m", rsMeta, "COL_SYMBOL_MONIKER", ddl.String),
-		col("m", rsMeta, "COL_ANALISYS_RESULT", ddl.String).as("COL_ANALYSIS_RESULT"),
-		col("m", rsMeta, "COL_PROFILELINES", ddl.Integer),
-		col("m", rsMeta, "COL_COMPILER", ddl.String),
-		col("m", rsMeta, "COL_HIT_COUNT", ddl.Integer))
+		col("m", rsMeta, "ID"),
+		col("m", rsMeta, "REC_ID"),
+		col("m", rsMeta, "COL_MODULE_NAME"),
+		col("m", rsMeta, "COL_SOURCE_FILE"),
+		col("m", rsMeta, "COL_NAMESPACE"),
+		col("m", rsMeta, "COL_CLASS_NAME"),
+		col("m", rsMeta, "COL_ROUTINE_NAME"),
+		col("m", rsMeta, "COL_SOURCE_LINE"),
+		col("m", rsMeta, "COL_CODE_TYPE"),
+		col("m", rsMeta, "COL_ADDRESS"),
+		col("m", rsMeta, "COL_TOKEN"),
+		col("m", rsMeta, "COL_UNIT_NAME"),
+		col("m", rsMeta, "COL_SYMBOL_MONIKER"),
+		col("m", rsMeta, "COL_ANALISYS_RESULT").as("COL_ANALYSIS_RESULT"),
+		col("m", rsMeta, "COL_PROFILELINES"),
+		col("m", rsMeta, "COL_COMPILER"),
+		col("m", rsMeta, "COL_HIT_COUNT"))
 	rsLineQ = newQuery(from("l", rsLines, "ID"),
-		col("l", rsLines, "PARENT_ID", ddl.Integer),
-		col("l", rsLines, "REC_ID", ddl.Integer),
-		col("l", rsLines, "COL_SOURCE_LINE", ddl.Integer))
+		col("l", rsLines, "PARENT_ID"),
+		col("l", rsLines, "REC_ID"),
+		col("l", rsLines, "COL_SOURCE_LINE"))
 	rsThreadQ = newQuery(from("t", rsThreads, "ID"),
-		col("t", rsThreads, "ID", ddl.Integer),
-		col("t", rsThreads, "COL_WIN32THREADID", ddl.Integer),
-		col("t", rsThreads, "COL_SIZE", ddl.Integer))
+		col("t", rsThreads, "ID"),
+		col("t", rsThreads, "COL_WIN32THREADID"),
+		col("t", rsThreads, "COL_SIZE"))
 	rsObjectQ = newQuery(from("o", rsObjects, "ID"),
-		col("o", rsObjects, "ID", ddl.Integer),
-		col("o", rsObjects, "COL__", ddl.Decimal),
-		col("o", rsObjects, "COL_ADDRESS", ddl.Decimal),
-		col("o", rsObjects, "COL_CLASSRID", ddl.Integer),
-		col("o", rsObjects, "COL_GET_", ddl.Integer),
-		col("o", rsObjects, "COL_SIZE", ddl.Decimal),
-		col("o", rsObjects, "COL_THREADID", ddl.Integer))
+		col("o", rsObjects, "ID"),
+		col("o", rsObjects, "COL__"),
+		col("o", rsObjects, "COL_ADDRESS"),
+		col("o", rsObjects, "COL_CLASSRID"),
+		col("o", rsObjects, "COL_GET_"),
+		col("o", rsObjects, "COL_SIZE"),
+		col("o", rsObjects, "COL_THREADID"))
 	rsCreationQ = newQuery(from("s", rsCreation, "PARENT_ID", "REC_ID"),
-		col("s", rsCreation, "PARENT_ID", ddl.Integer),
-		col("s", rsCreation, "COL_HIT_COUNT", ddl.Integer),
-		col("s", rsCreation, "COL_LINERID", ddl.Integer),
-		col("s", rsCreation, "COL_ROUTINERID", ddl.Integer))
+		col("s", rsCreation, "PARENT_ID"),
+		col("s", rsCreation, "COL_HIT_COUNT"),
+		col("s", rsCreation, "COL_LINERID"),
+		col("s", rsCreation, "COL_ROUTINERID"))
 	rsErrorQ = newQuery(from("e", rsErrors, "PARENT_ID", "REC_ID"),
-		col("e", rsErrors, "ID", ddl.Integer),
-		col("e", rsErrors, "PARENT_ID", ddl.Integer),
-		col("e", rsErrors, "COL__", ddl.Integer),
-		col("e", rsErrors, "COL_DESCRIPTION", ddl.String),
-		col("e", rsErrors, "COL_ERROR_CODE", ddl.Integer),
-		col("e", rsErrors, "COL_KIND", ddl.Integer),
-		col("e", rsErrors, "COL_NAME", ddl.String))
+		col("e", rsErrors, "ID"),
+		col("e", rsErrors, "PARENT_ID"),
+		col("e", rsErrors, "COL__"),
+		col("e", rsErrors, "COL_DESCRIPTION"),
+		col("e", rsErrors, "COL_ERROR_CODE"),
+		col("e", rsErrors, "COL_KIND"),
+		col("e", rsErrors, "COL_NAME"))
 	rsStackQ = newQuery(from("s", rsStack, "PARENT_ID", "REC_ID"),
-		col("s", rsStack, "PARENT_ID", ddl.Integer),
-		col("s", rsStack, "COL_ROUTINERID", ddl.Integer))
+		col("s", rsStack, "PARENT_ID"),
+		col("s", rsStack, "COL_ROUTINERID"))
 )
 
 // classFigures are the positions of the class figures in a row of q, in
