@@ -201,6 +201,18 @@ type Retrier interface {
 	DuplicateKey(err error) bool
 }
 
+// TxProber is implemented by dialects whose servers may end a transaction
+// without telling the statement that runs next: a Galera node that aborts a
+// local transaction for a conflicting one replicated from another node may
+// let a read in it run on, outside any transaction, and see none of what
+// the transaction wrote. TxOpenSQL returns a query whose one value is 1
+// while the session's transaction is open and 0 once the server has ended
+// it. A server that does not know the query answers with an error, and the
+// caller knows nothing more than before.
+type TxProber interface {
+	TxOpenSQL() string
+}
+
 // RowKeyColumn is the column profdb adds, as an auto-numbered primary key,
 // to the profiler tables it creates on a server that demands a primary key
 // on every table (see RowKeyer). It is no documented column: the exporter

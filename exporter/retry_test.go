@@ -240,3 +240,80 @@ func TestRetryBounded(t *testing.T) {
 		empty(t, c)
 	})
 }
+
+// probingDialect is conflictDialect with a dialects.TxProber whose probe is
+// the given query, as MariaDB's answers 0 once a Galera node has ended the
+// transaction for one replicated from another node.
+type probingDialect struct {
+	conflictDialect
+	probe string
+}
+
+func (d probingDialect) TxOpenSQL() string { return d.probe }
+
+// TestCheckAfterServerAbort: when the check before commit finds faults and
+// the server says it has ended the transaction, the faults are what a read
+// outside the transaction saw: the export is a conflict and is written
+// again. While the transaction is open, or when the probe fails, the faults
+// stand and nothing is retried.
+func TestCheckAfterServerAbort(t *testing.T) {
+	dangling := func() *resultset.ResultSet {
+		set := callTraceSet("dangling", 3)
+		rows := set.Tables[1].Rows
+		set.Tables[1].Rows = func(yield func([]any, error) bool) {
+			for r := range rows {
+				r[9] = int64(9) // no thread has ID 9
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+		return set
+	}
+	for _, c := range []struct {
+		probe, want string
+		notes       int
+	}{
+		{"SELECT 0", "the server ended the transaction before the check ran", 2},
+		{"SELECT 1", "result set refused, nothing written", 0},
+		{"SELECT no_such_column", "result set refused, nothing written", 0},
+	} {
+		t.Run(c.probe, func(t *testing.T) {
+			ctx := ctxT(t)
+			d := probingDialect{probe: c.probe}
+			drv, err := d.DriverDSN("sqlite:" + filepath.Join(t.TempDir(), "probe.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sqldb, err := sql.Open(d.DriverName(), drv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { sqldb.Close() })
+			var notes []string
+			logf := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+			db := exporter.New(store.New(sqldb, d, store.Options{Logf: logf}), exporter.Options{Retries: 2})
+			_, err = resultset.Export(ctx, db, dangling())
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to say %q", err, c.want)
+			}
+			retries := 0
+			for _, n := range notes {
+				if strings.HasPrefix(n, "retrying result set") {
+					retries++
+				}
+			}
+			if retries != c.notes {
+				t.Errorf("%d retries, want %d (notes %q)", retries, c.notes, notes)
+			}
+			if c.notes > 0 && !strings.Contains(err.Error(), "gave up after 3 attempts") {
+				t.Errorf("err = %v, want the attempts counted", err)
+			}
+			for name, n := range counts(t, db, functiontrace.Name) {
+				if n > 0 { // -1: the table is not there either
+					t.Errorf("%s holds %d rows after a refused export", name, n)
+				}
+			}
+		})
+	}
+}

@@ -360,11 +360,30 @@ func (s *session) check() error {
 	if len(findings) == 0 {
 		return nil
 	}
+	if s.aborted() {
+		return &conflictError{errorf("check: the server ended the transaction before the check ran (a concurrent transaction on another node won)")}
+	}
 	msgs := make([]string, len(findings))
 	for i, f := range findings {
 		msgs[i] = "table " + f.Table + ": " + f.Message
 	}
 	return errorf("result set refused, nothing written: %s", strings.Join(msgs, "; "))
+}
+
+// aborted reports whether the server has ended the session's transaction
+// behind its back (see dialects.TxProber), so that what the check saw is
+// not what the session wrote. Without the capability, or when the probe
+// fails, it reports false and the findings stand.
+func (s *session) aborted() bool {
+	p, ok := s.e.d.(dialects.TxProber)
+	if !ok {
+		return false
+	}
+	var open int64
+	if err := s.tx.QueryRowContext(s.ctx, p.TxOpenSQL()).Scan(&open); err != nil {
+		return false
+	}
+	return open == 0
 }
 
 func (s *session) writeInstance() error {

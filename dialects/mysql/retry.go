@@ -23,7 +23,10 @@ const (
 	ErrDupEntryWithKeyName = 1586
 )
 
-var _ dialects.Retrier = Dialect{}
+var (
+	_ dialects.Retrier  = Dialect{}
+	_ dialects.TxProber = Dialect{}
+)
 
 // Retryable implements dialects.Retrier: error 1213, a deadlock on one
 // server or a certification conflict on a Galera cluster (where GET_LOCK
@@ -39,3 +42,7 @@ func (Dialect) DuplicateKey(err error) bool {
 	var e *mysql.MySQLError
 	return errors.As(err, &e) && (e.Number == ErrDupEntry || e.Number == ErrDupEntryWithKeyName)
 }
+
+// TxOpenSQL implements dialects.TxProber with MariaDB's in_transaction
+// (10.3 and later); MySQL has no such variable and answers with an error.
+func (Dialect) TxOpenSQL() string { return "SELECT @@in_transaction" }
