@@ -34,6 +34,12 @@ type Table struct {
 	// INSTANCES, ID of RELATIONS); empty for profiler tables, whose ID and
 	// REC_ID are not keys.
 	Key string `json:"-"`
+	// Lookup is the columns of the one index of a keyless table of
+	// profdb's own that has no ID (PROFDB_LABELS, PROFDB_MERGE_SOURCES):
+	// a few rows per result set, looked up by INST_ID. Clustered databases
+	// keep such tables whole on every node, as they do the keyed ones. Nil
+	// for the documented tables.
+	Lookup []string `json:"-"`
 }
 
 // Column returns the column named name, matched case-insensitively.
@@ -82,11 +88,14 @@ type Index struct {
 const MaxIndexName = 60
 
 // Indexes returns the indexes a table carries: the primary key of a shared
-// table, or for a profiler table (INST_ID, ID) and, for a child table, also
+// table, the Lookup index of a keyless table of profdb's own, or for a profiler table (INST_ID, ID) and, for a child table, also
 // (INST_ID, PARENT_ID).
 func (t *Table) Indexes() []Index {
 	if t.Key != "" {
 		return []Index{{Name: IndexName("PK", t.Name, ""), Columns: []string{t.Key}, Primary: true}}
+	}
+	if t.Lookup != nil {
+		return []Index{{Name: IndexName("IX", t.Name, "LOOKUP"), Columns: t.Lookup}}
 	}
 	ix := []Index{{Name: IndexName("IX", t.Name, "ID"), Columns: []string{InstID, ID}}}
 	if t.Parent != "" {

@@ -2,6 +2,7 @@ package exporter_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -70,8 +71,9 @@ func TestInstIDsNeverReused(t *testing.T) {
 
 // TestExistingTablesWithoutResultSetsTable exports, with and without
 // NoCreate, into a database whose DBA created the AQTime tables but not
-// PROFDB_RESULT_SETS: the export works, allocating from INSTANCES, and adds
-// no table to the DBA's.
+// profdb's own: the export works, allocating from INSTANCES; without
+// NoCreate it adds profdb's own tables (and records the run there), with
+// NoCreate it adds nothing to the DBA's.
 func TestExistingTablesWithoutResultSetsTable(t *testing.T) {
 	for _, c := range []struct {
 		dialect  string
@@ -102,9 +104,20 @@ func TestExistingTablesWithoutResultSetsTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, n := range names {
-				if n == nc.DB().Dialect().StoredName(profilers.ResultSetsTable) {
-					t.Fatalf("the export added %s to the DBA's tables", n)
+			for _, own := range profilers.Own() {
+				added := slices.Contains(names, nc.DB().Dialect().StoredName(own.Name))
+				if added == c.noCreate {
+					t.Errorf("NoCreate=%v: table %s added: %v", c.noCreate, own.Name, added)
+				}
+			}
+			if !c.noCreate {
+				got, err := nc.DB().Select(ctx, store.Filter{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The first export created the table: both are recorded.
+				if len(got) != 2 || got[1].InstID != 2 || got[1].Profiler != def.Name {
+					t.Errorf("recorded %+v", got)
 				}
 			}
 		})

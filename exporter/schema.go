@@ -51,20 +51,17 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 	}
 	out := make(map[string]*liveTable, len(tables))
 	var order []*liveTable // out's tables, in the order given
-	newDatabase := false   // INSTANCES is missing: the tables are new
 	plain := false         // INSTANCES exists and is not distributed: nor are the tables made here
 	for _, t := range tables {
 		lt := &liveTable{def: t}
 		real, ok := existing[strings.ToUpper(t.Name)]
-		if !ok && strings.EqualFold(t.Name, profilers.ResultSetsTable) && (e.sopts.NoCreate || !newDatabase) {
-			// profdb's own table is optional: without it INST_IDs are
-			// allocated from INSTANCES alone. It is created with INSTANCES,
-			// in a database new to profdb, never added to one whose tables
-			// exist already (a DBA's, or an older profdb's).
+		if !ok && own(t.Name) && e.sopts.NoCreate {
+			// profdb's own tables are optional: without them INST_IDs are
+			// allocated from INSTANCES alone and a run's identity is not
+			// recorded. An export that may create tables adds them, to a
+			// database new to profdb or to one AQTime or an older profdb
+			// wrote; one that may not goes on without.
 			continue
-		}
-		if !ok && strings.EqualFold(t.Name, profilers.InstancesTable) {
-			newDatabase = true
 		}
 		if ok && strings.EqualFold(t.Name, profilers.InstancesTable) && !e.sopts.NoCreate {
 			if plain, err = e.plainDatabase(ctx, q, schema, real); err != nil {
@@ -119,6 +116,16 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 		return nil, nil, err
 	}
 	return out, later, nil
+}
+
+// own reports whether name is one of profdb's own tables.
+func own(name string) bool {
+	for _, t := range profilers.Own() {
+		if strings.EqualFold(t.Name, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // inspect reads the columns of the tables, in one query where the dialect

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
@@ -175,7 +176,9 @@ func (s *session) allocate() error {
 
 // record allocates the INST_ID past the largest PROFDB_RESULT_SETS ever
 // recorded, deleted result sets included, so that no INST_ID is given out
-// twice, and records the result set there. Without that table (a
+// twice, and records the result set there: when, where, from what input,
+// and the run's identity (the header's Run) where the table has its
+// columns. Without that table (a
 // --no-create export into a database that lacks it) it does nothing.
 func (s *session) record() error {
 	led, ok := s.tables[profilers.ResultSetsTable]
@@ -194,6 +197,33 @@ func (s *session) record() error {
 	host, _ := os.Hostname()
 	args := []any{s.instID, s.bind(ddl.String, s.e.st.Now().UTC().Format(store.TimeFormat)), s.bind(ddl.String, nullIfEmpty(host)),
 		s.bind(ddl.String, nullIfEmpty(s.header.Input)), s.bind(ddl.String, nullIfEmpty(s.e.opts.Version))}
+	run := s.header.Run
+	if run == nil {
+		run = &resultset.Run{}
+	}
+	var dirty any
+	if run.Dirty != nil {
+		dirty = int64(0)
+		if *run.Dirty {
+			dirty = int64(1)
+		}
+	}
+	identity := map[string]any{
+		profilers.ColProfiler: s.def.Name, profilers.ColCommit: strings.ToLower(run.Commit), profilers.ColBranch: run.Branch,
+		profilers.ColCI: run.CI, profilers.ColBuildID: run.BuildID, profilers.ColBuildURL: run.BuildURL,
+	}
+	for _, name := range profilers.IdentityColumns {
+		c, ok := led.cols[strings.ToUpper(name)]
+		if !ok {
+			continue // a PROFDB_RESULT_SETS made before profdb recorded it
+		}
+		real = append(real, c.info.Name)
+		if name == profilers.ColDirty {
+			args = append(args, s.bind(ddl.Integer, dirty))
+		} else {
+			args = append(args, s.bind(ddl.String, nullIfEmpty(identity[name].(string))))
+		}
+	}
 	if _, err := s.tx.ExecContext(s.ctx, dialects.InsertSQL(s.e.d, led.qualified, real, 1), args...); err != nil {
 		return errorf("write %s: %w", led.real, s.e.allocConflict(err))
 	}
@@ -229,6 +259,8 @@ func (s *session) SetHeader(h resultset.Header) error {
 		return errorf("INSTANCES, column COUNTER_FREQUENCY: %w", err)
 	}
 	h.Profiler = s.def.Name
+	// What record wrote when the result set began stays.
+	h.Input, h.Run = s.header.Input, s.header.Run
 	s.header = h
 	s.result.Caption = h.Caption
 	return nil
@@ -320,6 +352,10 @@ func (s *session) Commit() (resultset.Result, error) {
 		return resultset.Result{}, err
 	}
 	s.phase(store.PhaseCommit)
+	if err := s.writeRun(); err != nil {
+		s.fail(err)
+		return resultset.Result{}, err
+	}
 	if err := s.writeInstance(); err != nil {
 		s.fail(err)
 		return resultset.Result{}, err
@@ -384,6 +420,45 @@ func (s *session) aborted() bool {
 		return false
 	}
 	return open == 0
+}
+
+// writeRun records what record could not: the run's labels in
+// PROFDB_LABELS and what a merge combined in PROFDB_MERGE_SOURCES, where
+// the database has those tables.
+func (s *session) writeRun() error {
+	run := s.header.Run
+	if run == nil {
+		return nil
+	}
+	if lt, ok := s.tables[profilers.LabelsTable]; ok && len(run.Labels) > 0 {
+		keys := make([]string, 0, len(run.Labels))
+		for k := range run.Labels {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		real, err := lt.realNames(ddl.InstID, profilers.ColLabelKey, profilers.ColLabelValue)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if _, err := s.tx.ExecContext(s.ctx, dialects.InsertSQL(s.e.d, lt.qualified, real, 1),
+				s.instID, s.bind(ddl.String, k), s.bind(ddl.String, run.Labels[k])); err != nil {
+				return errorf("write %s: %w", lt.real, err)
+			}
+		}
+	}
+	if mt, ok := s.tables[profilers.MergeSourcesTable]; ok && len(run.MergedFrom) > 0 {
+		real, err := mt.realNames(ddl.InstID, profilers.ColSourceInstID)
+		if err != nil {
+			return err
+		}
+		for _, src := range run.MergedFrom {
+			if _, err := s.tx.ExecContext(s.ctx, dialects.InsertSQL(s.e.d, mt.qualified, real, 1), s.instID, src); err != nil {
+				return errorf("write %s: %w", mt.real, err)
+			}
+		}
+	}
+	return nil
 }
 
 func (s *session) writeInstance() error {

@@ -73,7 +73,20 @@ const (
 	ColInput      = "INPUT"          // what it was read from: a file name, "-", or "INST_ID n of DSN" for a copy
 	ColVersion    = "PROFDB_VERSION" // the profdb version that wrote it
 	ColDeletedAt  = "DELETED_AT"     // when delete removed it, as EXPORTED_AT; NULL while it exists
+	// A run's identity (see resultset.Run), NULL where unknown.
+	ColProfiler = "PROFILER"    // the registered profiler's name, as RELATIONS tells it
+	ColCommit   = "VCS_COMMIT"  // the commit the run was built from: a full hexadecimal object name
+	ColBranch   = "VCS_BRANCH"  // the branch, without refs/heads/
+	ColDirty    = "VCS_DIRTY"   // 1 when the working tree had changes not committed, 0 when clean
+	ColCI       = "CI_PROVIDER" // the CI system that ran it: github-actions, gitlab-ci, jenkins…; "git" when read from git alone
+	ColBuildID  = "BUILD_ID"    // the CI's number or ID of the build (the pipeline, the workflow run)
+	ColBuildURL = "BUILD_URL"   // the address of the build's page
 )
+
+// IdentityColumns are the columns of ResultSets that hold a run's
+// identity, in table order: a PROFDB_RESULT_SETS made by an earlier profdb
+// lacks them, and export adds them (ALTER TABLE … ADD) where it may.
+var IdentityColumns = []string{ColProfiler, ColCommit, ColBranch, ColDirty, ColCI, ColBuildID, ColBuildURL}
 
 // ResultSets returns profdb's own PROFDB_RESULT_SETS table, keyed by
 // INST_ID. It is not part of the AQTime layout: readers of the documented
@@ -91,23 +104,78 @@ func ResultSets() ddl.Table {
 			Col(ColInput, ddl.String),
 			Col(ColVersion, ddl.String),
 			Col(ColDeletedAt, ddl.String),
+			Col(ColProfiler, ddl.String),
+			Col(ColCommit, ddl.String),
+			Col(ColBranch, ddl.String),
+			Col(ColDirty, ddl.Integer),
+			Col(ColCI, ddl.String),
+			Col(ColBuildID, ddl.String),
+			Col(ColBuildURL, ddl.String),
 		},
 	}
 }
+
+// LabelsTable is profdb's own table of a run's labels (export --label
+// KEY=VALUE): one row per label, at most one per key in a result set.
+const LabelsTable = "PROFDB_LABELS"
+
+// Columns of Labels besides INST_ID.
+const (
+	ColLabelKey   = "LABEL_KEY"
+	ColLabelValue = "LABEL_VALUE"
+)
+
+// Labels returns profdb's own PROFDB_LABELS table, looked up by INST_ID.
+func Labels() ddl.Table {
+	return ddl.Table{
+		Name:   LabelsTable,
+		Lookup: []string{ddl.InstID},
+		Columns: []ddl.Column{
+			Col(ddl.InstID, ddl.Integer),
+			Col(ColLabelKey, ddl.String),
+			Col(ColLabelValue, ddl.String),
+		},
+	}
+}
+
+// MergeSourcesTable is profdb's own table of what a merge combined: one
+// row per result set read, under the INST_ID the merge wrote.
+const MergeSourcesTable = "PROFDB_MERGE_SOURCES"
+
+// ColSourceInstID is the INST_ID of a result set a merge read, in the
+// database it read it from.
+const ColSourceInstID = "SOURCE_INST_ID"
+
+// MergeSources returns profdb's own PROFDB_MERGE_SOURCES table, looked up
+// by INST_ID.
+func MergeSources() ddl.Table {
+	return ddl.Table{
+		Name:   MergeSourcesTable,
+		Lookup: []string{ddl.InstID},
+		Columns: []ddl.Column{
+			Col(ddl.InstID, ddl.Integer),
+			Col(ColSourceInstID, ddl.Integer),
+		},
+	}
+}
+
+// Own returns profdb's own tables, in the order to create them:
+// PROFDB_RESULT_SETS, PROFDB_LABELS, PROFDB_MERGE_SOURCES.
+func Own() []ddl.Table { return []ddl.Table{ResultSets(), Labels(), MergeSources()} }
 
 // Shared returns INSTANCES and RELATIONS, in that order.
 func Shared() []ddl.Table { return []ddl.Table{Instances(), Relations()} }
 
 // Tables returns the tables of a database that holds result sets of the
 // profilers defs, in the order to create them: INSTANCES and RELATIONS,
-// profdb's own PROFDB_RESULT_SETS, then the tables of each definition in
+// profdb's own tables (Own), then the tables of each definition in
 // its order (parents first). A table that two definitions define alike is
 // listed once; defined differently, it is an error, for one database holds
 // one table of a name. Names compare case-insensitively.
 //
 // Tables(All()...) is every table profdb creates.
 func Tables(defs ...Definition) ([]ddl.Table, error) {
-	tables := append(Shared(), ResultSets())
+	tables := append(Shared(), Own()...)
 	owner := map[string]string{}
 	at := map[string]int{}
 	for i, t := range tables {

@@ -18,6 +18,25 @@ type Header struct {
 	// standard input), recorded in profdb's own PROFDB_RESULT_SETS table,
 	// not in INSTANCES; "" when unknown.
 	Input string
+	// Run is what the result set was a run of, recorded in profdb's own
+	// tables; nil when nothing is known.
+	Run *Run
+}
+
+// Run is a run's identity: where its code came from, which build made
+// it, and the labels it was given. Every field is optional.
+type Run struct {
+	Commit   string `json:"commit,omitempty"`    // the commit's full hexadecimal object name
+	Branch   string `json:"branch,omitempty"`    // the branch, without refs/heads/
+	Dirty    *bool  `json:"dirty,omitempty"`     // whether the working tree had changes not committed; nil when unknown
+	CI       string `json:"ci,omitempty"`        // the CI system: github-actions, gitlab-ci, jenkins, azure-pipelines, teamcity, circleci, buildkite, bitbucket-pipelines; "git" when read from git alone
+	BuildID  string `json:"build_id,omitempty"`  // the CI's number or ID of the build
+	BuildURL string `json:"build_url,omitempty"` // the address of the build's page
+	// Labels are KEY=VALUE pairs the user gave (suite, os, shard…).
+	Labels map[string]string `json:"labels,omitempty"`
+	// MergedFrom are the INST_IDs of the result sets a merge combined,
+	// as numbered in the database it read them from.
+	MergedFrom []int64 `json:"merged_from,omitempty"`
 }
 
 // Counter describes the counter a result set was measured with.

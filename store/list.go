@@ -32,6 +32,9 @@ type Listing struct {
 	Host       string `json:"host,omitempty"`
 	Input      string `json:"input,omitempty"`
 	Version    string `json:"profdb_version,omitempty"`
+	// Run is the run's identity, where profdb recorded one (Select fills
+	// it in).
+	Run *resultset.Run `json:"run,omitempty"`
 	// Counter is the INSTANCES row's counter, nil when it names none.
 	Counter *resultset.Counter `json:"-"`
 	// Related are the child tables the result set's RELATIONS rows name,

@@ -30,8 +30,28 @@ CREATE TABLE IF NOT EXISTS "profdb_result_sets" (
   "input" TEXT,
   "profdb_version" TEXT,
   "deleted_at" TEXT,
+  "profiler" TEXT,
+  "vcs_commit" TEXT,
+  "vcs_branch" TEXT,
+  "vcs_dirty" BIGINT,
+  "ci_provider" TEXT,
+  "build_id" TEXT,
+  "build_url" TEXT,
   CONSTRAINT "pk_profdb_result_sets" PRIMARY KEY ("inst_id")
 );
+
+CREATE TABLE IF NOT EXISTS "profdb_labels" (
+  "inst_id" BIGINT NOT NULL,
+  "label_key" TEXT,
+  "label_value" TEXT
+);
+CREATE INDEX IF NOT EXISTS "ix_profdb_labels_lookup" ON "profdb_labels" ("inst_id");
+
+CREATE TABLE IF NOT EXISTS "profdb_merge_sources" (
+  "inst_id" BIGINT NOT NULL,
+  "source_inst_id" BIGINT
+);
+CREATE INDEX IF NOT EXISTS "ix_profdb_merge_sources_lookup" ON "profdb_merge_sources" ("inst_id");
 
 CREATE TABLE IF NOT EXISTS "function_trace_profiler_routines" (
   "col_address" NUMERIC(28,8),

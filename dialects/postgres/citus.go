@@ -95,10 +95,11 @@ func (d Dialect) Distributed(ctx context.Context, q dialects.DBTX, schema, table
 
 // IsReferenceTable reports whether profdb makes t a reference table on
 // Citus (a copy on every node) rather than distributing it by INST_ID: a
-// table with a primary key (the shared tables), or one without INST_ID.
+// table with a primary key (the shared tables), a small table of profdb's
+// own (ddl.Table.Lookup), or one without INST_ID.
 func IsReferenceTable(t ddl.Table) bool {
 	_, hasInstID := t.Column(ddl.InstID)
-	return t.Key != "" || !hasInstID
+	return t.Key != "" || t.Lookup != nil || !hasInstID
 }
 
 // DistributedTableCall returns the call that distributes table (quoted

@@ -1,0 +1,101 @@
+package store_test
+
+import (
+	"testing"
+
+	_ "github.com/profdb/profdb/dialects/sqlserver"
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/store"
+)
+
+// TestSelect: result sets are chosen by the identity export recorded —
+// profiler, branch, commit prefix, labels, a bound and a count — oldest
+// first, with that identity read back.
+func TestSelect(t *testing.T) {
+	for _, dialect := range testdb.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := ctxT(t)
+			x, err := exporter.Open(ctx, testdb.Fresh(t, dialect), store.Options{}, exporter.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { x.Close() })
+			clean, dirty := false, true
+			runs := []struct {
+				profiler string
+				run      resultset.Run
+			}{
+				{lightcoverage.Name, resultset.Run{Commit: "AAAA1111bbbb", Branch: "main", Dirty: &clean, CI: "github-actions", BuildID: "7", BuildURL: "https://ci.example/7", Labels: map[string]string{"suite": "unit"}}},
+				{functiontrace.Name, resultset.Run{Commit: "aaaa2222cccc", Branch: "main"}},
+				{lightcoverage.Name, resultset.Run{Commit: "bbbb3333dddd", Branch: "feature/x", Dirty: &dirty, Labels: map[string]string{"suite": "unit", "os": "linux"}}},
+				{lightcoverage.Name, resultset.Run{Commit: "aaaa4444eeee", Branch: "main", Labels: map[string]string{"suite": "e2e"}}},
+			}
+			var ids []int64
+			for i, r := range runs {
+				set := &resultset.ResultSet{Header: resultset.Header{Profiler: r.profiler, Caption: "run", Run: &runs[i].run}}
+				res, err := resultset.Export(ctx, x, set)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, res.InstID)
+			}
+			for _, c := range []struct {
+				name string
+				f    store.Filter
+				want []int
+			}{
+				{"all", store.Filter{}, []int{0, 1, 2, 3}},
+				{"profiler", store.Filter{Profiler: lightcoverage.Name}, []int{0, 2, 3}},
+				{"branch", store.Filter{Branch: "main"}, []int{0, 1, 3}},
+				{"commit prefix, any case", store.Filter{Commit: "AAAA"}, []int{0, 1, 3}},
+				{"label", store.Filter{Labels: map[string]string{"suite": "unit"}}, []int{0, 2}},
+				{"two labels", store.Filter{Labels: map[string]string{"suite": "unit", "os": "linux"}}, []int{2}},
+				{"last", store.Filter{Profiler: lightcoverage.Name, Last: 2}, []int{2, 3}},
+				{"before", store.Filter{Branch: "main", Before: ids[3]}, []int{0, 1}},
+				{"nothing", store.Filter{Branch: "main", Labels: map[string]string{"os": "linux"}}, nil},
+			} {
+				got, err := x.DB().Select(ctx, c.f)
+				if err != nil {
+					t.Fatalf("%s: %v", c.name, err)
+				}
+				var gotIDs, wantIDs []int64
+				for _, l := range got {
+					gotIDs = append(gotIDs, l.InstID)
+				}
+				for _, i := range c.want {
+					wantIDs = append(wantIDs, ids[i])
+				}
+				if len(gotIDs) != len(wantIDs) {
+					t.Errorf("%s: %v, want %v", c.name, gotIDs, wantIDs)
+					continue
+				}
+				for i := range gotIDs {
+					if gotIDs[i] != wantIDs[i] {
+						t.Errorf("%s: %v, want %v", c.name, gotIDs, wantIDs)
+						break
+					}
+				}
+			}
+			all, err := x.DB().Select(ctx, store.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := all[0]
+			if first.Profiler != lightcoverage.Name || first.Run == nil || first.Run.Commit != "aaaa1111bbbb" || first.Run.Branch != "main" ||
+				first.Run.Dirty == nil || *first.Run.Dirty || first.Run.CI != "github-actions" || first.Run.BuildID != "7" ||
+				first.Run.BuildURL != "https://ci.example/7" || first.Run.Labels["suite"] != "unit" || len(first.Run.Labels) != 1 {
+				t.Errorf("identity read back: %+v %+v", first, first.Run)
+			}
+			if d := all[2].Run.Dirty; d == nil || !*d {
+				t.Errorf("dirty tree read back as %v", d)
+			}
+			if all[1].Run.Dirty != nil || all[1].Run.Labels != nil {
+				t.Errorf("unknown dirtiness or labels read back as %+v", all[1].Run)
+			}
+		})
+	}
+}
