@@ -163,6 +163,7 @@ type Rule struct {
 
 	Coverage *readback.Ratio `json:"coverage,omitempty"` // min-coverage, patch-coverage, max-drop (current)
 	Before   *readback.Ratio `json:"baseline_coverage,omitempty"`
+	Time     *TotalTime      `json:"total_time,omitempty"` // max-time-increase
 
 	Files    []FileDrop      `json:"files,omitempty"`           // max-drop, min-coverage
 	Lines    []LineRange     `json:"uncovered_lines,omitempty"` // patch-coverage
@@ -199,6 +200,14 @@ func (l LineRange) String() string {
 		return l.Path + ":" + strconv.FormatInt(l.From, 10)
 	}
 	return l.Path + ":" + strconv.FormatInt(l.From, 10) + "-" + strconv.FormatInt(l.To, 10)
+}
+
+// TotalTime is the total time of a result set's baseline and of the result
+// set, in Unit (as RoutineChange's).
+type TotalTime struct {
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	Unit   string  `json:"unit"`
 }
 
 // RoutineChange is a routine's own time in the baseline and now, in Unit

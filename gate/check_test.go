@@ -225,6 +225,9 @@ func TestFiguresAgree(t *testing.T) {
 			if rule.Value != want || rule.Passed {
 				t.Errorf("check max-time-increase: %v%% (passed %v), show's totals %d -> %d give %v%%", rule.Value, rule.Passed, ta.TotalTime, tb.TotalTime, want)
 			}
+			if tt := rule.Time; tt == nil || tt.Before != float64(ta.TotalTime) || tt.After != float64(tb.TotalTime) || tt.Unit != "Ticks" {
+				t.Errorf("check max-time-increase: total time %+v, show's totals %d -> %d Ticks", tt, ta.TotalTime, tb.TotalTime)
+			}
 			if len(rule.Routines) != 1 || rule.Routines[0].Name != "Calc" {
 				t.Fatalf("check: routines that slowed %+v, want Calc only", rule.Routines)
 			}

@@ -27,5 +27,7 @@
 // time), computed by SQL in the database and grouped by name exactly, so
 // memory does not grow with the rows; gate holds no SQL. A baseline must
 // compare with the result set (readback.Comparable). A
-// Report prints as text, JSON, JUnit XML or GitHub workflow annotations.
+// Report prints as text, JSON, JUnit XML, GitHub workflow annotations or a
+// pull-request comment in Markdown (WriteMarkdown), whose names from the
+// data are code spans (MarkdownCode) and whose size is bounded.
 package gate

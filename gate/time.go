@@ -33,6 +33,7 @@ func maxTimeIncrease(ctx context.Context, r *readback.Reader, base, now readback
 		return rule, err
 	}
 	before, after := float64(tb)*f, float64(tn)*f
+	rule.Time = &TotalTime{Before: before, After: after, Unit: unit}
 	switch {
 	case before > 0:
 		rule.Value = (after - before) * 100 / before

@@ -55,7 +55,7 @@ func newCheckCmd(rep *ledger) *cobra.Command {
 	var o gate.Options
 	var conn connOptions
 	cmd := &cobra.Command{
-		Use:   "check [--db DSN] [--schema S] INST_ID [--min-coverage P] [--baseline B --max-drop P] [--diff FILE --min-patch-coverage P] [--max-time-increase P] [--format text|json|junit|github]",
+		Use:   "check [--db DSN] [--schema S] INST_ID [--min-coverage P] [--baseline B --max-drop P] [--diff FILE --min-patch-coverage P] [--max-time-increase P] [--format text|json|junit|github|markdown]",
 		Short: "Gate a CI run on coverage, patch coverage and time",
 		Long: `check holds a result set to rules and exits 0 when every rule holds, 1 when
 one fails, and 2 when the check cannot be made (a usage error, no connection,
@@ -95,7 +95,11 @@ limit: it shows nothing about the code.
 --format text (default) prints a line per rule and the items under it; json
 the same as one object; junit a JUnit XML report (a testcase per rule) for
 CI test reports; github GitHub Actions annotations (::error file=…,line=…)
-on the uncovered changed lines. The report is printed whatever the outcome.`,
+on the uncovered changed lines; markdown a pull-request comment (GitHub
+Flavored Markdown: a verdict, a table of the rules, the uncovered changed
+lines by file, the files and routines that did worst; names as code spans;
+at most 60,000 bytes, cut short with a note beyond). The report is printed
+whatever the outcome, and the exit status is the same in every format.`,
 		Example: `  # in CI, after exporting this run's coverage as result set $RUN, under
   # set -e (a git diff that fails must stop the job; piped, that takes
   # bash's set -o pipefail)
@@ -103,6 +107,15 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
   profdb check --db "$PROFDB_DB" "$RUN" --min-coverage 70 \
     --baseline "$MAIN_RUN" --max-drop 1 \
     --diff change.diff --min-patch-coverage 80 --format github
+
+  # the report as a pull-request comment (GitHub CLI), posted when the
+  # check passed (exit 0) or failed (1); the job ends with check's status
+  status=0
+  profdb check --db "$PROFDB_DB" "$RUN" --min-coverage 70 \
+    --diff change.diff --min-patch-coverage 80 \
+    --format markdown > comment.md || status=$?
+  if [ "$status" -le 1 ]; then gh pr comment "$PR" --body-file comment.md; fi
+  exit "$status"
 
   # a worked example (two test shards exported, compared, merged, gated on
   # a real diff) with its output: docs/guide.md, "A worked example: two
@@ -118,7 +131,7 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 			}
 			write, ok := checkFormats[format]
 			if !ok {
-				return usageErrorf("check: --format must be text, json, junit or github, not %q", format)
+				return usageErrorf("check: --format must be text, json, junit, github or markdown, not %q", format)
 			}
 			o.Baseline, o.Top, o.MaxRanges = baseline, topN, maxRanges
 			if diffFile != "" {
@@ -166,7 +179,7 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 	f.StringVar(&diffFile, "diff", "", "unified diff whose added lines patch coverage counts (- for standard input)")
 	f.Var(percentValue{&o.MinPatchCoverage, 100}, "min-patch-coverage", "least patch coverage of --diff, in % (0 to 100)")
 	f.Var(percentValue{&o.MaxTimeIncrease, math.Inf(1)}, "max-time-increase", "largest growth of total time over --baseline, in % (0 or more)")
-	f.StringVar(&format, "format", "text", "report format: text, json, junit or github")
+	f.StringVar(&format, "format", "text", "report format: text, json, junit, github or markdown")
 	positiveIntVar(f, &topN, "top", 10, "most files or routines a failing rule names, and most changed files the result set does not name that patch coverage lists")
 	f.BoolVar(&allowEmptyDiff, "allow-empty-diff", false, "take an empty --diff for a change of no line instead of an error (a git diff that fails in a pipeline hands on nothing too)")
 	positiveIntVar(f, &maxRanges, "max-ranges", gate.DefaultMaxRanges, "most uncovered changed line ranges patch coverage names")
@@ -176,10 +189,11 @@ on the uncovered changed lines. The report is printed whatever the outcome.`,
 
 // checkFormats write a check's report in each --format.
 var checkFormats = map[string]func(*gate.Report, io.Writer) error{
-	"text":   (*gate.Report).WriteText,
-	"json":   (*gate.Report).WriteJSON,
-	"junit":  (*gate.Report).WriteJUnit,
-	"github": (*gate.Report).WriteGitHub,
+	"text":     (*gate.Report).WriteText,
+	"json":     (*gate.Report).WriteJSON,
+	"junit":    (*gate.Report).WriteJUnit,
+	"github":   (*gate.Report).WriteGitHub,
+	"markdown": (*gate.Report).WriteMarkdown,
 }
 
 // readDiff reads and parses the diff of --diff ("-": standard input); an
