@@ -67,14 +67,8 @@ func (db *DB) InstIDs(ctx context.Context) ([]int64, error) {
 // list is List, counted or not, in one snapshot.
 func (db *DB) list(ctx context.Context, counted bool) ([]Listing, error) {
 	var out []Listing
-	err := db.inSnapshot(ctx, func(s *snapshot) error {
-		c, err := db.Catalog(ctx, s.q)
-		if err != nil {
-			return err
-		}
-		if !c.Has(profilers.InstancesTable) {
-			return db.NoInstances()
-		}
+	err := db.inCatalog(ctx, func(c *Catalog) error {
+		var err error
 		out, err = c.list(ctx, counted, nil)
 		return err
 	})

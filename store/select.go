@@ -33,14 +33,8 @@ type Filter struct {
 // bound, Before and Last can match there.
 func (db *DB) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	var out []Listing
-	err := db.inSnapshot(ctx, func(s *snapshot) error {
-		c, err := db.Catalog(ctx, s.q)
-		if err != nil {
-			return err
-		}
-		if !c.Has(profilers.InstancesTable) {
-			return db.NoInstances()
-		}
+	err := db.inCatalog(ctx, func(c *Catalog) error {
+		var err error
 		out, err = c.Select(ctx, f)
 		return err
 	})

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"github.com/profdb/profdb/profilers"
 	"sync"
 	"time"
 
@@ -90,6 +91,22 @@ func (db *DB) inSnapshot(ctx context.Context, read func(s *snapshot) error) erro
 			return err
 		}
 	}
+}
+
+// inCatalog runs read, in a new snapshot (see inSnapshot), on the
+// catalogue of a database that holds result sets: one without an
+// INSTANCES table is DB.NoInstances's error.
+func (db *DB) inCatalog(ctx context.Context, read func(c *Catalog) error) error {
+	return db.inSnapshot(ctx, func(s *snapshot) error {
+		c, err := db.Catalog(ctx, s.q)
+		if err != nil {
+			return err
+		}
+		if !c.Has(profilers.InstancesTable) {
+			return db.NoInstances()
+		}
+		return read(c)
+	})
 }
 
 // Snapshot is a read-only, consistent view of a DB for readers of their

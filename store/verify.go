@@ -44,14 +44,8 @@ func (f Finding) String() string {
 // the same as nothing wrong.
 func (db *DB) Verify(ctx context.Context, inst int64) ([]Finding, error) {
 	var out []Finding
-	err := db.inSnapshot(ctx, func(s *snapshot) error {
-		c, err := db.Catalog(ctx, s.q)
-		if err != nil {
-			return err
-		}
-		if !c.Has(profilers.InstancesTable) {
-			return db.NoInstances()
-		}
+	err := db.inCatalog(ctx, func(c *Catalog) error {
+		var err error
 		out, err = c.verify(ctx, inst)
 		return err
 	})
