@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-	"github.com/profdb/profdb/profilers"
 	"sync"
 	"time"
 
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/profilers"
 )
 
 // snapshot is a read-only transaction on one connection in which every
