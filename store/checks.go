@@ -85,7 +85,7 @@ func TableChecks(t ddl.Table, inst string, table func(name string) string, colum
 // it wrote before it commits. proven, if set, tells the checks whose
 // outcome is known to be "nothing found": their queries are not run.
 func (c *Catalog) Check(ctx context.Context, inst int64, proven func(CheckKind, string) bool) ([]Finding, error) {
-	rels, err := c.relations(ctx, &inst)
+	rels, err := c.relations(ctx, []int64{inst})
 	if err != nil {
 		return nil, err
 	}
