@@ -109,7 +109,7 @@ func (r *Reader) groups(ctx context.Context, inst int64, col string, n int) (Lis
 	name := r.ExactText(`{rd.` + lcRoutines + `.` + col + `}`)
 	err := query(ctx, r, inst, `SELECT `+name+` AS name, COUNT({l.`+lcLines+`.ID}) AS total,
 		COALESCE(SUM(`+coveredCase+`), 0) AS covered
-		FROM {rd:`+lcRoutines+`} LEFT JOIN {l:`+lcLines+`} ON {l.`+lcLines+`.INST_ID} = {rd.`+lcRoutines+`.INST_ID}
+		FROM {rd:`+lcRoutines+`} LEFT JOIN {l:`+lcLines+`} ON {l.`+lcLines+`.INST_ID} = {?}
 			AND {l.`+lcLines+`.PARENT_ID} = {rd.`+lcRoutines+`.ID}
 		WHERE {rd.`+lcRoutines+`.INST_ID} = {?} AND {rd.`+lcRoutines+`.`+col+`} IS NOT NULL
 		GROUP BY `+name,
@@ -188,8 +188,8 @@ func (r *Reader) Lines(ctx context.Context, in Instance, uncoveredOnly bool, eac
 		COALESCE({l.`+lcLines+`.COL_SOURCE_LINE}, 0) AS line, {l.`+lcLines+`.COL_MARK} AS count,
 		COALESCE({m.`+lcMetaRoutines+`.COL_ROUTINE_NAME}, '') AS routine
 		FROM {l:`+lcLines+`}
-		JOIN {rd:`+lcRoutines+`} ON {rd.`+lcRoutines+`.INST_ID} = {l.`+lcLines+`.INST_ID} AND {rd.`+lcRoutines+`.ID} = {l.`+lcLines+`.PARENT_ID}
-		LEFT JOIN {m:`+lcMetaRoutines+`} ON {m.`+lcMetaRoutines+`.INST_ID} = {l.`+lcLines+`.INST_ID} AND {m.`+lcMetaRoutines+`.ID} = {l.`+lcLines+`.PARENT_ID}
+		JOIN {rd:`+lcRoutines+`} ON {rd.`+lcRoutines+`.INST_ID} = {?} AND {rd.`+lcRoutines+`.ID} = {l.`+lcLines+`.PARENT_ID}
+		LEFT JOIN {m:`+lcMetaRoutines+`} ON {m.`+lcMetaRoutines+`.INST_ID} = {?} AND {m.`+lcMetaRoutines+`.ID} = {l.`+lcLines+`.PARENT_ID}
 		WHERE {l.`+lcLines+`.INST_ID} = {?}`+where+`
 		ORDER BY {rd.`+lcRoutines+`.COL_SOURCE_FILE}, {l.`+lcLines+`.COL_SOURCE_LINE}`,
 		func(v *Line) bool { return each(*v) })

@@ -129,14 +129,10 @@ func (c *Catalog) list(ctx context.Context, counted bool, ids []int64) ([]Listin
 	if err != nil {
 		return nil, err
 	}
-	if err := c.recorded(ctx, out); err != nil {
+	if err := c.recorded(ctx, out, ids); err != nil {
 		return nil, err
 	}
-	var only *int64
-	if len(ids) == 1 {
-		only = &ids[0]
-	}
-	rels, err := c.relations(ctx, only)
+	rels, err := c.relations(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -210,12 +206,8 @@ func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error)
 		cols = append(cols, more...)
 	}
 	query := fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), c.qualified(profilers.InstancesTable))
-	var args []any
-	if len(ids) == 1 {
-		query += " WHERE " + cols[0] + " = " + c.db.d.Placeholder(1)
-		args = append(args, ids[0])
-	}
-	rows, err := c.q.QueryContext(ctx, query+" ORDER BY "+cols[0], args...)
+	where, args := c.whereInsts(cols[0], ids)
+	rows, err := c.q.QueryContext(ctx, query+where+" ORDER BY "+cols[0], args...)
 	if err != nil {
 		return nil, fmt.Errorf("read INSTANCES: %w", err)
 	}
@@ -263,8 +255,9 @@ func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error)
 }
 
 // recorded fills in what PROFDB_RESULT_SETS records of the listed result
-// sets, when the database has that table.
-func (c *Catalog) recorded(ctx context.Context, out []Listing) error {
+// sets, when the database has that table: of those ids names, read by
+// INST_ID, or of every one.
+func (c *Catalog) recorded(ctx context.Context, out []Listing, ids []int64) error {
 	if !c.Has(profilers.ResultSetsTable) || len(out) == 0 {
 		return nil
 	}
@@ -277,8 +270,14 @@ func (c *Catalog) recorded(ctx context.Context, out []Listing) error {
 	for i, l := range out {
 		at[l.InstID] = i
 	}
-	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s WHERE %s IS NULL",
-		cols[0], cols[1], cols[2], cols[3], cols[4], c.qualified(profilers.ResultSetsTable), cols[5]))
+	where, args := c.whereInsts(cols[0], ids)
+	if where == "" {
+		where = " WHERE "
+	} else {
+		where += " AND "
+	}
+	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s%s%s IS NULL",
+		cols[0], cols[1], cols[2], cols[3], cols[4], c.qualified(profilers.ResultSetsTable), where, cols[5]), args...)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
 	}

@@ -140,7 +140,12 @@ func (o *copyOptions) selected(ctx context.Context, src *store.DB, counted bool)
 		insts, err := src.InstIDs(ctx)
 		return insts, 0, err
 	}
-	list, err := src.List(ctx)
+	var list []store.Listing
+	if o.inst.given() {
+		list, err = src.ListOf(ctx, picked)
+	} else {
+		list, err = src.List(ctx)
+	}
 	if err != nil {
 		return nil, 0, err
 	}

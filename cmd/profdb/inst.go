@@ -43,8 +43,8 @@ func (f *instFlag) selection() (store.Selection, error) {
 }
 
 // pick returns the INST_IDs --inst selects among those db holds,
-// ascending, each once; nil when --inst is not given. Only INSTANCES is
-// read (no row is counted).
+// ascending, each once; nil when --inst is not given. Only the INSTANCES
+// rows it names are read (store.DB.Select).
 func (f *instFlag) pick(ctx context.Context, db *store.DB) ([]int64, error) {
 	if !f.given() {
 		return nil, nil
@@ -53,14 +53,6 @@ func (f *instFlag) pick(ctx context.Context, db *store.DB) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	held, err := db.InstIDs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list := make([]store.Listing, len(held))
-	for i, id := range held {
-		list[i].InstID = id
-	}
-	ids, _, err := sel.Pick(list)
+	ids, _, err := db.Select(ctx, sel)
 	return ids, err
 }
