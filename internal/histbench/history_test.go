@@ -58,6 +58,7 @@ var (
 	histDBs        = flag.String("dbs", "sqlite,postgres,mysql,sqlserver", "BenchmarkHistory: databases (the servers need PROFDB_TEST_POSTGRES, PROFDB_TEST_MYSQL, PROFDB_TEST_SQLSERVER)")
 	histRepeat     = flag.Int("repeat", 3, "BenchmarkHistory: runs of each command; the median is printed")
 	histOnly       = flag.String("only", "", "BenchmarkHistory: measure only these commands, comma-separated (names as printed: compare, check, show, report, verify-inst, copy-inst, list, list-last, delete-dry-10, verify, merge-100, delete-10, delete-1, export)")
+	histSkip       = flag.String("skip", "", "BenchmarkHistory: do not measure these commands; with verify among them, the history built is checked with verify --inst on its first, middle and last result sets instead of the whole database")
 	histCache      = flag.String("cache", "", "BenchmarkHistory: folder for the generated inputs (default: profdb-histbench in the user's cache folder)")
 )
 
@@ -213,15 +214,13 @@ func BenchmarkHistory(b *testing.B) {
 	if *histRepeat < 1 {
 		b.Fatalf("-repeat %d: want at least 1", *histRepeat)
 	}
-	only := map[string]bool{}
-	if *histOnly != "" {
-		for _, c := range strings.Split(*histOnly, ",") {
-			c = strings.TrimSpace(c)
-			if !slices.ContainsFunc(commands, func(s cmdSpec) bool { return s.name == c }) {
-				b.Fatalf("-only: no command %q", c)
-			}
-			only[c] = true
-		}
+	only, err := commandSet(*histOnly)
+	if err != nil {
+		b.Fatalf("-only: %v", err)
+	}
+	skip, err := commandSet(*histSkip)
+	if err != nil {
+		b.Fatalf("-skip: %v", err)
 	}
 	ctx := b.Context()
 	cache := *histCache
@@ -273,10 +272,10 @@ func BenchmarkHistory(b *testing.B) {
 			for _, n := range k.sizes {
 				b.Run(fmt.Sprintf("%s/%s/%d", dbName, k.name, n), func(b *testing.B) {
 					h := &history{dsn: testdb.Fresh(b, dbName), tmp: b.TempDir(), k: k, n: n}
-					build(b, bin, dbName, h)
+					build(b, bin, dbName, h, !skip["verify"])
 					for b.Loop() {
 						for _, c := range commands {
-							if len(only) > 0 && !only[c.name] {
+							if len(only) > 0 && !only[c.name] || skip[c.name] {
 								continue
 							}
 							if !has(c.sub, c.flag) {
@@ -299,6 +298,22 @@ func BenchmarkHistory(b *testing.B) {
 			printTable(dbName, k, results)
 		}
 	}
+}
+
+// commandSet parses a comma-separated list of command names.
+func commandSet(list string) (map[string]bool, error) {
+	set := map[string]bool{}
+	if strings.TrimSpace(list) == "" {
+		return set, nil
+	}
+	for _, c := range strings.Split(list, ",") {
+		c = strings.TrimSpace(c)
+		if !slices.ContainsFunc(commands, func(s cmdSpec) bool { return s.name == c }) {
+			return nil, fmt.Errorf("no command %q", c)
+		}
+		set[c] = true
+	}
+	return set, nil
 }
 
 func parseSizes(s string) ([]int, error) {
@@ -353,8 +368,11 @@ func stderrOf(err error) string {
 }
 
 // build fills h's database: the inputs exported in turn with profdb, then
-// copied in the database until it holds h.n result sets, then verified.
-func build(b *testing.B, bin, dbName string, h *history) {
+// copied in the database until it holds h.n result sets, then verified:
+// the whole database when full is set, else the first and last five result
+// sets and the middle one (a copy of each input, from the first copies and
+// the last).
+func build(b *testing.B, bin, dbName string, h *history, full bool) {
 	start := time.Now()
 	real := min(h.n, len(h.k.inputs))
 	for _, in := range h.k.inputs[:real] {
@@ -370,13 +388,19 @@ func build(b *testing.B, bin, dbName string, h *history) {
 		b.Fatal(err)
 	}
 	replicated := time.Since(start) - exported
-	v := launch.Measure(b, nil, bin, "verify", "--db", h.dsn)
-	if v.Err != "" {
-		b.Fatalf("profdb verify of the history built: %s\n%s%s", v.Err, v.Stdout, v.Stderr)
+	verify := []string{bin, "verify", "--db", h.dsn}
+	if !full {
+		verify = append(verify, "--inst", fmt.Sprintf("1-%d,%d,%d-%d", min(5, h.n), (h.n+1)/2, max(1, h.n-4), h.n))
 	}
-	h.verified = &v
-	fmt.Printf("%-9s %-8s %5d sets: built in %.1f s (%d exports %.1f s, copies %.1f s), verified in %.1f s\n",
-		dbName, h.k.name, h.n, (exported + replicated).Seconds(), real, exported.Seconds(), replicated.Seconds(), v.Elapsed.Seconds())
+	v := launch.Measure(b, nil, verify...)
+	if v.Err != "" {
+		b.Fatalf("profdb %s: %s\n%s%s", strings.Join(verify[1:], " "), v.Err, v.Stdout, v.Stderr)
+	}
+	if full {
+		h.verified = &v
+	}
+	fmt.Printf("%-9s %-8s %5d sets: built in %.1f s (%d exports %.1f s, copies %.1f s), %s in %.1f s\n",
+		dbName, h.k.name, h.n, (exported + replicated).Seconds(), real, exported.Seconds(), replicated.Seconds(), strings.Join(verify[1:4:4], " ")+" "+strings.Join(verify[4:], " "), v.Elapsed.Seconds())
 	var inBytes int64
 	for _, in := range h.k.inputs[:real] {
 		st, err := os.Stat(in)
