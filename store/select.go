@@ -173,7 +173,7 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		// tells it.
 		for _, i := range unknown {
 			id := out[i].InstID
-			rels, err := c.relations(ctx, &id)
+			rels, err := c.relations(ctx, []int64{id})
 			if err != nil {
 				return nil, err
 			}

@@ -96,14 +96,14 @@ func (s Selection) Pick(list []Listing) (ids []int64, undated int, err error) {
 	return slices.Compact(ids), undated, nil
 }
 
-// Select returns the INST_IDs the selection names among the result sets
+// Named returns the INST_IDs the selection names among the result sets
 // the database holds, as Pick does with the whole list, reading no more
 // than it needs, in one snapshot: INSTANCES by INST_ID for the IDs and the
 // ranges (its primary key), so that its cost grows with the result sets
 // named, not with those held, and no row of a profiler's table is read.
 // Only ExportedBefore reads the INSTANCES and PROFDB_RESULT_SETS rows of
 // every result set (one small row each), as it must to find them by age.
-func (db *DB) Select(ctx context.Context, s Selection) (ids []int64, undated int, err error) {
+func (db *DB) Named(ctx context.Context, s Selection) (ids []int64, undated int, err error) {
 	var list []Listing
 	err = db.inSnapshot(ctx, func(sn *snapshot) error {
 		c, err := db.Catalog(ctx, sn.q)

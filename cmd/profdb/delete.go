@@ -119,7 +119,7 @@ func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel s
 		return err
 	}
 	defer db.Close()
-	insts, undated, err := db.Select(ctx, sel)
+	insts, undated, err := db.Named(ctx, sel)
 	if err != nil {
 		return fmt.Errorf("%w: nothing deleted", err)
 	}

@@ -53,6 +53,6 @@ func (f *instFlag) pick(ctx context.Context, db *store.DB) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids, _, err := db.Select(ctx, sel)
+	ids, _, err := db.Named(ctx, sel)
 	return ids, err
 }
