@@ -406,8 +406,42 @@ func (g Given) Apply(run *resultset.Run) *resultset.Run {
 		}
 		r.Labels[k] = v
 	}
-	if r.Commit == "" && r.Branch == "" && r.Dirty == nil && r.CI == "" && r.BuildID == "" && r.BuildURL == "" && len(r.Labels) == 0 && len(r.MergedFrom) == 0 {
+	if empty(&r) {
 		return nil
 	}
 	return &r
+}
+
+// empty reports whether r records nothing.
+func empty(r *resultset.Run) bool {
+	return r.Commit == "" && r.Branch == "" && r.Dirty == nil && r.CI == "" && r.BuildID == "" && r.BuildURL == "" &&
+		len(r.Labels) == 0 && len(r.MergedFrom) == 0
+}
+
+// Overlay returns under with what over holds in its place, field by field
+// (labels key by key); nil when both are nil. Neither is changed.
+func Overlay(under, over *resultset.Run) *resultset.Run {
+	if over == nil {
+		return under
+	}
+	if under == nil {
+		return over
+	}
+	r := Given{Commit: over.Commit, Branch: over.Branch, BuildID: over.BuildID, BuildURL: over.BuildURL, Labels: over.Labels}.Apply(under)
+	if r == nil {
+		r = &resultset.Run{}
+	}
+	if over.Commit != "" {
+		r.Dirty = over.Dirty
+	}
+	if over.CI != "" {
+		r.CI = over.CI
+	}
+	if len(over.MergedFrom) > 0 {
+		r.MergedFrom = append([]int64(nil), over.MergedFrom...)
+	}
+	if empty(r) {
+		return nil
+	}
+	return r
 }

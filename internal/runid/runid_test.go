@@ -254,3 +254,20 @@ func TestGiven(t *testing.T) {
 		t.Errorf("Apply of nothing to nil: %+v", got)
 	}
 }
+
+func TestOverlay(t *testing.T) {
+	under := &resultset.Run{Commit: sha, Branch: "main", Dirty: boolp(true), CI: "git", Labels: map[string]string{"a": "1", "b": "1"}}
+	over := &resultset.Run{Commit: sha2, Dirty: boolp(false), CI: "jenkins", BuildID: "7", Labels: map[string]string{"b": "2"}, MergedFrom: []int64{3, 4}}
+	got := runid.Overlay(under, over)
+	want := &resultset.Run{Commit: sha2, Branch: "main", Dirty: boolp(false), CI: "jenkins", BuildID: "7",
+		Labels: map[string]string{"a": "1", "b": "2"}, MergedFrom: []int64{3, 4}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Overlay: got %+v, want %+v", got, want)
+	}
+	if got := runid.Overlay(&resultset.Run{}, &resultset.Run{}); got != nil {
+		t.Errorf("Overlay of empty runs: %+v, want nil", got)
+	}
+	if got := runid.Overlay(nil, over); got != over {
+		t.Errorf("Overlay(nil, over): %+v", got)
+	}
+}
