@@ -60,6 +60,13 @@ func inGitRepo(t *testing.T) string {
 // INST_ID, and what PROFDB_MERGE_SOURCES records of it.
 func runs(t *testing.T, dsn string) (map[int64]*resultset.Run, map[int64][]int64) {
 	t.Helper()
+	return identities(t, dsn), mergeSources(t, dsn)
+}
+
+// identities returns the identity store.Select reads of each result set,
+// by INST_ID.
+func identities(t *testing.T, dsn string) map[int64]*resultset.Run {
+	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, dsn, store.Options{ReadOnly: true})
 	if err != nil {
@@ -74,6 +81,18 @@ func runs(t *testing.T, dsn string) (map[int64]*resultset.Run, map[int64][]int64
 	for _, l := range list {
 		out[l.InstID] = l.Run
 	}
+	return out
+}
+
+// mergeSources returns the rows of PROFDB_MERGE_SOURCES, by INST_ID.
+func mergeSources(t *testing.T, dsn string) map[int64][]int64 {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, dsn, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	d := db.Dialect()
 	rows, err := db.SQL().QueryContext(ctx, "SELECT "+d.Quote(d.StoredName("INST_ID"))+", "+d.Quote(d.StoredName(profilers.ColSourceInstID))+" FROM "+
 		d.Quote(d.StoredName(profilers.MergeSourcesTable))+" ORDER BY 1, 2")
@@ -92,7 +111,7 @@ func runs(t *testing.T, dsn string) (map[int64]*resultset.Run, map[int64][]int64
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out, sources
+	return sources
 }
 
 func example(t *testing.T, name string) string {
@@ -149,7 +168,7 @@ func TestIdentityRecorded(t *testing.T) {
 			mustRun(t, "copy", "--from", dsn, "--to", to, "--inst", "1", "-q")
 			mustRun(t, "copy", "--from", dsn, "--to", to, "--inst", "1", "-q", "--label", "os=mac", "--branch", "b2")
 			mustRun(t, "copy", "--from", dsn, "--to", to, "--inst", "1", "-q", "--no-identity", "--label", "k=v")
-			got, _ = runs(t, to)
+			got = identities(t, to)
 			want = map[int64]*resultset.Run{
 				1: want[1],
 				2: {Commit: head, Branch: "b2", Dirty: &clean, CI: "git", Labels: map[string]string{"suite": "unit", "os": "mac"}},
@@ -176,7 +195,7 @@ func TestIdentityScript(t *testing.T) {
 		t.Fatalf("run the script: %v\n%s", err, out)
 	}
 	clean := false
-	got, _ := runs(t, dsn)
+	got := identities(t, dsn)
 	want := map[int64]*resultset.Run{
 		1: {Commit: head, Branch: "trunk", Dirty: &clean, CI: "git"},
 		2: {Commit: head, Branch: "trunk", Dirty: &clean, CI: "git", BuildID: "B-1", Labels: map[string]string{"suite": "it"}},
