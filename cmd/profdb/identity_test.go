@@ -252,3 +252,47 @@ func showRuns(m map[int64]*resultset.Run) string {
 	}
 	return b.String()
 }
+
+// TestIdentityListed: list shows the commit (short, "+" when dirty), the
+// branch and the labels, escaped; --json gives the run whole.
+func TestIdentityListed(t *testing.T) {
+	cov := example(t, "light-coverage.json")
+	head := inGitRepo(t)
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "l.db")
+	mustRun(t, "export", "--db", dsn, "-q", "--label", "suite=unit", "--label", "os=linux", cov)
+	if err := os.WriteFile("main.go", []byte("package main // changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "export", "--db", dsn, "-q", cov)
+	mustRun(t, "export", "--db", dsn, "-q", "--no-identity", cov)
+	execAll(t, dsn, "UPDATE {"+profilers.ResultSetsTable+"} SET {"+profilers.ColBranch+"} = 'evil"+"\x1b"+"[2J' WHERE {INST_ID} = 2")
+	out := mustRun(t, "list", "--db", dsn)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "COMMIT") || !strings.Contains(lines[0], "BRANCH") || !strings.Contains(lines[0], "LABELS") {
+		t.Fatalf("list:\n%s", out)
+	}
+	for i, want := range [][]string{
+		{head[:12] + " ", "trunk", "os=linux,suite=unit"},
+		{head[:12] + "+", "evil"},
+		{" - ", " - "},
+	} {
+		for _, w := range want {
+			if !strings.Contains(lines[i+1], w) {
+				t.Errorf("list, INST_ID %d: %q lacks %q", i+1, lines[i+1], w)
+			}
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("list printed an escape from the database: %q", out)
+	}
+	var got []struct {
+		InstID int64          `json:"inst_id"`
+		Run    *resultset.Run `json:"run"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "list", "--db", dsn, "--json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Run == nil || got[0].Run.Commit != head || got[0].Run.Labels["suite"] != "unit" || got[2].Run != nil {
+		t.Errorf("list --json: %+v", got)
+	}
+}
