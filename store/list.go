@@ -88,10 +88,17 @@ func (db *DB) list(ctx context.Context, counted bool) ([]Listing, error) {
 }
 
 // attachRuns sets the Run of each listing to the identity Select reads of
-// it.
+// it, where PROFDB_RESULT_SETS has the columns Select reads (one made by
+// an earlier profdb, or a DBA, may lack them: no identity is recorded
+// there).
 func (c *Catalog) attachRuns(ctx context.Context, out []Listing) error {
 	if !c.Has(profilers.ResultSetsTable) {
 		return nil
+	}
+	cols := append([]string{ddl.InstID, profilers.ColExportedAt, profilers.ColHost, profilers.ColInput, profilers.ColVersion,
+		profilers.ColDeletedAt}, profilers.IdentityColumns...)
+	if ok, err := c.hasCols(ctx, profilers.ResultSetsTable, cols...); err != nil || !ok {
+		return err
 	}
 	sel, err := c.Select(ctx, Filter{})
 	if err != nil {
