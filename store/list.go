@@ -44,8 +44,9 @@ type Listing struct {
 }
 
 // List returns the result sets in INSTANCES, by INST_ID, with each one's
-// profiler (found from its RELATIONS rows), caption and row counts, read
-// in one consistent snapshot. A database without an INSTANCES table is an
+// profiler (found from its RELATIONS rows), caption, row counts and
+// identity (Listing.Run, as Select reads it), read in one consistent
+// snapshot. A database without an INSTANCES table is an
 // error wrapping ErrNoResultSets (see NoInstances), not an empty list: an
 // INSTANCES table without rows is one.
 func (db *DB) List(ctx context.Context) ([]Listing, error) {
@@ -69,13 +70,44 @@ func (db *DB) list(ctx context.Context, counted bool) ([]Listing, error) {
 	var out []Listing
 	err := db.inCatalog(ctx, func(c *Catalog) error {
 		var err error
-		out, err = c.list(ctx, counted, nil)
-		return err
+		if out, err = c.list(ctx, counted, nil); err != nil || !counted {
+			return err
+		}
+		return c.attachRuns(ctx, out)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list: %w", err)
 	}
 	return out, nil
+}
+
+// attachRuns sets the Run of each listing to the identity Select reads of
+// it, where PROFDB_RESULT_SETS has the columns Select reads (one made by
+// an earlier profdb, or a DBA, may lack them: no identity is recorded
+// there).
+func (c *Catalog) attachRuns(ctx context.Context, out []Listing) error {
+	if !c.Has(profilers.ResultSetsTable) {
+		return nil
+	}
+	cols := append([]string{ddl.InstID, profilers.ColExportedAt, profilers.ColHost, profilers.ColInput, profilers.ColVersion,
+		profilers.ColDeletedAt}, profilers.IdentityColumns...)
+	if ok, err := c.hasCols(ctx, profilers.ResultSetsTable, cols...); err != nil || !ok {
+		return err
+	}
+	sel, err := c.Select(ctx, Filter{})
+	if err != nil {
+		return err
+	}
+	runs := make(map[int64]*resultset.Run, len(sel))
+	for _, l := range sel {
+		if l.Run != nil {
+			runs[l.InstID] = l.Run
+		}
+	}
+	for i := range out {
+		out[i].Run = runs[out[i].InstID]
+	}
+	return nil
 }
 
 // ErrNoResultSets is wrapped by the errors that say there is no database

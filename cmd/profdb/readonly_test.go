@@ -31,6 +31,7 @@ var readCommands = map[string]func(dsn, scratch string) []string{
 	"copy": func(dsn, scratch string) []string {
 		return []string{"copy", "--from", dsn, "--to", "sqlite:" + filepath.Join(scratch, "copy.db")}
 	},
+	"ddl": func(dsn, _ string) []string { return []string{"ddl", "--upgrade", "--db", dsn} },
 }
 
 // writeCommands are the commands that write the database their flags name.

@@ -36,7 +36,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newCopyCmd,
 	newMergeCmd,
 	noLedger(newScriptCmd),
-	noLedger(newDDLCmd),
+	newDDLCmd,
 	noLedger(newProfilersCmd),
 	noLedger(newVersionCmd),
 }
