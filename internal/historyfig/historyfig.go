@@ -2,6 +2,7 @@ package historyfig
 
 import (
 	"context"
+	"crypto/sha1"
 	"fmt"
 
 	"github.com/profdb/profdb/exporter"
@@ -16,6 +17,10 @@ import (
 // HostileFile is the name of a source file of the coverage runs: markup,
 // a terminal escape and a leading = that a spreadsheet reads as a formula.
 const HostileFile = "=HYPERLINK(\"http://evil\")<script>alert(1)</script>\x1b[31m.go"
+
+// HostileCaption is the caption of the first coverage run: a formula
+// and a terminal escape.
+const HostileCaption = "=cmd|' /C calc'!A0\x1b[2J"
 
 // HostileURL is the build URL of the first coverage run: not http(s), so
 // no page may link to it.
@@ -32,7 +37,7 @@ type History struct {
 }
 
 // commit is the object name of run n: lower-case hexadecimal.
-func commit(n int) string { return fmt.Sprintf("%040x", 0xc0ffee00+n) }
+func commit(n int) string { return fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprint(n)))) }
 
 // Export writes the history into dsn: four coverage runs on main and two
 // on feature/x, interleaved; three function traces, two resource and two
@@ -64,7 +69,11 @@ func Export(ctx context.Context, dsn string) (History, error) {
 		if i == 2 || i == 4 {
 			branch = "feature/x"
 		}
-		id, err := put(Coverage(i).ResultSet(fmt.Sprintf("coverage %d", i)), branch, unit)
+		caption := fmt.Sprintf("coverage %d", i)
+		if i == 0 {
+			caption = HostileCaption
+		}
+		id, err := put(Coverage(i).ResultSet(caption), branch, unit)
 		if err != nil {
 			return h, err
 		}
