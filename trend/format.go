@@ -139,7 +139,7 @@ func (t *Trend) WriteText(w io.Writer, width int) error {
 	}
 	tab.Flush()
 	if m := t.Movers; m != nil {
-		title := fmt.Sprintf("%s whose %s moved most, result set %d to %d", capitalize(plural(m.Kind)), m.Figure, m.A, m.B)
+		title := m.Title()
 		change := "CHANGE"
 		if m.Unit == "%" {
 			change = "CHANGE (POINTS)"
@@ -162,6 +162,12 @@ func (t *Trend) WriteText(w io.Writer, width int) error {
 		tab.Flush()
 	}
 	return p.Err()
+}
+
+// Title says what the movers are: "Source files whose line coverage moved
+// most, result set 1 to 6".
+func (m *Movers) Title() string {
+	return fmt.Sprintf("%s whose %s moved most, result set %d to %d", capitalize(plural(m.Kind)), m.Figure, m.A, m.B)
 }
 
 func plural(s string) string {

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +100,43 @@ func TestTrendIsTheLibrarys(t *testing.T) {
 		out, errOut, code := runCLI(t, append([]string{"trend", "--db", dsn}, c.args...)...)
 		if code != 2 || out != "" || !strings.Contains(errOut, c.msg) {
 			t.Errorf("trend %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, out, errOut, c.msg)
+		}
+	}
+}
+
+// report --trend writes the trend page of the result sets the filters
+// choose (report's tests check the page); filters without --trend, and
+// --trend with --compare or --inst, are usage errors.
+func TestReportTrend(t *testing.T) {
+	dsn := sqliteDSN(t)
+	h, err := historyfig.Export(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "trend.html")
+	mustRun(t, "report", "--db", dsn, "--trend", "--branch", "main", "--profiler", "light-coverage", "--file", "a.go", "-o", out)
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range h.Coverage {
+		if !strings.Contains(string(page), fmt.Sprintf(`<tr id="run-%d"`, id)) {
+			t.Errorf("the page has no row for run %d", id)
+		}
+	}
+	if n := strings.Count(string(page), `<a class="point"`); n != 3*len(h.Coverage) {
+		t.Errorf("%d points, want %d (3 series of %d runs)", n, 3*len(h.Coverage), len(h.Coverage))
+	}
+	for _, args := range [][]string{
+		{"--branch", "main"},
+		{"--trend", "--compare", "1", "2"},
+		{"--trend", "--inst", "1"},
+		{"--trend", "--branch", "main"},
+		{"--trend", "--profiler", "resource", "--last", "-1"},
+	} {
+		_, errOut, code := runCLI(t, append([]string{"report", "--db", dsn, "-o", filepath.Join(t.TempDir(), "x.html")}, args...)...)
+		if code != 2 || errOut == "" {
+			t.Errorf("report %s: exit %d, %q; want exit 2 and a message", strings.Join(args, " "), code, errOut)
 		}
 	}
 }
