@@ -43,15 +43,18 @@ func (r *Reader) Figures(ctx context.Context, in Instance) (*Figures, error) {
 		if err := r.need(in, lcRoutines, lcLines, lcMetaRoutines); err != nil {
 			return nil, err
 		}
-		lines, err := r.LineCoverage(ctx, in)
+		// LineCoverage's and RoutinesCovered's queries side by side, in
+		// one round trip.
+		var v coverageFigures
+		err := query(ctx, r, in.InstID, `SELECT x.total AS lines_total, x.covered AS lines_covered,
+			y.total AS routines_total, y.covered AS routines_covered
+			FROM (`+lineCoverageSQL+`) x CROSS JOIN (`+routinesCoveredSQL+`) y`,
+			func(row *coverageFigures) bool { v = *row; return false })
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read: result set %d: coverage: %w", in.InstID, err)
 		}
-		routines, err := r.RoutinesCovered(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		f.Lines, f.Routines = &lines, &routines
+		f.Lines = &Ratio{Covered: v.LinesCovered, Total: v.LinesTotal}
+		f.Routines = &Ratio{Covered: v.RoutinesCovered, Total: v.RoutinesTotal}
 	case functiontrace.Name:
 		if err := r.need(in, ftRoutines, ftMetaRoutines, ftThreads, ftCallTrace); err != nil {
 			return nil, err
@@ -128,6 +131,13 @@ func (r *Reader) refObjects(ctx context.Context, inst int64) (objects, alive int
 		WHERE {o.`+rcObjects+`.INST_ID} = {?}`,
 		func(x *refCounts) bool { v = *x; return false })
 	return v.Objects, v.Alive, err
+}
+
+type coverageFigures struct {
+	LinesTotal      int64 `db:"lines_total"`
+	LinesCovered    int64 `db:"lines_covered"`
+	RoutinesTotal   int64 `db:"routines_total"`
+	RoutinesCovered int64 `db:"routines_covered"`
 }
 
 type refCounts struct {
