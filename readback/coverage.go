@@ -125,6 +125,23 @@ func (r *Reader) groups(ctx context.Context, inst int64, col string, n int) (Lis
 	return all.List(), nil
 }
 
+// lineCoverageSQL counts the lines of a Light Coverage result set (its
+// LINES rows) and those that ran, as total and covered.
+const lineCoverageSQL = `SELECT COUNT(*) AS total, COALESCE(SUM(` + coveredCase + `), 0) AS covered
+	FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} = {?}`
+
+// routinesCoveredSQL counts the routines of a Light Coverage result set
+// (its ROUTINES_DATA rows) and those covered, as total and covered: a
+// routine is covered when it ran (COL_MARK) or a line of it ran. The
+// subquery names the INST_ID itself, not through rd: Citus then plans the
+// query on the one shard that holds the result set (docs/clusters.md,
+// "Citus").
+const routinesCoveredSQL = `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN {rd.` + lcRoutines + `.COL_MARK} > 0
+	OR EXISTS (SELECT 1 FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} = {?}
+		AND {l.` + lcLines + `.PARENT_ID} = {rd.` + lcRoutines + `.ID} AND {l.` + lcLines + `.COL_MARK} > 0)
+	THEN 1 ELSE 0 END), 0) AS covered
+	FROM {rd:` + lcRoutines + `} WHERE {rd.` + lcRoutines + `.INST_ID} = {?}`
+
 // LineCoverage reads the lines of Light Coverage result set in (its LINES
 // rows) and how many of them ran: the line coverage show prints, compare
 // compares and check's min-coverage and max-drop rules hold to a limit.
@@ -133,9 +150,7 @@ func (r *Reader) LineCoverage(ctx context.Context, in Instance) (Ratio, error) {
 	if err := r.need(in, lcLines); err != nil {
 		return c, err
 	}
-	err := query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(`+coveredCase+`), 0) AS covered
-		FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?}`,
-		func(v *Ratio) bool { c = *v; return false })
+	err := query(ctx, r, in.InstID, lineCoverageSQL, func(v *Ratio) bool { c = *v; return false })
 	if err != nil {
 		return c, fmt.Errorf("read: result set %d: lines covered: %w", in.InstID, err)
 	}
@@ -150,15 +165,7 @@ func (r *Reader) RoutinesCovered(ctx context.Context, in Instance) (Ratio, error
 	if err := r.need(in, lcRoutines, lcLines); err != nil {
 		return c, err
 	}
-	// The subquery names the INST_ID itself, not through rd: Citus then
-	// plans the query on the one shard that holds the result set
-	// (docs/clusters.md, "Citus").
-	err := query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN {rd.`+lcRoutines+`.COL_MARK} > 0
-		OR EXISTS (SELECT 1 FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?}
-			AND {l.`+lcLines+`.PARENT_ID} = {rd.`+lcRoutines+`.ID} AND {l.`+lcLines+`.COL_MARK} > 0)
-		THEN 1 ELSE 0 END), 0) AS covered
-		FROM {rd:`+lcRoutines+`} WHERE {rd.`+lcRoutines+`.INST_ID} = {?}`,
-		func(v *Ratio) bool { c = *v; return false })
+	err := query(ctx, r, in.InstID, routinesCoveredSQL, func(v *Ratio) bool { c = *v; return false })
 	if err != nil {
 		return c, fmt.Errorf("read: result set %d: routines covered: %w", in.InstID, err)
 	}

@@ -67,11 +67,7 @@ func (r *Reader) resource(ctx context.Context, in Instance, o Options) (*Resourc
 	if res.Classes, err = top[ClassFigures](ctx, r, in.InstID, o.top(), classQuery(rsClasses)); err != nil {
 		return nil, wrap("classes", err)
 	}
-	err = query(ctx, r, in.InstID, `SELECT COALESCE(SUM({c.`+rsClasses+`.COL_LIVE_COUNT}), 0) AS live_count,
-		COALESCE(SUM({c.`+rsClasses+`.COL_LIVE_SIZE}), 0) AS live_size
-		FROM {c:`+rsClasses+`} WHERE {c.`+rsClasses+`.INST_ID} = {?}`,
-		func(v *ClassFigures) bool { res.LiveCount, res.LiveSize = v.LiveCount, v.LiveSize; return false })
-	if err != nil {
+	if res.LiveCount, res.LiveSize, err = r.liveObjects(ctx, in.InstID); err != nil {
 		return nil, wrap("live objects", err)
 	}
 	res.Allocators, err = top[Allocator](ctx, r, in.InstID, o.top(), `SELECT a.rid, COALESCE({m.`+rsMetaRoutines+`.COL_ROUTINE_NAME}, '') AS name,

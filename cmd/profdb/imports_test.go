@@ -20,7 +20,7 @@ var importLayers = []struct {
 	{3, []string{"profilers/*", "internal/testdb", "internal/runid"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},
 	{5, []string{"exporter", "input/*", "readback"}},
-	{6, []string{"exporter/*", "compare", "gate", "merge", "internal/examplefig"}},
+	{6, []string{"exporter/*", "compare", "gate", "merge", "trend", "internal/examplefig", "internal/historyfig"}},
 	{7, []string{"report"}},
 	{8, []string{"cmd/*", "internal/histbench"}},
 }

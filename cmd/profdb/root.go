@@ -29,6 +29,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newListCmd,
 	newShowCmd,
 	newCompareCmd,
+	newTrendCmd,
 	newReportCmd,
 	newVerifyCmd,
 	newCheckCmd,
