@@ -64,7 +64,7 @@ func (db *DB) InstIDs(ctx context.Context) ([]int64, error) {
 // list is List, counted or not, in one snapshot.
 func (db *DB) list(ctx context.Context, counted bool) ([]Listing, error) {
 	var out []Listing
-	err := db.inSnapshot(ctx, func(s *snapshot) error {
+	err := db.inSnapshot(ctx, allSets, func(s *snapshot) error {
 		c, err := db.Catalog(ctx, s.q)
 		if err != nil {
 			return err

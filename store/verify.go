@@ -44,7 +44,11 @@ func (f Finding) String() string {
 // the same as nothing wrong.
 func (db *DB) Verify(ctx context.Context, inst int64) ([]Finding, error) {
 	var out []Finding
-	err := db.inSnapshot(ctx, func(s *snapshot) error {
+	reach := fewSets
+	if inst == 0 {
+		reach = allSets
+	}
+	err := db.inSnapshot(ctx, reach, func(s *snapshot) error {
 		c, err := db.Catalog(ctx, s.q)
 		if err != nil {
 			return err
