@@ -115,12 +115,6 @@ func (s *session) begin() error {
 		return errorf("begin transaction: %w", err)
 	}
 	s.tx = tx
-	if p, ok := d.(dialects.FewSetsPlanner); ok {
-		// Each statement of an export selects the rows of its INST_ID.
-		if err := dialects.ExecAll(ctx, tx, p.FewSetsSettings()); err != nil {
-			return errorf("begin transaction: %w", err)
-		}
-	}
 	if !ddlCommits {
 		if err := dialects.ExecAll(ctx, tx, acquire); err != nil {
 			return errorf("lock: %w", err)
@@ -130,6 +124,13 @@ func (s *session) begin() error {
 			return err
 		}
 		s.tables, s.indexes = tables, indexes
+	}
+	if p, ok := d.(dialects.FewSetsPlanner); ok {
+		// From here on, each statement of the export selects the rows of
+		// its INST_ID (or the largest INST_ID and ID, by their indexes).
+		if err := dialects.ExecAll(ctx, tx, p.FewSetsSettings()); err != nil {
+			return errorf("begin transaction: %w", err)
+		}
 	}
 	return s.allocate()
 }
