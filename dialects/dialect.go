@@ -422,6 +422,37 @@ type ReadSnapshot struct {
 	End []string
 }
 
+// FewSetsPlanner is implemented by dialects whose planner may choose, for a
+// statement about one result set, a plan whose cost grows with the whole
+// table: when its statistics no longer describe the table, a row estimate
+// many times too large makes it scan the table instead of reading the
+// INST_ID index, start parallel workers, or compile the query (PostgreSQL).
+// FewSetsSettings returns the statements that a transaction runs right
+// after it begins when each of its statements selects rows by INST_ID: a
+// read of one or a few result sets (the readers of package readback,
+// store.DB.Read, a verify of one result set), a delete, an export. They
+// change settings for that transaction only, so that such plans keep to the
+// INST_ID indexes whatever the estimates say. A read of every result set
+// (list, a verify of the whole database) does without them. See
+// docs/performance.md, "Plans and statistics".
+type FewSetsPlanner interface {
+	FewSetsSettings() []string
+}
+
+// StatsRefresher is implemented by dialects whose server keeps the
+// planner's statistics fresh only when told to, or late: PostgreSQL's
+// autovacuum may be off, behind, or not yet awake when the next command
+// runs. After an export has committed, the exporter calls RefreshStats for
+// each table it wrote rows into (written of them), on a connection outside
+// any transaction; the dialect decides whether the table's statistics are
+// stale and, if so, refreshes them. refreshed reports whether it did. A
+// table the login may not refresh is skipped without an error. The export
+// is committed already: the exporter never fails it for RefreshStats's
+// error, and only notes it.
+type StatsRefresher interface {
+	RefreshStats(ctx context.Context, q DBTX, schema, table string, written int64) (refreshed bool, err error)
+}
+
 // IndexGrouped is implemented by dialects whose planner groups the rows of
 // one INST_ID by ID, along the (INST_ID, ID) index, faster than it counts
 // their distinct IDs (SQLite, MariaDB). A check for duplicate IDs then

@@ -125,6 +125,13 @@ func (s *session) begin() error {
 		}
 		s.tables, s.indexes = tables, indexes
 	}
+	if p, ok := d.(dialects.FewSetsPlanner); ok {
+		// From here on, each statement of the export selects the rows of
+		// its INST_ID (or the largest INST_ID and ID, by their indexes).
+		if err := dialects.ExecAll(ctx, tx, p.FewSetsSettings()); err != nil {
+			return errorf("begin transaction: %w", err)
+		}
+	}
 	return s.allocate()
 }
 
@@ -365,6 +372,8 @@ func (s *session) Commit() (resultset.Result, error) {
 		return resultset.Result{}, errorf("commit: %w", err)
 	}
 	s.tx = nil
+	s.unlock()
+	s.refreshStats()
 	s.finish()
 	for _, t := range s.def.Tables {
 		if _, ok := s.result.Tables[t.Name]; !ok {
@@ -530,14 +539,65 @@ func (s *session) finish() {
 	if s.conn == nil {
 		return
 	}
+	s.unlock()
+	s.conn.Close()
+	s.conn = nil
+}
+
+// unlock releases a session lock, once.
+func (s *session) unlock() {
 	if len(s.release) > 0 {
 		// A fresh context: the export's may be cancelled, and the lock
 		// must be given back all the same (a closed connection gives it
 		// back too).
 		_ = dialects.ExecAll(context.Background(), s.conn, s.release)
+		s.release = nil
 	}
-	s.conn.Close()
-	s.conn = nil
+}
+
+// refreshStats has the dialect refresh the statistics of each table the
+// committed result set wrote rows into, where they are stale
+// (dialects.StatsRefresher), so that the next command is planned with
+// estimates that know the rows: docs/performance.md, "Plans and
+// statistics". Tables this export created are left alone: all their rows
+// are the result set's, a statement about it is planned from the table's
+// real size, and the next export into them finds them never analysed. The
+// result set is committed: a failure is a note (store.Options.Logf), never
+// the export's error.
+func (s *session) refreshStats() {
+	r, ok := s.e.d.(dialects.StatsRefresher)
+	if !ok {
+		return
+	}
+	written := map[string]int64{
+		profilers.InstancesTable: 1,
+		profilers.RelationsTable: int64(len(s.def.Tables)),
+	}
+	if _, ok := s.tables[profilers.ResultSetsTable]; ok {
+		written[profilers.ResultSetsTable] = 1
+	}
+	for name, n := range s.result.Tables {
+		written[name] = n
+	}
+	names := make([]string, 0, len(written))
+	for name, n := range written {
+		if t := s.tables[name]; n > 0 && t != nil && !t.created {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	sort.Strings(names)
+	s.phase(store.PhaseStatistics)
+	for _, name := range names {
+		if s.ctx.Err() != nil {
+			return
+		}
+		if _, err := r.RefreshStats(s.ctx, s.conn, s.e.sopts.Schema, s.tables[name].real, written[name]); err != nil && s.e.sopts.Logf != nil {
+			s.e.sopts.Logf("INST_ID %d is committed; the statistics of table %s were not updated: %v", s.instID, name, err)
+		}
+	}
 }
 
 // quoteList quotes names for messages.

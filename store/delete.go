@@ -46,6 +46,9 @@ func (db *DB) deleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
 		return nil, fmt.Errorf("delete: %w", err)
 	}
 	defer tx.Rollback()
+	if err := db.planFewSets(ctx, tx); err != nil {
+		return nil, fmt.Errorf("delete: %w", err)
+	}
 	c, err := db.Catalog(ctx, tx)
 	if err != nil {
 		return nil, fmt.Errorf("delete: %w", err)

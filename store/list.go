@@ -68,7 +68,7 @@ func (db *DB) InstIDs(ctx context.Context) ([]int64, error) {
 // list is List, counted or not, in one snapshot.
 func (db *DB) list(ctx context.Context, counted bool) ([]Listing, error) {
 	var out []Listing
-	err := db.inCatalog(ctx, func(c *Catalog) error {
+	err := db.inCatalog(ctx, allSets, func(c *Catalog) error {
 		var err error
 		if out, err = c.list(ctx, counted, nil); err != nil || !counted {
 			return err

@@ -18,8 +18,9 @@ type Options struct {
 	// database, to read and write; "" means the connection's default.
 	Schema string
 	// Phase, if set, is called when a write enters a phase after its rows
-	// are written: an export calls it with PhaseIndexes, PhaseCheck and
-	// PhaseCommit, DeleteAll with PhaseCommit before it commits.
+	// are written: an export calls it with PhaseIndexes, PhaseCheck,
+	// PhaseCommit and, on dialects that refresh statistics,
+	// PhaseStatistics; DeleteAll with PhaseCommit before it commits.
 	Phase func(phase string)
 	// Logf, if set, receives notes (for example why a bulk path was not
 	// used, or that a result set is written again after a conflict).
@@ -50,6 +51,10 @@ const (
 	// PhaseCommit: the INSTANCES row is written (or the result sets
 	// deleted) and the transaction commits.
 	PhaseCommit = "committing"
+	// PhaseStatistics: the result set is committed; the statistics of the
+	// tables it grew are refreshed where stale (see
+	// dialects.StatsRefresher).
+	PhaseStatistics = "updating statistics"
 )
 
 // timeout returns a timeout option's value: the default for 0, none (0)

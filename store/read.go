@@ -35,7 +35,7 @@ func (db *DB) ReadUnordered(ctx context.Context, inst int64) (*resultset.ResultS
 
 func (db *DB) read(ctx context.Context, inst int64, ordered bool) (*resultset.ResultSet, error) {
 	var rs *resultset.ResultSet
-	err := db.inSnapshot(ctx, func(s *snapshot) error {
+	err := db.inSnapshot(ctx, fewSets, func(s *snapshot) error {
 		c, err := db.Catalog(ctx, s.q)
 		if err != nil {
 			return err

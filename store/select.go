@@ -33,7 +33,7 @@ type Filter struct {
 // bound, Before and Last can match there.
 func (db *DB) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	var out []Listing
-	err := db.inCatalog(ctx, func(c *Catalog) error {
+	err := db.inCatalog(ctx, allSets, func(c *Catalog) error {
 		var err error
 		out, err = c.Select(ctx, f)
 		return err

@@ -105,7 +105,11 @@ func (s Selection) Pick(list []Listing) (ids []int64, undated int, err error) {
 // every result set (one small row each), as it must to find them by age.
 func (db *DB) Named(ctx context.Context, s Selection) (ids []int64, undated int, err error) {
 	var list []Listing
-	err = db.inSnapshot(ctx, func(sn *snapshot) error {
+	reach := fewSets
+	if !s.ExportedBefore.IsZero() {
+		reach = allSets
+	}
+	err = db.inSnapshot(ctx, reach, func(sn *snapshot) error {
 		c, err := db.Catalog(ctx, sn.q)
 		if err != nil {
 			return err
@@ -178,7 +182,7 @@ func (c *Catalog) heldOf(ctx context.Context, s Selection) ([]Listing, error) {
 // cost grows with their rows, not with the database.
 func (db *DB) ListOf(ctx context.Context, ids []int64) ([]Listing, error) {
 	var out []Listing
-	err := db.inSnapshot(ctx, func(s *snapshot) error {
+	err := db.inSnapshot(ctx, fewSets, func(s *snapshot) error {
 		c, err := db.Catalog(ctx, s.q)
 		if err != nil {
 			return err

@@ -29,8 +29,18 @@ type snapshot struct {
 // dialects.Dialect.SnapshotStale).
 const snapshotRetries = 5
 
-// snapshot begins a read snapshot.
-func (db *DB) snapshot(ctx context.Context) (*snapshot, error) {
+// The reach of a read, which decides the plans it is given.
+const (
+	// fewSets: every statement selects rows by INST_ID; the dialect's
+	// FewSetsSettings apply (see dialects.FewSetsPlanner).
+	fewSets = true
+	// allSets: a read of every result set, planned as the server likes.
+	allSets = false
+)
+
+// snapshot begins a read snapshot; few (fewSets) applies the dialect's
+// settings for statements about one or a few result sets.
+func (db *DB) snapshot(ctx context.Context, few bool) (*snapshot, error) {
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", db.display, err)
@@ -53,7 +63,24 @@ func (db *DB) snapshot(ctx context.Context) (*snapshot, error) {
 		s.close()
 		return nil, fmt.Errorf("begin read snapshot: %w", err)
 	}
+	if few {
+		if err := db.planFewSets(ctx, conn); err != nil {
+			s.close()
+			return nil, fmt.Errorf("begin read snapshot: %w", err)
+		}
+	}
 	return s, nil
+}
+
+// planFewSets runs the dialect's settings for a transaction whose statements
+// each select rows by INST_ID (dialects.FewSetsPlanner) in the transaction
+// open on q.
+func (db *DB) planFewSets(ctx context.Context, q dialects.DBTX) error {
+	p, ok := db.d.(dialects.FewSetsPlanner)
+	if !ok {
+		return nil
+	}
+	return dialects.ExecAll(ctx, q, p.FewSetsSettings())
 }
 
 // close ends the snapshot and returns its connection to the pool, or
@@ -74,12 +101,13 @@ func (s *snapshot) end1() {
 }
 
 // inSnapshot runs read in a new snapshot, again (at most snapshotRetries
-// times) when the dialect says a table changed under the snapshot.
-// A read that succeeds may keep the snapshot (setting its keep flag) and
-// close it later itself.
-func (db *DB) inSnapshot(ctx context.Context, read func(s *snapshot) error) error {
+// times) when the dialect says a table changed under the snapshot; few
+// says whether the read is of one or a few result sets (fewSets) or of
+// every one (allSets). A read that succeeds may keep the snapshot (setting
+// its keep flag) and close it later itself.
+func (db *DB) inSnapshot(ctx context.Context, few bool, read func(s *snapshot) error) error {
 	for attempt := 1; ; attempt++ {
-		s, err := db.snapshot(ctx)
+		s, err := db.snapshot(ctx, few)
 		if err != nil {
 			return err
 		}
@@ -93,11 +121,12 @@ func (db *DB) inSnapshot(ctx context.Context, read func(s *snapshot) error) erro
 	}
 }
 
-// inCatalog runs read, in a new snapshot (see inSnapshot), on the
+// inCatalog runs read, in a new snapshot of the given reach (fewSets or
+// allSets; see inSnapshot), on the
 // catalogue of a database that holds result sets: one without an
 // INSTANCES table is DB.NoInstances's error.
-func (db *DB) inCatalog(ctx context.Context, read func(c *Catalog) error) error {
-	return db.inSnapshot(ctx, func(s *snapshot) error {
+func (db *DB) inCatalog(ctx context.Context, reach bool, read func(c *Catalog) error) error {
+	return db.inSnapshot(ctx, reach, func(s *snapshot) error {
 		c, err := db.Catalog(ctx, s.q)
 		if err != nil {
 			return err
@@ -116,9 +145,11 @@ func (db *DB) inCatalog(ctx context.Context, read func(c *Catalog) error) error 
 type Snapshot struct{ s *snapshot }
 
 // BeginSnapshot begins a read snapshot, as the dialect begins it (see
-// dialects.Dialect.ReadSnapshot).
+// dialects.Dialect.ReadSnapshot), for a reader whose queries select rows
+// by INST_ID, one or a few result sets at a time: the dialect's settings
+// for such statements apply (dialects.FewSetsPlanner).
 func (db *DB) BeginSnapshot(ctx context.Context) (*Snapshot, error) {
-	s, err := db.snapshot(ctx)
+	s, err := db.snapshot(ctx, fewSets)
 	if err != nil {
 		return nil, err
 	}

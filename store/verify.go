@@ -44,7 +44,11 @@ func (f Finding) String() string {
 // the same as nothing wrong.
 func (db *DB) Verify(ctx context.Context, inst int64) ([]Finding, error) {
 	var out []Finding
-	err := db.inCatalog(ctx, func(c *Catalog) error {
+	reach := fewSets
+	if inst == 0 {
+		reach = allSets
+	}
+	err := db.inCatalog(ctx, reach, func(c *Catalog) error {
 		var err error
 		out, err = c.verify(ctx, inst)
 		return err

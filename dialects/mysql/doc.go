@@ -29,4 +29,11 @@
 // parameters (text protocol) must fit in one packet as a whole.
 //
 // Result-set allocation is serialized with a named session lock (Lock).
+//
+// Plans and statistics (docs/performance.md, "Plans and statistics"): the
+// dialect sets nothing for the planner and runs no ANALYZE TABLE (which
+// would commit the open transaction). The optimizer counts the rows of a
+// condition INST_ID = ? in the index itself (index dives), whatever the
+// statistics say, and InnoDB recalculates its persistent statistics in the
+// background once a tenth of a table has changed.
 package mysql

@@ -18,4 +18,17 @@
 //
 // Result-set allocation is serialized with a transaction-scoped advisory
 // lock (Lock).
+//
+// Plans and statistics (docs/performance.md, "Plans and statistics"): the
+// transactions that work on a few result sets (reads of one result set, a
+// delete, an export) begin with FewSetsSettings, which turn sequential
+// scans (where an index serves), parallel workers and JIT off for that
+// transaction, so that stale statistics cannot make a statement about one
+// result set read a whole table. After an export, RefreshStats runs
+// ANALYZE (SKIP_LOCKED) on each table the export grew, when autovacuum's
+// rule says its statistics are stale. It skips, without an error, a table
+// the login does not own: an export through a login that may insert but
+// not ANALYZE (export --no-create with a role of its own) leaves the
+// statistics to autovacuum. It skips Citus tables too, whose shards the
+// workers analyse.
 package postgres

@@ -19,4 +19,12 @@
 // Result-set allocation is serialized with a transaction-owned application
 // lock (Lock), and values are bound in the forms go-mssqldb sends without
 // loss (Bind).
+//
+// Plans and statistics (docs/performance.md, "Plans and statistics"): SQL
+// Server updates a table's statistics itself when a query finds them stale
+// (AUTO_UPDATE_STATISTICS), and the dialect sets nothing there. On
+// Babelfish, whose statements PostgreSQL plans, the transactions that work
+// on a few result sets get PostgreSQL's settings (FewSetsSettings); the
+// statistics are Babelfish's autovacuum's, since no T-SQL statement
+// refreshes them.
 package sqlserver

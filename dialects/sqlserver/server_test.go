@@ -196,3 +196,49 @@ func TestCreateNewTable(t *testing.T) {
 		}
 	}
 }
+
+// TestFewSetsSettings: on Babelfish, PostgreSQL's settings hold for the
+// transaction that runs FewSetsSettings and end with it; on SQL Server the
+// statement runs and changes nothing.
+func TestFewSetsSettings(t *testing.T) {
+	db := testdb.Open(t, testdb.Fresh(t, "sqlserver"))
+	ctx := dialecttest.Context(t)
+	babelfish, err := sqlserver.IsBabelfish(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	settings := func(q dialects.DBTX) []string {
+		t.Helper()
+		if !babelfish {
+			return nil
+		}
+		var s, w, j string
+		if err := q.QueryRowContext(ctx, "SELECT current_setting('enable_seqscan'), current_setting('max_parallel_workers_per_gather'), current_setting('jit')").Scan(&s, &w, &j); err != nil {
+			t.Fatal(err)
+		}
+		return []string{s, w, j}
+	}
+	before := settings(conn)
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := dialects.ExecAll(ctx, tx, sqlserver.Dialect{}.FewSetsSettings()); err != nil {
+		t.Fatal(err)
+	}
+	if got := settings(tx); babelfish && !reflect.DeepEqual(got, []string{"off", "0", "off"}) {
+		t.Errorf("in the transaction: enable_seqscan, max_parallel_workers_per_gather, jit = %q", got)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := settings(conn); !reflect.DeepEqual(got, before) {
+		t.Errorf("after the transaction: %q, want the session's %q again", got, before)
+	}
+}

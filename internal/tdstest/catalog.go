@@ -312,6 +312,10 @@ func (c *Catalog) handle(req *Request) (*Result, bool, error) {
 		// as Babelfish's 'Babelfish'; the catalog knows none.
 		col := Column{Name: "", Type: TypeInfo{ID: TypeIntN, Size: 4}}
 		return &Result{Sets: []ResultSet{{Columns: []Column{col}, Rows: [][]any{{nil}}}}}, true, nil
+	case strings.HasPrefix(up, "IF CAST(SERVERPROPERTY('BABELFISH') AS INT) = 1 "):
+		// What only Babelfish runs (the sqlserver dialect's
+		// FewSetsSettings): SQL Server runs nothing.
+		return nil, true, nil
 	case strings.HasPrefix(up, "SELECT * FROM ") && strings.HasSuffix(up, " SET FMTONLY OFF"):
 		parts, _ := nameParts(lex(sql[len("select * from "):]), 0)
 		t, err := c.resolve(parts, tx)
