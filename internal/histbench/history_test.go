@@ -355,9 +355,32 @@ func run(tb testing.TB, bin string, args ...string) string {
 	tb.Helper()
 	out, err := exec.CommandContext(tb.Context(), bin, args...).Output()
 	if err != nil {
-		tb.Fatalf("profdb %s: %v%s", strings.Join(args, " "), err, stderrOf(err))
+		tb.Fatalf("profdb %s: %v%s", shown(args), err, scrub(args, stderrOf(err)))
 	}
 	return string(out)
+}
+
+// shown is a command line as the benchmark prints it: the passwords of
+// its DSNs redacted.
+func shown(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if strings.Contains(a, "://") || strings.HasPrefix(a, "sqlite:") {
+			out[i] = dialects.Redact(a)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// scrub removes from text the secrets of the DSNs among args.
+func scrub(args []string, text string) string {
+	for _, a := range args {
+		if strings.Contains(a, "://") {
+			text = dialects.ScrubText(a, text)
+		}
+	}
+	return text
 }
 
 func stderrOf(err error) string {
@@ -394,13 +417,13 @@ func build(b *testing.B, bin, dbName string, h *history, full bool) {
 	}
 	v := launch.Measure(b, nil, verify...)
 	if v.Err != "" {
-		b.Fatalf("profdb %s: %s\n%s%s", strings.Join(verify[1:], " "), v.Err, v.Stdout, v.Stderr)
+		b.Fatalf("profdb %s: %s\n%s%s", shown(verify[1:]), v.Err, scrub(verify, v.Stdout), scrub(verify, v.Stderr))
 	}
 	if full {
 		h.verified = &v
 	}
 	fmt.Printf("%-9s %-8s %5d sets: built in %.1f s (%d exports %.1f s, copies %.1f s), %s in %.1f s\n",
-		dbName, h.k.name, h.n, (exported + replicated).Seconds(), real, exported.Seconds(), replicated.Seconds(), strings.Join(verify[1:4:4], " ")+" "+strings.Join(verify[4:], " "), v.Elapsed.Seconds())
+		dbName, h.k.name, h.n, (exported + replicated).Seconds(), real, exported.Seconds(), replicated.Seconds(), strings.Join(append([]string{"verify"}, verify[4:]...), " "), v.Elapsed.Seconds())
 	var inBytes int64
 	for _, in := range h.k.inputs[:real] {
 		st, err := os.Stat(in)
@@ -510,7 +533,7 @@ func measure(b *testing.B, bin string, h *history, c cmdSpec) (sample, bool) {
 			res = launch.Measure(b, nil, append([]string{bin}, args...)...)
 		}
 		if res.Err != "" && !(c.okExit1 && res.Err == "exit status 1") {
-			b.Errorf("profdb %s: %s\n%s", strings.Join(args, " "), res.Err, res.Stderr)
+			b.Errorf("profdb %s: %s\n%s", shown(args), res.Err, scrub(args, res.Stderr))
 			return sample{}, false
 		}
 		secs = append(secs, res.Elapsed.Seconds())
