@@ -221,21 +221,9 @@ var notYetByInst = []struct {
 	dialect, table string
 	query          *regexp.Regexp
 }{
-	// The list of result sets without counts (readback's catalogue).
-	{"", "PROFDB_RESULT_SETS", regexp.MustCompile(`(?i)^SELECT .* FROM \S*profdb_result_sets\S* WHERE \S*deleted_at\S* IS NULL$`)},
-	{"", "INSTANCES", regexp.MustCompile(`(?i)^SELECT .* FROM \S*instances\S* ORDER BY \S*inst_id\S*$`)},
-	{"", "RELATIONS", regexp.MustCompile(`(?i)^SELECT .* FROM \S*relations\S*$`)},
-	// RELATIONS has no index on INST_ID (its key is ID).
-	{"", "RELATIONS", regexp.MustCompile(`(?i)^(SELECT .*|DELETE) FROM \S*relations\S* WHERE \S*inst_id\S* = (\$1|\?)$`)},
-	// Coverage per source file of two result sets (readback/pairs.go):
-	// the lines are joined on the routines' INST_ID, not on the parameter,
-	// so PostgreSQL merges the whole (INST_ID, PARENT_ID) index.
-	{"postgres", coverageLines, regexp.MustCompile(`(?i)LEFT JOIN \S*lines\S* l ON l\.\S*inst_id\S* = rd\.\S*inst_id\S* AND .* WHERE rd\.\S*inst_id\S* IN `)},
-	// verify's (and export's) check for dangling parents
-	// (store.TableChecks) joins the parent on the child's INST_ID, not on
-	// the parameter: MariaDB, whose statistics count two threads, reads
-	// the whole (INST_ID, ID) index of the parent table.
-	{"mysql", "FUNCTION_TRACE_PROFILER_THREADS", regexp.MustCompile(`(?i)NOT EXISTS \(SELECT 1 FROM \S+ p WHERE p\.\S*INST_ID\S* = c\.\S*INST_ID\S* AND `)},
+	// RELATIONS read whole, on PostgreSQL only (MariaDB reads it by
+	// INST_ID).
+	{"postgres", "RELATIONS", regexp.MustCompile(`(?i)^SELECT .* FROM \S*relations\S*$`)},
 }
 
 // planFaults returns what is wrong with the plan p of a statement of a
