@@ -19,7 +19,7 @@ var importLayers = []struct {
 	{2, []string{"dialects/*", "resultset"}},
 	{3, []string{"profilers/*", "internal/testdb"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},
-	{5, []string{"exporter", "input/*", "readback"}},
+	{5, []string{"exporter", "input/*", "readback", "selector"}},
 	{6, []string{"exporter/*", "compare", "gate", "merge", "internal/examplefig"}},
 	{7, []string{"report"}},
 	{8, []string{"cmd/*"}},
