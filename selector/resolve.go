@@ -289,7 +289,7 @@ func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, ex
 	if err := sc.Err(); err != nil {
 		return store.Listing{}, fmt.Errorf("%s: read git rev-list: %w", termtext.Short(s.Text), err)
 	}
-	extra := fmt.Sprintf(" (%d commits walked, %d of them recorded in the database)", walked, len(recorded))
+	extra := fmt.Sprintf(" (%d commits walked; the database records %d commits)", walked, len(recorded))
 	if len(recorded) == 0 {
 		extra = " (the database records no commit)"
 	}
