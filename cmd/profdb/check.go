@@ -105,8 +105,9 @@ Flavored Markdown: a verdict, a table of the rules, the uncovered changed
 lines by file, the files and routines that did worst; names as code spans;
 at most 60,000 bytes, cut short with a note beyond). The report is printed
 whatever the outcome, and the exit status is the same in every format.`,
-		Example: `  # in CI, after exporting this run's coverage, under set -e and
-  # set -o pipefail (a git diff that fails must stop the job)
+		Example: `  # in CI, after exporting this run's coverage (bash: a git diff that
+  # fails must stop the job)
+  set -euo pipefail
   git diff origin/main...HEAD |
     profdb check --db "$PROFDB_DB" latest --min-coverage 70 \
       --baseline ancestor:origin/main --max-drop 1 \
