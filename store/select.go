@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 )
@@ -58,6 +59,9 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		return c.selectUnrecorded(ctx, f)
 	}
 	led := profilers.ResultSetsTable
+	if err := c.inspect(ctx, led, profilers.InstancesTable, profilers.LabelsTable); err != nil {
+		return nil, err
+	}
 	base, err := c.mustCols(ctx, led, ddl.InstID, profilers.ColExportedAt, profilers.ColHost, profilers.ColInput, profilers.ColVersion, profilers.ColDeletedAt)
 	if err != nil {
 		return nil, err
@@ -280,12 +284,35 @@ func (c *Catalog) count(ctx context.Context, out []Listing) error {
 			}
 		}
 	}
+	tables := make([]string, 0, len(byTable))
+	for t := range byTable {
+		tables = append(tables, t)
+	}
+	if err := c.inspect(ctx, tables...); err != nil {
+		return err
+	}
+	// On a server that spreads tables over nodes (Citus), a count by one
+	// INST_ID runs on the one node holding it; elsewhere one query per
+	// table counts them all.
+	oneByOne := false
+	if d, ok := c.db.d.(dialects.Distributor); ok && len(byTable) > 0 {
+		var err error
+		if oneByOne, err = d.Distributes(ctx, c.q); err != nil {
+			return err
+		}
+	}
 	counts := map[string]map[int64]int64{}
 	for t, ids := range byTable {
-		if len(ids) > countEach {
-			ids = nil // one GROUP BY of the table costs less than this many counts
+		var m map[int64]int64
+		var err error
+		switch {
+		case len(ids) > countEach:
+			m, err = c.countByInst(ctx, t, nil) // one GROUP BY of the table costs less than this many counts
+		case oneByOne:
+			m, err = c.countByInst(ctx, t, ids)
+		default:
+			m, err = c.countIn(ctx, t, ids)
 		}
-		m, err := c.countByInst(ctx, t, ids)
 		if err != nil {
 			return err
 		}
@@ -305,6 +332,71 @@ func (c *Catalog) count(ctx context.Context, out []Listing) error {
 				out[i].Rows += m[out[i].InstID]
 			}
 		}
+	}
+	return nil
+}
+
+// countIn counts the rows of table of each of ids (at most countEach) in
+// one query.
+func (c *Catalog) countIn(ctx context.Context, table string, ids []int64) (map[int64]int64, error) {
+	inst, err := c.col(ctx, table, ddl.InstID)
+	if err != nil {
+		return nil, err
+	}
+	marks := make([]string, len(ids))
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		marks[i], args[i] = c.db.d.Placeholder(i+1), id
+	}
+	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s, COUNT(*) FROM %s WHERE %s IN (%s) GROUP BY %s",
+		inst, c.qualified(table), inst, strings.Join(marks, ", "), inst), args...)
+	if err != nil {
+		return nil, fmt.Errorf("count rows of %s: %w", table, err)
+	}
+	defer rows.Close()
+	m := make(map[int64]int64, len(ids))
+	for rows.Next() {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("count rows of %s: %w", table, err)
+		}
+		m[id] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count rows of %s: %w", table, err)
+	}
+	return m, nil
+}
+
+// inspect reads the columns of those of tables (documented names) the
+// database has and the catalogue has not read yet, in one query where the
+// dialect can (dialects.TablesInspector); others are read on first use.
+func (c *Catalog) inspect(ctx context.Context, tables ...string) error {
+	ti, ok := c.db.d.(dialects.TablesInspector)
+	if !ok {
+		return nil
+	}
+	var real, docs []string
+	for _, t := range tables {
+		key := strings.ToUpper(t)
+		if _, done := c.cols[key]; done || !c.Has(t) {
+			continue
+		}
+		real, docs = append(real, c.tables[key]), append(docs, key)
+	}
+	if len(real) < 2 {
+		return nil
+	}
+	m, err := ti.ColumnsOf(ctx, c.q, c.db.opts.Schema, real)
+	if err != nil {
+		return fmt.Errorf("inspect tables: %w", err)
+	}
+	for i, key := range docs {
+		cols := map[string]string{}
+		for _, ci := range m[real[i]] {
+			cols[strings.ToUpper(ci.Name)] = ci.Name
+		}
+		c.cols[key] = cols
 	}
 	return nil
 }
