@@ -64,18 +64,31 @@ func (e *AmbiguousError) Error() string {
 }
 
 // Resolve returns the result set s names. An INST_ID without ~N is
-// returned as it is when profdb recorded nothing of it (the command that
-// reads it says whether the database holds it).
+// returned as it is, without reading the database (the command that reads
+// it says whether the database holds it): only its InstID is set.
 func (r *Resolver) Resolve(ctx context.Context, s Selector) (store.Listing, error) {
+	if s.IsID() {
+		return store.Listing{InstID: s.InstID}, nil
+	}
 	return r.resolve(ctx, s, "", 0)
 }
 
 // Second returns the result set s names to be set beside first (compare's
 // B, check's --baseline): a selector other than a plain INST_ID picks
 // among the result sets of first's profiler, and never first itself.
+// first's profiler is looked up when first does not give it.
 func (r *Resolver) Second(ctx context.Context, s Selector, first store.Listing) (store.Listing, error) {
 	if s.IsID() {
-		return r.resolve(ctx, s, "", 0)
+		return store.Listing{InstID: s.InstID}, nil
+	}
+	if first.Profiler == "" {
+		got, err := r.DB.Select(ctx, store.Filter{InstID: first.InstID})
+		if err != nil {
+			return store.Listing{}, err
+		}
+		if len(got) == 1 {
+			first = got[0]
+		}
 	}
 	return r.resolve(ctx, s, first.Profiler, first.InstID)
 }
@@ -111,16 +124,6 @@ func (r *Resolver) resolve(ctx context.Context, s Selector, profiler string, exc
 	f := store.Filter{Profiler: profiler, Last: want}
 	switch s.Kind {
 	case ID:
-		if s.Back == 0 {
-			got, err := r.DB.Select(ctx, store.Filter{InstID: s.InstID})
-			if err != nil {
-				return store.Listing{}, err
-			}
-			if len(got) == 0 {
-				return store.Listing{InstID: s.InstID}, nil
-			}
-			return got[0], nil
-		}
 		f.Before = s.InstID
 	case Latest:
 	case Branch:
