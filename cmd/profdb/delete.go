@@ -49,7 +49,9 @@ left, and said so.
 --keep-last N selects all but the newest N result sets (by INST_ID, the order
 profdb exports them in): of one branch with --branch, of one profiler with
 --profiler, else of all. The branch is the one profdb recorded at export
-(PROFDB_RESULT_SETS); a result set without one is on no branch.
+(PROFDB_RESULT_SETS); a result set without one is on no branch, and one
+that table has no row for (exported before profdb kept it) is neither kept
+nor deleted.
 
 Selections combine: with --inst, --older-than and --keep-last given, what
 any of them selects goes.
