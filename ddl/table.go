@@ -88,11 +88,18 @@ type Index struct {
 const MaxIndexName = 60
 
 // Indexes returns the indexes a table carries: the primary key of a shared
-// table, the Lookup index of a keyless table of profdb's own, or for a profiler table (INST_ID, ID) and, for a child table, also
-// (INST_ID, PARENT_ID).
+// table and, when that key is not its INST_ID (RELATIONS), (INST_ID) too,
+// which finds a result set's rows; the Lookup index of a keyless table of
+// profdb's own; for a profiler table (INST_ID, ID) and, for a child table,
+// also (INST_ID, PARENT_ID). docs/performance.md ("Indexes: what each one
+// serves") names the queries each one serves.
 func (t *Table) Indexes() []Index {
 	if t.Key != "" {
-		return []Index{{Name: IndexName("PK", t.Name, ""), Columns: []string{t.Key}, Primary: true}}
+		ix := []Index{{Name: IndexName("PK", t.Name, ""), Columns: []string{t.Key}, Primary: true}}
+		if _, ok := t.Column(InstID); ok && !strings.EqualFold(t.Key, InstID) {
+			ix = append(ix, Index{Name: IndexName("IX", t.Name, "INST"), Columns: []string{InstID}})
+		}
+		return ix
 	}
 	if t.Lookup != nil {
 		return []Index{{Name: IndexName("IX", t.Name, "LOOKUP"), Columns: t.Lookup}}

@@ -41,13 +41,18 @@ func TestTableCloneIsDeep(t *testing.T) {
 
 func TestIndexes(t *testing.T) {
 	shared := ddl.Table{Name: "RELATIONS", Key: ddl.ID, Columns: []ddl.Column{col(ddl.ID, ddl.Integer), col(ddl.InstID, ddl.Integer)}}
+	keyedByInst := ddl.Table{Name: "INSTANCES", Key: ddl.InstID, Columns: []ddl.Column{col(ddl.InstID, ddl.Integer)}}
 	top := tbl("P_TOP", "")
 	child := tbl("P_CHILD", "P_TOP")
 	for _, tc := range []struct {
 		t    ddl.Table
 		want []ddl.Index
 	}{
-		{shared, []ddl.Index{{Name: "PK_RELATIONS", Columns: []string{"ID"}, Primary: true}}},
+		// A result set's RELATIONS rows are found by INST_ID (every
+		// reader, delete), not by the key.
+		{shared, []ddl.Index{{Name: "PK_RELATIONS", Columns: []string{"ID"}, Primary: true},
+			{Name: "IX_RELATIONS_INST", Columns: []string{"INST_ID"}}}},
+		{keyedByInst, []ddl.Index{{Name: "PK_INSTANCES", Columns: []string{"INST_ID"}, Primary: true}}},
 		{top, []ddl.Index{{Name: "IX_P_TOP_ID", Columns: []string{"INST_ID", "ID"}}}},
 		{child, []ddl.Index{
 			{Name: "IX_P_CHILD_ID", Columns: []string{"INST_ID", "ID"}},

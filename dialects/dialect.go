@@ -268,6 +268,16 @@ type ScriptGuard struct {
 	Anchor string // the anchor table's name (stored as the dialect stores it)
 }
 
+// ColumnAdder is implemented by dialects that can add a column to an
+// existing table: AddColumn returns the statement that adds c, nullable,
+// to table (its real name) in schema ("" for the default). profdb adds
+// only columns of its own tables (PROFDB_RESULT_SETS made by an earlier
+// profdb); AQTime's tables stay as documented. Without it, such a table is
+// used with the columns it has.
+type ColumnAdder interface {
+	AddColumn(schema, table string, c ddl.Column) string
+}
+
 // Collator is implemented by dialects whose text comparisons may ignore
 // case or accents (SQL Server's default collations): ExactText turns a text
 // expression into one that compares, groups and sorts code point by code

@@ -91,6 +91,11 @@ func copyOne(ctx context.Context, src *store.DB, dst resultset.Target, inst int6
 		return Copied{}, &CopyError{InstID: inst, Source: true, Err: err}
 	}
 	markSourceErrors(rs)
+	if rs.Run == nil {
+		if rs.Run, err = runOf(ctx, src, inst); err != nil {
+			return Copied{}, &CopyError{InstID: inst, Source: true, Err: err}
+		}
+	}
 	if o.Input != nil {
 		rs.Input = o.Input(inst)
 	}
@@ -105,6 +110,22 @@ func copyOne(ctx context.Context, src *store.DB, dst resultset.Target, inst int6
 		return Copied{}, &CopyError{InstID: inst, Err: err}
 	}
 	return Copied{SourceInstID: inst, Result: res}, nil
+}
+
+// runOf returns the identity src records of the result set inst (its
+// commit, branch, CI, build and labels), nil where it records none. What a
+// merge combined is not carried: those INST_IDs are the source's.
+func runOf(ctx context.Context, src *store.DB, inst int64) (*resultset.Run, error) {
+	l, err := src.Select(ctx, store.Filter{Before: inst + 1, Last: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(l) == 1 && l[0].InstID == inst && l[0].Run != nil {
+		r := *l[0].Run
+		r.MergedFrom = nil
+		return &r, nil
+	}
+	return nil, nil
 }
 
 // sourceError marks an error of reading the source's rows.

@@ -115,7 +115,70 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 	if err := e.inspect(ctx, q, order); err != nil {
 		return nil, nil, err
 	}
+	if !e.sopts.NoCreate {
+		if err := e.addColumns(ctx, q, order); err != nil {
+			return nil, nil, err
+		}
+	}
 	return out, later, nil
+}
+
+// addColumns adds to profdb's own tables the columns they lack (the
+// identity columns of a PROFDB_RESULT_SETS an earlier profdb made), where
+// the dialect can (dialects.ColumnAdder), and inspects them again. A
+// column another export added meanwhile is taken as it is.
+func (e *Exporter) addColumns(ctx context.Context, q dialects.DBTX, tables []*liveTable) error {
+	adder, ok := e.d.(dialects.ColumnAdder)
+	if !ok {
+		return nil
+	}
+	for _, lt := range tables {
+		missing := lt.missing()
+		if len(missing) == 0 {
+			continue
+		}
+		for _, c := range missing {
+			if _, err := q.ExecContext(ctx, adder.AddColumn(e.sopts.Schema, lt.real, c)); err != nil {
+				// A concurrent export may have added it: look again.
+				cols, cerr := e.d.Columns(ctx, q, e.sopts.Schema, lt.real)
+				if cerr != nil || !hasColumn(cols, c.Name) {
+					return errorf("add column %s to table %s: %w", c.Name, lt.real, err)
+				}
+			}
+		}
+		cols, err := e.d.Columns(ctx, q, e.sopts.Schema, lt.real)
+		if err != nil {
+			return errorf("inspect table %s: %w", lt.real, err)
+		}
+		if err := lt.bind(cols); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// missing returns the documented columns lt lacks, if it is one of
+// profdb's own tables; none for AQTime's, which stay as they are.
+func (lt *liveTable) missing() []ddl.Column {
+	if lt.created || !own(lt.def.Name) {
+		return nil
+	}
+	var out []ddl.Column
+	for _, c := range lt.def.Columns {
+		if _, ok := lt.cols[strings.ToUpper(c.Name)]; !ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func hasColumn(cols []dialects.ColumnInfo, name string) bool {
+	for _, c := range cols {
+		if strings.EqualFold(c.Name, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // own reports whether name is one of profdb's own tables.

@@ -70,7 +70,7 @@ const (
 // The routines of a result set, by ID, with what matches them and what
 // the builder needs; and their lines.
 var (
-	lcRoutineQ = newQuery(`FROM {rd:`+lcRoutines+`} LEFT JOIN {m:`+lcMeta+`} ON {m.`+lcMeta+`.INST_ID} = {rd.`+lcRoutines+`.INST_ID}
+	lcRoutineQ = newQuery(`FROM {rd:`+lcRoutines+`} LEFT JOIN {m:`+lcMeta+`} ON {m.`+lcMeta+`.INST_ID} = {?}
 			AND {m.`+lcMeta+`.ID} = {rd.`+lcRoutines+`.ID}
 		WHERE {rd.`+lcRoutines+`.INST_ID} = {?}
 		ORDER BY {rd.`+lcRoutines+`.ID}`,

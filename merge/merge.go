@@ -113,6 +113,8 @@ func Merge(ctx context.Context, db *store.DB, insts []int64, op Op, caption stri
 	if err != nil {
 		return resultset.Result{}, fmt.Errorf("merge: %w", err)
 	}
+	// The new result set records what it combined (PROFDB_MERGE_SOURCES).
+	set.Run = &resultset.Run{MergedFrom: append([]int64(nil), insts...)}
 	res, err := resultset.Export(ctx, t, set)
 	if cerr := closeB(); err == nil && cerr != nil {
 		err = cerr

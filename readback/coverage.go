@@ -109,7 +109,7 @@ func (r *Reader) groups(ctx context.Context, inst int64, col string, n int) (Lis
 	name := r.ExactText(`{rd.` + lcRoutines + `.` + col + `}`)
 	err := query(ctx, r, inst, `SELECT `+name+` AS name, COUNT({l.`+lcLines+`.ID}) AS total,
 		COALESCE(SUM(`+coveredCase+`), 0) AS covered
-		FROM {rd:`+lcRoutines+`} LEFT JOIN {l:`+lcLines+`} ON {l.`+lcLines+`.INST_ID} = {rd.`+lcRoutines+`.INST_ID}
+		FROM {rd:`+lcRoutines+`} LEFT JOIN {l:`+lcLines+`} ON {l.`+lcLines+`.INST_ID} = {?}
 			AND {l.`+lcLines+`.PARENT_ID} = {rd.`+lcRoutines+`.ID}
 		WHERE {rd.`+lcRoutines+`.INST_ID} = {?} AND {rd.`+lcRoutines+`.`+col+`} IS NOT NULL
 		GROUP BY `+name,
@@ -125,6 +125,23 @@ func (r *Reader) groups(ctx context.Context, inst int64, col string, n int) (Lis
 	return all.List(), nil
 }
 
+// lineCoverageSQL counts the lines of a Light Coverage result set (its
+// LINES rows) and those that ran, as total and covered.
+const lineCoverageSQL = `SELECT COUNT(*) AS total, COALESCE(SUM(` + coveredCase + `), 0) AS covered
+	FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} = {?}`
+
+// routinesCoveredSQL counts the routines of a Light Coverage result set
+// (its ROUTINES_DATA rows) and those covered, as total and covered: a
+// routine is covered when it ran (COL_MARK) or a line of it ran. The
+// subquery names the INST_ID itself, not through rd: Citus then plans the
+// query on the one shard that holds the result set (docs/clusters.md,
+// "Citus").
+const routinesCoveredSQL = `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN {rd.` + lcRoutines + `.COL_MARK} > 0
+	OR EXISTS (SELECT 1 FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} = {?}
+		AND {l.` + lcLines + `.PARENT_ID} = {rd.` + lcRoutines + `.ID} AND {l.` + lcLines + `.COL_MARK} > 0)
+	THEN 1 ELSE 0 END), 0) AS covered
+	FROM {rd:` + lcRoutines + `} WHERE {rd.` + lcRoutines + `.INST_ID} = {?}`
+
 // LineCoverage reads the lines of Light Coverage result set in (its LINES
 // rows) and how many of them ran: the line coverage show prints, compare
 // compares and check's min-coverage and max-drop rules hold to a limit.
@@ -133,9 +150,7 @@ func (r *Reader) LineCoverage(ctx context.Context, in Instance) (Ratio, error) {
 	if err := r.need(in, lcLines); err != nil {
 		return c, err
 	}
-	err := query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(`+coveredCase+`), 0) AS covered
-		FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?}`,
-		func(v *Ratio) bool { c = *v; return false })
+	err := query(ctx, r, in.InstID, lineCoverageSQL, func(v *Ratio) bool { c = *v; return false })
 	if err != nil {
 		return c, fmt.Errorf("read: result set %d: lines covered: %w", in.InstID, err)
 	}
@@ -150,15 +165,7 @@ func (r *Reader) RoutinesCovered(ctx context.Context, in Instance) (Ratio, error
 	if err := r.need(in, lcRoutines, lcLines); err != nil {
 		return c, err
 	}
-	// The subquery names the INST_ID itself, not through rd: Citus then
-	// plans the query on the one shard that holds the result set
-	// (docs/clusters.md, "Citus").
-	err := query(ctx, r, in.InstID, `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN {rd.`+lcRoutines+`.COL_MARK} > 0
-		OR EXISTS (SELECT 1 FROM {l:`+lcLines+`} WHERE {l.`+lcLines+`.INST_ID} = {?}
-			AND {l.`+lcLines+`.PARENT_ID} = {rd.`+lcRoutines+`.ID} AND {l.`+lcLines+`.COL_MARK} > 0)
-		THEN 1 ELSE 0 END), 0) AS covered
-		FROM {rd:`+lcRoutines+`} WHERE {rd.`+lcRoutines+`.INST_ID} = {?}`,
-		func(v *Ratio) bool { c = *v; return false })
+	err := query(ctx, r, in.InstID, routinesCoveredSQL, func(v *Ratio) bool { c = *v; return false })
 	if err != nil {
 		return c, fmt.Errorf("read: result set %d: routines covered: %w", in.InstID, err)
 	}
@@ -188,8 +195,8 @@ func (r *Reader) Lines(ctx context.Context, in Instance, uncoveredOnly bool, eac
 		COALESCE({l.`+lcLines+`.COL_SOURCE_LINE}, 0) AS line, {l.`+lcLines+`.COL_MARK} AS count,
 		COALESCE({m.`+lcMetaRoutines+`.COL_ROUTINE_NAME}, '') AS routine
 		FROM {l:`+lcLines+`}
-		JOIN {rd:`+lcRoutines+`} ON {rd.`+lcRoutines+`.INST_ID} = {l.`+lcLines+`.INST_ID} AND {rd.`+lcRoutines+`.ID} = {l.`+lcLines+`.PARENT_ID}
-		LEFT JOIN {m:`+lcMetaRoutines+`} ON {m.`+lcMetaRoutines+`.INST_ID} = {l.`+lcLines+`.INST_ID} AND {m.`+lcMetaRoutines+`.ID} = {l.`+lcLines+`.PARENT_ID}
+		JOIN {rd:`+lcRoutines+`} ON {rd.`+lcRoutines+`.INST_ID} = {?} AND {rd.`+lcRoutines+`.ID} = {l.`+lcLines+`.PARENT_ID}
+		LEFT JOIN {m:`+lcMetaRoutines+`} ON {m.`+lcMetaRoutines+`.INST_ID} = {?} AND {m.`+lcMetaRoutines+`.ID} = {l.`+lcLines+`.PARENT_ID}
 		WHERE {l.`+lcLines+`.INST_ID} = {?}`+where+`
 		ORDER BY {rd.`+lcRoutines+`.COL_SOURCE_FILE}, {l.`+lcLines+`.COL_SOURCE_LINE}`,
 		func(v *Line) bool { return each(*v) })

@@ -13,17 +13,36 @@ import (
 )
 
 // The figures of two result sets side by side, matched by name in SQL
-// (compare and check read them): each query reads the rows of both result
-// sets (INST_ID IN (A, B)), aggregates them per result set and item, and
-// groups the aggregates by name compared exactly (ExactText), so that one
-// row per name comes back with A's and B's figures and memory does not
-// grow with the rows. Names that differ only in case are two items on
-// every dialect.
+// (compare and check read them): each query reads the rows of each result
+// set, aggregates them per result set and item, and groups the aggregates
+// by name compared exactly (ExactText), so that one row per name comes
+// back with A's and B's figures and memory does not grow with the rows.
+// Names that differ only in case are two items on every dialect.
+//
+// Each result set is read by a branch of its own (UNION ALL) in which
+// every table is joined on its INST_ID given as a parameter, never on
+// another table's INST_ID column nor through INST_ID IN (A, B): so each
+// join is driven by the (INST_ID, ID) or (INST_ID, PARENT_ID) index with
+// both its columns known, and a planner whose statistics are stale cannot
+// take the (INST_ID, ID) index for a lookup by INST_ID alone (MariaDB did,
+// reading every line of a result set once per routine: 12 s for a compare
+// of two 5,752-row coverage sets; docs/performance.md, "Indexes").
+
+// branches is the derived table of both result sets' rows: inner(p) reads
+// the rows of the result set whose INST_ID is the parameter p ({?1} for A,
+// {?2} for B); one branch when A and B are one result set, whose rows
+// must then come once.
+func branches(a, b Instance, inner func(p string) string) string {
+	if a.InstID == b.InstID {
+		return inner("{?1}")
+	}
+	return inner("{?1}") + "\n\tUNION ALL\n\t" + inner("{?2}")
+}
 
 // pairQuery sums the rows of both result sets per keys (columns of x; a
-// key that holds a space is an aggregate to select, not a key): x has inst
-// and the figures named in cols; it gives <col>_a, <col>_b, in_a and in_b.
-// Its parameters are A ({?1}) and B ({?2}).
+// key that holds a space is an aggregate to select, not a key): x (see
+// branches) has inst and the figures named in cols; it gives <col>_a,
+// <col>_b, in_a and in_b. Its parameters are A ({?1}) and B ({?2}).
 func pairQuery(cols []string, x string, keys ...string) string {
 	var s strings.Builder
 	s.WriteString("SELECT ")
@@ -99,21 +118,21 @@ func (r *Reader) coveragePair(a, b Instance) error {
 	return nil
 }
 
-// routinesInner is a routine per row of both result sets (inst, module,
-// namespace, class, name, srcfile, total and covered lines, ran); its
-// parameters are A, B.
-func (r *Reader) routinesInner() string {
+// routinesInner is a routine per row of the result set whose INST_ID is
+// the parameter p (inst, module, namespace, class, name, srcfile, total
+// and covered lines, ran).
+func (r *Reader) routinesInner(p string) string {
 	return `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, ` + r.RoutineIDColumns("m", lcMetaRoutines) + `,
 	` + r.ExactText(`COALESCE({rd.`+lcRoutines+`.COL_SOURCE_FILE}, '')`) + ` AS srcfile,
 	COALESCE(a.total, 0) AS total, COALESCE(a.covered, 0) AS covered,
 	CASE WHEN {rd.` + lcRoutines + `.COL_MARK} > 0 OR a.covered > 0 THEN 1 ELSE 0 END AS ran
 	FROM {rd:` + lcRoutines + `}
-	LEFT JOIN (SELECT {l.` + lcLines + `.INST_ID} AS inst, {l.` + lcLines + `.PARENT_ID} AS rid, COUNT(*) AS total, SUM(` + coveredCase + `) AS covered
-		FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} IN ({?1}, {?2})
-		GROUP BY {l.` + lcLines + `.INST_ID}, {l.` + lcLines + `.PARENT_ID}) a
-		ON a.inst = {rd.` + lcRoutines + `.INST_ID} AND a.rid = {rd.` + lcRoutines + `.ID}
-	LEFT JOIN {m:` + lcMetaRoutines + `} ON {m.` + lcMetaRoutines + `.INST_ID} = {rd.` + lcRoutines + `.INST_ID} AND {m.` + lcMetaRoutines + `.ID} = {rd.` + lcRoutines + `.ID}
-	WHERE {rd.` + lcRoutines + `.INST_ID} IN ({?1}, {?2})`
+	LEFT JOIN (SELECT {l.` + lcLines + `.PARENT_ID} AS rid, COUNT(*) AS total, SUM(` + coveredCase + `) AS covered
+		FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} = ` + p + `
+		GROUP BY {l.` + lcLines + `.PARENT_ID}) a
+		ON a.rid = {rd.` + lcRoutines + `.ID}
+	LEFT JOIN {m:` + lcMetaRoutines + `} ON {m.` + lcMetaRoutines + `.INST_ID} = ` + p + ` AND {m.` + lcMetaRoutines + `.ID} = {rd.` + lcRoutines + `.ID}
+	WHERE {rd.` + lcRoutines + `.INST_ID} = ` + p
 }
 
 // FileCoverage streams the coverage per source file of Light Coverage
@@ -127,13 +146,15 @@ func (r *Reader) FileCoverage(ctx context.Context, a, b Instance, each func(File
 		return err
 	}
 	file := r.ExactText(`{rd.` + lcRoutines + `.COL_SOURCE_FILE}`)
-	inner := `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, ` + file + ` AS srcfile,
+	inner := func(p string) string {
+		return `SELECT {rd.` + lcRoutines + `.INST_ID} AS inst, ` + file + ` AS srcfile,
 	COUNT({l.` + lcLines + `.ID}) AS total, COALESCE(SUM(` + coveredCase + `), 0) AS covered
-	FROM {rd:` + lcRoutines + `} LEFT JOIN {l:` + lcLines + `} ON {l.` + lcLines + `.INST_ID} = {rd.` + lcRoutines + `.INST_ID}
+	FROM {rd:` + lcRoutines + `} LEFT JOIN {l:` + lcLines + `} ON {l.` + lcLines + `.INST_ID} = ` + p + `
 		AND {l.` + lcLines + `.PARENT_ID} = {rd.` + lcRoutines + `.ID}
-	WHERE {rd.` + lcRoutines + `.INST_ID} IN ({?1}, {?2}) AND {rd.` + lcRoutines + `.COL_SOURCE_FILE} IS NOT NULL
+	WHERE {rd.` + lcRoutines + `.INST_ID} = ` + p + ` AND {rd.` + lcRoutines + `.COL_SOURCE_FILE} IS NOT NULL
 	GROUP BY {rd.` + lcRoutines + `.INST_ID}, ` + file
-	err := Each(ctx, r, pairQuery([]string{"total", "covered"}, inner, "srcfile"), []any{a.InstID, b.InstID}, func(v *coverPairRow) error {
+	}
+	err := Each(ctx, r, pairQuery([]string{"total", "covered"}, branches(a, b, inner), "srcfile"), []any{a.InstID, b.InstID}, func(v *coverPairRow) error {
 		if v.File == "" {
 			return nil
 		}
@@ -152,7 +173,7 @@ func (r *Reader) RoutineCoverage(ctx context.Context, a, b Instance, each func(R
 	if err := r.coveragePair(a, b); err != nil {
 		return err
 	}
-	q := pairQuery([]string{"total", "covered", "ran"}, r.routinesInner(), "module", "namespace", "class", "name", "MIN(x.srcfile) AS srcfile")
+	q := pairQuery([]string{"total", "covered", "ran"}, branches(a, b, r.routinesInner), "module", "namespace", "class", "name", "MIN(x.srcfile) AS srcfile")
 	err := Each(ctx, r, q, []any{a.InstID, b.InstID}, func(v *coverPairRow) error {
 		return each(RoutinePair{RoutineID: RoutineID{Module: v.Module, Namespace: v.Namespace, Class: v.Class, Name: v.Name},
 			File: v.File, CoverPair: v.pair(), RanA: v.RanA > 0, RanB: v.RanB > 0})
@@ -208,13 +229,16 @@ func (r *Reader) ChangedLines(ctx context.Context, a, b Instance, each func(Line
 	}
 	file := r.ExactText(`COALESCE({rd.` + lcRoutines + `.COL_SOURCE_FILE}, '')`)
 	line := `COALESCE({l.` + lcLines + `.COL_SOURCE_LINE}, 0)`
+	inner := func(p string) string {
+		return `SELECT {l.` + lcLines + `.INST_ID} AS inst, ` + file + ` AS srcfile, ` + line + ` AS line, MAX(` + coveredCase + `) AS cov
+			FROM {l:` + lcLines + `}
+			JOIN {rd:` + lcRoutines + `} ON {rd.` + lcRoutines + `.INST_ID} = ` + p + ` AND {rd.` + lcRoutines + `.ID} = {l.` + lcLines + `.PARENT_ID}
+			WHERE {l.` + lcLines + `.INST_ID} = ` + p + `
+			GROUP BY {l.` + lcLines + `.INST_ID}, ` + file + `, ` + line
+	}
 	q := `SELECT z.srcfile, z.line, z.a, z.b FROM (
 		SELECT y.srcfile, y.line, SUM(CASE WHEN y.inst = {?1} THEN 1 + y.cov ELSE 0 END) AS a, SUM(CASE WHEN y.inst = {?2} THEN 1 + y.cov ELSE 0 END) AS b
-		FROM (SELECT {l.` + lcLines + `.INST_ID} AS inst, ` + file + ` AS srcfile, ` + line + ` AS line, MAX(` + coveredCase + `) AS cov
-			FROM {l:` + lcLines + `}
-			JOIN {rd:` + lcRoutines + `} ON {rd.` + lcRoutines + `.INST_ID} = {l.` + lcLines + `.INST_ID} AND {rd.` + lcRoutines + `.ID} = {l.` + lcLines + `.PARENT_ID}
-			WHERE {l.` + lcLines + `.INST_ID} IN ({?1}, {?2})
-			GROUP BY {l.` + lcLines + `.INST_ID}, ` + file + `, ` + line + `) y
+		FROM (` + branches(a, b, inner) + `) y
 		GROUP BY y.srcfile, y.line) z
 		WHERE z.a <> z.b ORDER BY z.srcfile, z.line`
 	err := Each(ctx, r, q, []any{a.InstID, b.InstID}, func(v *linePairRow) error {
@@ -256,7 +280,7 @@ func (r *Reader) LinesOf(ctx context.Context, in Instance, files []string, each 
 	var f string
 	var line, cov int64
 	err := r.rows(ctx, `SELECT `+rd+`.COL_SOURCE_FILE}, `+l+`.COL_SOURCE_LINE}, `+coveredCase+`
-		FROM {l:`+lcLines+`} JOIN {rd:`+lcRoutines+`} ON `+rd+`.INST_ID} = `+l+`.INST_ID} AND `+rd+`.ID} = `+l+`.PARENT_ID}
+		FROM {l:`+lcLines+`} JOIN {rd:`+lcRoutines+`} ON `+rd+`.INST_ID} = {?1} AND `+rd+`.ID} = `+l+`.PARENT_ID}
 		WHERE `+l+`.INST_ID} = {?1} AND `+rd+`.COL_SOURCE_FILE} IS NOT NULL AND `+l+`.COL_SOURCE_LINE} IS NOT NULL`+where,
 		args, func(rows *sqlx.Rows) error {
 			if err := rows.Scan(&f, &line, &cov); err != nil {
@@ -345,13 +369,15 @@ func (r *Reader) ClassCompare(ctx context.Context, a, b Instance, each func(Clas
 		}
 	}
 	col := func(c, as string) string { return "{c." + t + "." + c + "} AS " + as }
-	inner := `SELECT {c.` + t + `.INST_ID} AS inst, ` + r.ExactText(`COALESCE({c.`+t+`.COL_MODULE_NAME}, '')`) + ` AS module,
+	inner := func(p string) string {
+		return `SELECT {c.` + t + `.INST_ID} AS inst, ` + r.ExactText(`COALESCE({c.`+t+`.COL_MODULE_NAME}, '')`) + ` AS module,
 		` + r.ExactText(`COALESCE({c.`+t+`.COL_CLASS_NAME}, '')`) + ` AS name, ` +
-		col("COL_LIVE_COUNT", "live_count") + ", " + col("COL_LIVE_SIZE", "live_size") + ", " +
-		col("COL_PEAK_CREATED", "peak_created") + ", " + col("COL_PEAK_SIZE", "peak_size") + `
-		FROM {c:` + t + `} WHERE {c.` + t + `.INST_ID} IN ({?1}, {?2})`
+			col("COL_LIVE_COUNT", "live_count") + ", " + col("COL_LIVE_SIZE", "live_size") + ", " +
+			col("COL_PEAK_CREATED", "peak_created") + ", " + col("COL_PEAK_SIZE", "peak_size") + `
+		FROM {c:` + t + `} WHERE {c.` + t + `.INST_ID} = ` + p
+	}
 	cols := []string{"live_count", "live_size", "peak_created", "peak_size"}
-	err := Each(ctx, r, pairQuery(cols, inner, "module", "name"), []any{a.InstID, b.InstID}, func(v *classPairRow) error {
+	err := Each(ctx, r, pairQuery(cols, branches(a, b, inner), "module", "name"), []any{a.InstID, b.InstID}, func(v *classPairRow) error {
 		return each(ClassPair{Module: v.Module, Name: v.Name, InA: v.InA > 0, InB: v.InB > 0,
 			LiveCount: [2]float64{v.LiveCountA, v.LiveCountB}, LiveSize: [2]float64{v.LiveSizeA, v.LiveSizeB},
 			PeakCreated: [2]float64{v.PeakCreatedA, v.PeakCreatedB}, PeakSize: [2]float64{v.PeakSizeA, v.PeakSizeB}})

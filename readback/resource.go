@@ -67,17 +67,13 @@ func (r *Reader) resource(ctx context.Context, in Instance, o Options) (*Resourc
 	if res.Classes, err = top[ClassFigures](ctx, r, in.InstID, o.top(), classQuery(rsClasses)); err != nil {
 		return nil, wrap("classes", err)
 	}
-	err = query(ctx, r, in.InstID, `SELECT COALESCE(SUM({c.`+rsClasses+`.COL_LIVE_COUNT}), 0) AS live_count,
-		COALESCE(SUM({c.`+rsClasses+`.COL_LIVE_SIZE}), 0) AS live_size
-		FROM {c:`+rsClasses+`} WHERE {c.`+rsClasses+`.INST_ID} = {?}`,
-		func(v *ClassFigures) bool { res.LiveCount, res.LiveSize = v.LiveCount, v.LiveSize; return false })
-	if err != nil {
+	if res.LiveCount, res.LiveSize, err = r.liveObjects(ctx, in.InstID); err != nil {
 		return nil, wrap("live objects", err)
 	}
 	res.Allocators, err = top[Allocator](ctx, r, in.InstID, o.top(), `SELECT a.rid, COALESCE({m.`+rsMetaRoutines+`.COL_ROUTINE_NAME}, '') AS name,
 		COALESCE({m.`+rsMetaRoutines+`.COL_CLASS_NAME}, '') AS class, a.objects, a.size
 		FROM (SELECT COALESCE({s.`+rsCreation+`.COL_ROUTINERID}, -1) AS rid, COUNT(*) AS objects, COALESCE(SUM({o.`+rsObjects+`.COL_SIZE}), 0) AS size
-			FROM {s:`+rsCreation+`} JOIN {o:`+rsObjects+`} ON {o.`+rsObjects+`.INST_ID} = {s.`+rsCreation+`.INST_ID}
+			FROM {s:`+rsCreation+`} JOIN {o:`+rsObjects+`} ON {o.`+rsObjects+`.INST_ID} = {?}
 				AND {o.`+rsObjects+`.ID} = {s.`+rsCreation+`.PARENT_ID}
 			WHERE {s.`+rsCreation+`.INST_ID} = {?} AND {s.`+rsCreation+`.REC_ID} = 0
 			GROUP BY COALESCE({s.`+rsCreation+`.COL_ROUTINERID}, -1)) a
@@ -130,7 +126,7 @@ func (r *Reader) referenceCount(ctx context.Context, in Instance, o Options) (*R
 			COALESCE({c.` + rcMetaClasses + `.COL_CLASS_NAME}, '') AS class,
 			COALESCE({o.` + rcObjects + `.COL_LIVE_REFERENCES}, 0) AS live, COALESCE({o.` + rcObjects + `.COL_PEAK_REFERENCES}, 0) AS peak,
 			COALESCE({o.` + rcObjects + `.COL_TOTAL_REFERENCES}, 0) AS total, {o.` + rcObjects + `.COL_SIZE} AS size
-			FROM {o:` + rcObjects + `} LEFT JOIN {c:` + rcMetaClasses + `} ON {c.` + rcMetaClasses + `.INST_ID} = {o.` + rcObjects + `.INST_ID}
+			FROM {o:` + rcObjects + `} LEFT JOIN {c:` + rcMetaClasses + `} ON {c.` + rcMetaClasses + `.INST_ID} = {?}
 				AND {c.` + rcMetaClasses + `.REC_ID} = {o.` + rcObjects + `.COL_CLASSRID}
 			WHERE {o.` + rcObjects + `.INST_ID} = {?}` + where + `
 			ORDER BY {o.` + rcObjects + `.COL_LIVE_REFERENCES} DESC, {o.` + rcObjects + `.COL__}`

@@ -150,7 +150,7 @@ func (r *Reader) trace(ctx context.Context, in Instance, o Options) (*Trace, err
 	err = query(ctx, r, in.InstID, `SELECT {t.`+ftThreads+`.ID} AS id, {t.`+ftThreads+`.COL_WIN32THREADID} AS tid,
 		COUNT({c.`+ftCallTrace+`.ID}) AS calls,
 		COALESCE(SUM(CASE WHEN {c.`+ftCallTrace+`.COL_PARENT_NO} = -1 THEN {c.`+ftCallTrace+`.COL__S_WITH_CHILDREN} ELSE 0 END), 0) AS total
-		FROM {t:`+ftThreads+`} LEFT JOIN {c:`+ftCallTrace+`} ON {c.`+ftCallTrace+`.INST_ID} = {t.`+ftThreads+`.INST_ID}
+		FROM {t:`+ftThreads+`} LEFT JOIN {c:`+ftCallTrace+`} ON {c.`+ftCallTrace+`.INST_ID} = {?}
 			AND {c.`+ftCallTrace+`.PARENT_ID} = {t.`+ftThreads+`.ID}
 		WHERE {t.`+ftThreads+`.INST_ID} = {?}
 		GROUP BY {t.`+ftThreads+`.ID}, {t.`+ftThreads+`.COL_WIN32THREADID}

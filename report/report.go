@@ -17,6 +17,7 @@ import (
 	"github.com/profdb/profdb/internal/srcroot"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/trend"
 )
 
 //go:embed assets/report.html.tmpl assets/report.css assets/report.js
@@ -44,6 +45,12 @@ type Options struct {
 	// page comparing B with A (package compare), and for two function
 	// traces a differential flame graph.
 	Compare []int64
+	// Trend, when set, makes the report the page of a trend (package
+	// trend) instead: line charts of its figures over the runs, drawn as
+	// inline SVG, each point linking to its run; the runs with their
+	// commit, branch and build (linked when the build URL is http or
+	// https); the movers. Inst and Compare must then be empty.
+	Trend *trend.Options
 }
 
 func (o *Options) defaults() {
@@ -72,6 +79,7 @@ type page struct {
 	Top   int
 	Sets  []*set
 	Cmp   *comparison
+	Trend *trendPage
 }
 
 // policy is the page's Content-Security-Policy: nothing may load, and the
@@ -136,6 +144,17 @@ func Write(ctx context.Context, r *readback.Reader, w io.Writer, o Options) erro
 		return fmt.Errorf("report: %w", err)
 	}
 	p := &page{Title: o.Title, CSP: policy(css, js), CSS: template.CSS(css), JS: template.JS(js), Top: o.Top}
+	if o.Trend != nil {
+		if len(o.Inst) > 0 || len(o.Compare) > 0 {
+			return fmt.Errorf("report: a trend page holds no other result sets or comparison")
+		}
+		t, err := trend.Compute(ctx, r, *o.Trend)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		p.Trend = trendPageOf(t)
+		return execute(tmpl, w, p)
+	}
 	list, err := r.Instances(ctx, o.Inst...)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -163,6 +182,11 @@ func Write(ctx context.Context, r *readback.Reader, w io.Writer, o Options) erro
 	default:
 		return fmt.Errorf("report: Compare needs two INST_IDs, A and B, not %d", len(o.Compare))
 	}
+	return execute(tmpl, w, p)
+}
+
+// execute writes the page.
+func execute(tmpl *template.Template, w io.Writer, p *page) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := tmpl.ExecuteTemplate(bw, "report.html.tmpl", p); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -186,6 +210,8 @@ func parse() (*template.Template, error) {
 		"tchange":   timeChange,
 		"num":       func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },
 		"ticks":     func(t *readback.Trace, v float64) string { return t.Format(int64(v)) },
+		"tfmt":      trend.Format,
+		"tchg":      trend.Change,
 	}
 	t, err := template.New("report.html.tmpl").Funcs(funcs).ParseFS(assets, "assets/report.html.tmpl")
 	if err != nil {

@@ -145,9 +145,35 @@ func (c *Catalog) mustCols(ctx context.Context, table string, columns ...string)
 	return out, nil
 }
 
+// maxInList is the most INST_IDs a query names in an IN list (whereInsts);
+// for more, it reads every result set's rows and the caller keeps those it
+// asked for: a selection that large is a good part of the database.
+const maxInList = 500
+
+// whereInsts is the WHERE clause (with a leading space) that limits a
+// table's rows to the result sets ids names, by its INST_ID column col
+// (quoted), so that the INST_ID index finds them, and its arguments: ""
+// (every row) when ids is empty or longer than maxInList.
+func (c *Catalog) whereInsts(col string, ids []int64) (string, []any) {
+	if len(ids) == 0 || len(ids) > maxInList {
+		return "", nil
+	}
+	if len(ids) == 1 {
+		return " WHERE " + col + " = " + c.db.d.Placeholder(1), []any{ids[0]}
+	}
+	ps := make([]string, len(ids))
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		ps[i] = c.db.d.Placeholder(i + 1)
+		args[i] = id
+	}
+	return " WHERE " + col + " IN (" + strings.Join(ps, ", ") + ")", args
+}
+
 // relations reads RELATIONS: for each INST_ID, child table → parent table
-// ("" for NULL), of every result set or, when inst is set, of that one.
-func (c *Catalog) relations(ctx context.Context, inst *int64) (map[int64]map[string]string, error) {
+// ("" for NULL), of every result set or, when ids names some, of those (and
+// perhaps others: see whereInsts).
+func (c *Catalog) relations(ctx context.Context, ids []int64) (map[int64]map[string]string, error) {
 	out := map[int64]map[string]string{}
 	if !c.Has(profilers.RelationsTable) {
 		return out, nil
@@ -156,12 +182,8 @@ func (c *Catalog) relations(ctx context.Context, inst *int64) (map[int64]map[str
 	if err != nil {
 		return nil, err
 	}
-	q := fmt.Sprintf("SELECT %s, %s, %s FROM %s", cols[0], cols[1], cols[2], c.qualified(profilers.RelationsTable))
-	var args []any
-	if inst != nil {
-		q += " WHERE " + cols[0] + " = " + c.db.d.Placeholder(1)
-		args = append(args, *inst)
-	}
+	where, args := c.whereInsts(cols[0], ids)
+	q := fmt.Sprintf("SELECT %s, %s, %s FROM %s%s", cols[0], cols[1], cols[2], c.qualified(profilers.RelationsTable), where)
 	rows, err := c.q.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read RELATIONS: %w", err)

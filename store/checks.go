@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/dustin/go-humanize/english"
 
@@ -60,7 +61,11 @@ type TableCheck struct {
 // returns the qualified name of a documented table, column the quoted name
 // of one of its documented columns. Each query is scoped to the INST_ID and
 // served by the indexes on (INST_ID, ID) and (INST_ID, PARENT_ID), so that
-// memory stays bounded whatever the size of the result set.
+// memory stays bounded whatever the size of the result set: the parent of
+// a DanglingParents check is looked up by inst itself, not by the child's
+// INST_ID column, so that both columns of its (INST_ID, ID) index are
+// known and no planner takes another index for a lookup by INST_ID alone
+// (see readback's pair queries). inst may occur more than once.
 func TableChecks(t ddl.Table, inst string, table func(name string) string, column func(table, name string) string) []TableCheck {
 	tn, in, id, pid := table(t.Name), column(t.Name, ddl.InstID), column(t.Name, ddl.ID), column(t.Name, ddl.ParentID)
 	checks := []TableCheck{{Kind: DuplicateIDs, Table: t,
@@ -71,7 +76,7 @@ func TableChecks(t ddl.Table, inst string, table func(name string) string, colum
 			Query: fmt.Sprintf("SELECT %[2]s AS fault_id, %[3]s AS fault_value FROM %[4]s WHERE %[1]s = %[5]s AND %[3]s <> -1", in, id, pid, tn, inst)})
 	}
 	return append(checks, TableCheck{Kind: DanglingParents, Table: t,
-		Query: fmt.Sprintf("SELECT c.%[2]s AS fault_id, c.%[3]s AS fault_value FROM %[4]s c WHERE c.%[1]s = %[5]s AND NOT EXISTS (SELECT 1 FROM %[6]s p WHERE p.%[7]s = c.%[1]s AND p.%[8]s = c.%[3]s)",
+		Query: fmt.Sprintf("SELECT c.%[2]s AS fault_id, c.%[3]s AS fault_value FROM %[4]s c WHERE c.%[1]s = %[5]s AND NOT EXISTS (SELECT 1 FROM %[6]s p WHERE p.%[7]s = %[5]s AND p.%[8]s = c.%[3]s)",
 			in, id, pid, tn, inst, table(t.Parent), column(t.Parent, ddl.InstID), column(t.Parent, ddl.ID))})
 }
 
@@ -80,7 +85,7 @@ func TableChecks(t ddl.Table, inst string, table func(name string) string, colum
 // it wrote before it commits. proven, if set, tells the checks whose
 // outcome is known to be "nothing found": their queries are not run.
 func (c *Catalog) Check(ctx context.Context, inst int64, proven func(CheckKind, string) bool) ([]Finding, error) {
-	rels, err := c.relations(ctx, &inst)
+	rels, err := c.relations(ctx, []int64{inst})
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +145,7 @@ func (c *Catalog) checkResultSet(ctx context.Context, inst int64, rel map[string
 			continue
 		}
 		quoted := func(table, name string) string { q, _ := c.col(ctx, table, name); return q }
-		for _, chk := range TableChecks(t, c.db.d.Placeholder(1), c.qualified, quoted) {
+		for _, chk := range TableChecks(t, instMark, c.qualified, quoted) {
 			if proven != nil && proven(chk.Kind, t.Name) {
 				continue
 			}
@@ -157,18 +162,40 @@ func (c *Catalog) checkResultSet(ctx context.Context, inst int64, rel map[string
 	return out, nil
 }
 
+// instMark stands for the INST_ID in the TableChecks that runCheck runs; it
+// becomes one placeholder per occurrence (bindInst).
+const instMark = "\x00inst\x00"
+
+// bindInst replaces each instMark in query with a placeholder of its own,
+// numbered from 1, and returns the query and its arguments, inst for each.
+func (c *Catalog) bindInst(query string, inst int64) (string, []any) {
+	parts := strings.Split(query, instMark)
+	var b strings.Builder
+	args := make([]any, 0, len(parts)-1)
+	for i, p := range parts {
+		if i > 0 {
+			args = append(args, inst)
+			b.WriteString(c.db.d.Placeholder(len(args)))
+		}
+		b.WriteString(p)
+	}
+	return b.String(), args
+}
+
 // runCheck runs one TableCheck of result set inst.
 func (c *Catalog) runCheck(ctx context.Context, inst int64, chk TableCheck) ([]Finding, error) {
 	if chk.Probe != "" {
 		var n sql.NullInt64
-		if err := c.q.QueryRowContext(ctx, chk.Probe, inst).Scan(&n); err != nil {
+		probe, args := c.bindInst(chk.Probe, inst)
+		if err := c.q.QueryRowContext(ctx, probe, args...).Scan(&n); err != nil {
 			return nil, fmt.Errorf("check %s: %w", chk.Table.Name, err)
 		}
 		if n.Int64 == 0 {
 			return nil, nil
 		}
 	}
-	rows, err := c.q.QueryContext(ctx, chk.Query+" ORDER BY 1", inst)
+	query, args := c.bindInst(chk.Query+" ORDER BY 1", inst)
+	rows, err := c.q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("check %s: %w", chk.Table.Name, err)
 	}

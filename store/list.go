@@ -44,8 +44,9 @@ type Listing struct {
 }
 
 // List returns the result sets in INSTANCES, by INST_ID, with each one's
-// profiler (found from its RELATIONS rows), caption and row counts, read
-// in one consistent snapshot. A database without an INSTANCES table is an
+// profiler (found from its RELATIONS rows), caption, row counts and
+// identity (Listing.Run, as Select reads it), read in one consistent
+// snapshot. A database without an INSTANCES table is an
 // error wrapping ErrNoResultSets (see NoInstances), not an empty list: an
 // INSTANCES table without rows is one.
 func (db *DB) List(ctx context.Context) ([]Listing, error) {
@@ -69,13 +70,44 @@ func (db *DB) list(ctx context.Context, counted bool) ([]Listing, error) {
 	var out []Listing
 	err := db.inCatalog(ctx, func(c *Catalog) error {
 		var err error
-		out, err = c.list(ctx, counted, nil)
-		return err
+		if out, err = c.list(ctx, counted, nil); err != nil || !counted {
+			return err
+		}
+		return c.attachRuns(ctx, out)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list: %w", err)
 	}
 	return out, nil
+}
+
+// attachRuns sets the Run of each listing to the identity Select reads of
+// it, where PROFDB_RESULT_SETS has the columns Select reads (one made by
+// an earlier profdb, or a DBA, may lack them: no identity is recorded
+// there).
+func (c *Catalog) attachRuns(ctx context.Context, out []Listing) error {
+	if !c.Has(profilers.ResultSetsTable) {
+		return nil
+	}
+	cols := append([]string{ddl.InstID, profilers.ColExportedAt, profilers.ColHost, profilers.ColInput, profilers.ColVersion,
+		profilers.ColDeletedAt}, profilers.IdentityColumns...)
+	if ok, err := c.hasCols(ctx, profilers.ResultSetsTable, cols...); err != nil || !ok {
+		return err
+	}
+	sel, err := c.Select(ctx, Filter{})
+	if err != nil {
+		return err
+	}
+	runs := make(map[int64]*resultset.Run, len(sel))
+	for _, l := range sel {
+		if l.Run != nil {
+			runs[l.InstID] = l.Run
+		}
+	}
+	for i := range out {
+		out[i].Run = runs[out[i].InstID]
+	}
+	return nil
 }
 
 // ErrNoResultSets is wrapped by the errors that say there is no database
@@ -129,14 +161,10 @@ func (c *Catalog) list(ctx context.Context, counted bool, ids []int64) ([]Listin
 	if err != nil {
 		return nil, err
 	}
-	if err := c.recorded(ctx, out); err != nil {
+	if err := c.recorded(ctx, out, ids); err != nil {
 		return nil, err
 	}
-	var only *int64
-	if len(ids) == 1 {
-		only = &ids[0]
-	}
-	rels, err := c.relations(ctx, only)
+	rels, err := c.relations(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -210,12 +238,8 @@ func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error)
 		cols = append(cols, more...)
 	}
 	query := fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), c.qualified(profilers.InstancesTable))
-	var args []any
-	if len(ids) == 1 {
-		query += " WHERE " + cols[0] + " = " + c.db.d.Placeholder(1)
-		args = append(args, ids[0])
-	}
-	rows, err := c.q.QueryContext(ctx, query+" ORDER BY "+cols[0], args...)
+	where, args := c.whereInsts(cols[0], ids)
+	rows, err := c.q.QueryContext(ctx, query+where+" ORDER BY "+cols[0], args...)
 	if err != nil {
 		return nil, fmt.Errorf("read INSTANCES: %w", err)
 	}
@@ -263,8 +287,9 @@ func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error)
 }
 
 // recorded fills in what PROFDB_RESULT_SETS records of the listed result
-// sets, when the database has that table.
-func (c *Catalog) recorded(ctx context.Context, out []Listing) error {
+// sets, when the database has that table: of those ids names, read by
+// INST_ID, or of every one.
+func (c *Catalog) recorded(ctx context.Context, out []Listing, ids []int64) error {
 	if !c.Has(profilers.ResultSetsTable) || len(out) == 0 {
 		return nil
 	}
@@ -277,8 +302,14 @@ func (c *Catalog) recorded(ctx context.Context, out []Listing) error {
 	for i, l := range out {
 		at[l.InstID] = i
 	}
-	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s WHERE %s IS NULL",
-		cols[0], cols[1], cols[2], cols[3], cols[4], c.qualified(profilers.ResultSetsTable), cols[5]))
+	where, args := c.whereInsts(cols[0], ids)
+	if where == "" {
+		where = " WHERE "
+	} else {
+		where += " AND "
+	}
+	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s%s%s IS NULL",
+		cols[0], cols[1], cols[2], cols[3], cols[4], c.qualified(profilers.ResultSetsTable), where, cols[5]), args...)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
 	}

@@ -203,7 +203,7 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 			id := out[i].InstID
 			rels := all
 			if rels == nil {
-				if rels, err = c.relations(ctx, &id); err != nil {
+				if rels, err = c.relations(ctx, []int64{id}); err != nil {
 					return nil, err
 				}
 			}

@@ -1,11 +1,15 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/profilers"
 )
 
 // Range is a range of INST_IDs, both ends included.
@@ -90,4 +94,103 @@ func (s Selection) Pick(list []Listing) (ids []int64, undated int, err error) {
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids), undated, nil
+}
+
+// Named returns the INST_IDs the selection names among the result sets
+// the database holds, as Pick does with the whole list, reading no more
+// than it needs, in one snapshot: INSTANCES by INST_ID for the IDs and the
+// ranges (its primary key), so that its cost grows with the result sets
+// named, not with those held, and no row of a profiler's table is read.
+// Only ExportedBefore reads the INSTANCES and PROFDB_RESULT_SETS rows of
+// every result set (one small row each), as it must to find them by age.
+func (db *DB) Named(ctx context.Context, s Selection) (ids []int64, undated int, err error) {
+	var list []Listing
+	err = db.inSnapshot(ctx, func(sn *snapshot) error {
+		c, err := db.Catalog(ctx, sn.q)
+		if err != nil {
+			return err
+		}
+		if !c.Has(profilers.InstancesTable) {
+			return db.NoInstances()
+		}
+		if !s.ExportedBefore.IsZero() {
+			if list, err = c.instances(ctx, nil); err != nil {
+				return err
+			}
+			return c.recorded(ctx, list, nil)
+		}
+		list, err = c.heldOf(ctx, s)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list: %w", err)
+	}
+	return s.Pick(list)
+}
+
+// heldOf lists (uncounted, without their profilers) the result sets of
+// INSTANCES that the selection's IDs and Ranges name, looked up by
+// INST_ID.
+func (c *Catalog) heldOf(ctx context.Context, s Selection) ([]Listing, error) {
+	col, err := c.col(ctx, profilers.InstancesTable, ddl.InstID)
+	if err != nil {
+		return nil, err
+	}
+	var out []Listing
+	read := func(query string, args ...any) error {
+		rows, err := c.q.QueryContext(ctx, query, args...)
+		if err != nil {
+			return fmt.Errorf("read INSTANCES: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var l Listing
+			if err := rows.Scan(&l.InstID); err != nil {
+				return fmt.Errorf("read INSTANCES: %w", err)
+			}
+			out = append(out, l)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read INSTANCES: %w", err)
+		}
+		return nil
+	}
+	from := fmt.Sprintf("SELECT %s FROM %s", col, c.qualified(profilers.InstancesTable))
+	for ids := s.IDs; len(ids) > 0; {
+		n := min(len(ids), maxInList)
+		where, args := c.whereInsts(col, ids[:n])
+		if err := read(from+where, args...); err != nil {
+			return nil, err
+		}
+		ids = ids[n:]
+	}
+	p1, p2 := c.db.d.Placeholder(1), c.db.d.Placeholder(2)
+	for _, r := range s.Ranges {
+		if err := read(from+" WHERE "+col+" >= "+p1+" AND "+col+" <= "+p2, r.From, r.To); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ListOf is List of the result sets ids names only, each of which must be
+// there: their rows counted by INST_ID, through the index, so that its
+// cost grows with their rows, not with the database.
+func (db *DB) ListOf(ctx context.Context, ids []int64) ([]Listing, error) {
+	var out []Listing
+	err := db.inSnapshot(ctx, func(s *snapshot) error {
+		c, err := db.Catalog(ctx, s.q)
+		if err != nil {
+			return err
+		}
+		if !c.Has(profilers.InstancesTable) {
+			return db.NoInstances()
+		}
+		out, err = c.List(ctx, ids...)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list: %w", err)
+	}
+	return out, nil
 }

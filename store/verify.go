@@ -77,11 +77,7 @@ func (c *Catalog) verify(ctx context.Context, inst int64) ([]Finding, error) {
 	if inst != 0 && !known[inst] {
 		return nil, fmt.Errorf("no result set %d in INSTANCES", inst)
 	}
-	var instPtr *int64
-	if inst != 0 {
-		instPtr = &inst
-	}
-	rels, err := c.relations(ctx, instPtr)
+	rels, err := c.relations(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -141,18 +141,19 @@ func TestCitusExportDistributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	coloc := ""
-	for _, tab := range append(all, profilers.ResultSets()) {
+	for _, tab := range all {
 		p, ok := got[tab.Name]
+		ref := postgres.IsReferenceTable(tab) // the shared tables and profdb's own
 		switch {
 		case !ok:
 			t.Errorf("%s is not distributed", tab.Name)
-		case tab.Key != "" && !strings.HasPrefix(p, "n/"):
+		case ref && !strings.HasPrefix(p, "n/"):
 			t.Errorf("%s: %s, want a reference table (n)", tab.Name, p)
-		case tab.Key == "" && !strings.HasPrefix(p, "h/"):
+		case !ref && !strings.HasPrefix(p, "h/"):
 			t.Errorf("%s: %s, want hash-distributed (h)", tab.Name, p)
-		case tab.Key == "" && coloc == "":
+		case !ref && coloc == "":
 			coloc = p
-		case tab.Key == "" && p != coloc:
+		case !ref && p != coloc:
 			t.Errorf("%s: %s, not co-located with the other profiler tables (%s)", tab.Name, p, coloc)
 		}
 	}
@@ -224,7 +225,8 @@ func TestCitusDDLScript(t *testing.T) {
 		}
 	}
 	got := partitions(t, admin, schema)
-	if len(got) != 3+8 || !strings.HasPrefix(got["INSTANCES"], "n/") || !strings.HasPrefix(got["LIGHT_COVERAGE_PROFILER_LINES"], "h/") {
+	own := len(profilers.Own())
+	if len(got) != 2+own+8 || !strings.HasPrefix(got["INSTANCES"], "n/") || !strings.HasPrefix(got["PROFDB_LABELS"], "n/") || !strings.HasPrefix(got["LIGHT_COVERAGE_PROFILER_LINES"], "h/") {
 		t.Errorf("after ddl --citus: %v", got)
 	}
 	// The tables export adds to the distributed database are distributed.
@@ -232,7 +234,7 @@ func TestCitusDDLScript(t *testing.T) {
 	if out := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(out) != "ok" {
 		t.Errorf("verify: %s", out)
 	}
-	if got := partitions(t, admin, schema); len(got) != 3+8+10 || !strings.HasPrefix(got["FUNCTION_TRACE_PROFILER_CALL_TRACE"], "h/") {
+	if got := partitions(t, admin, schema); len(got) != 2+own+8+10 || !strings.HasPrefix(got["FUNCTION_TRACE_PROFILER_CALL_TRACE"], "h/") {
 		t.Errorf("after export into the ddl --citus tables: %v", got)
 	}
 
@@ -245,8 +247,8 @@ func TestCitusDDLScript(t *testing.T) {
 			t.Fatalf("export --sql-out --citus script, run %d: %v", run+1, err)
 		}
 	}
-	if got := partitions(t, admin, schema); len(got) != 40 {
-		t.Errorf("after export --sql-out --citus: %d tables distributed, want 40: %v", len(got), got)
+	if got := partitions(t, admin, schema); len(got) != 2+own+37 {
+		t.Errorf("after export --sql-out --citus: %d tables distributed, want %d: %v", len(got), 2+own+37, got)
 	}
 	if list := mustRun(t, "list", "--db", dsn); strings.Count(list, "\n") != 9 {
 		t.Errorf("list after the script ran twice:\n%s", list)
@@ -902,4 +904,53 @@ func TestCitusScaleOut(t *testing.T) {
 		t.Errorf("verify after the rebalance: %v\n%s", err, out)
 	}
 	t.Logf("%d result sets before, %d exported during the rebalance", len(before), len(during))
+}
+
+// TestCitusUpgrade: on a Citus coordinator, export into a database of the
+// profdb before run identities adds the identity columns to the reference
+// table PROFDB_RESULT_SETS and makes the own tables it creates reference
+// tables; ddl --upgrade of an AQTime-made database prints them with the
+// calls that make them reference tables, which psql's way of running them
+// (here through the driver) carries out.
+func TestCitusUpgrade(t *testing.T) {
+	dsn, schema, admin := citusSchema(t)
+	citusWorkers(t, admin)
+	cov, err := filepath.Abs(citusExamples[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	inGitRepo(t)
+	mustRun(t, "export", "--db", dsn, "-q", cov)
+	oldProfdb(t, dsn)
+	mustRun(t, "export", "--db", dsn, "-q", "--label", "suite=unit", cov)
+	got := partitions(t, admin, schema)
+	for _, tab := range profilers.Own() {
+		if !strings.HasPrefix(got[tab.Name], "n/") {
+			t.Errorf("after export's upgrade: %s is %q, want a reference table", tab.Name, got[tab.Name])
+		}
+	}
+	if run, ok := runOf(t, dsn, 2); !ok || run == nil || run.CI != "git" || run.Labels["suite"] != "unit" {
+		t.Errorf("after export's upgrade: INST_ID 2 listed %v with identity %+v", ok, run)
+	}
+
+	dsn, schema, admin = citusSchema(t)
+	mustRun(t, "export", "--db", dsn, "-q", cov)
+	aqtimeMade(t, dsn)
+	script := mustRun(t, "ddl", "--upgrade", "--db", dsn)
+	if n := strings.Count(script, "create_reference_table"); n < len(profilers.Own()) {
+		t.Errorf("ddl --upgrade on Citus: %d create_reference_table calls, want one per own table:\n%s", n, script)
+	}
+	if _, err := admin.Exec(script); err != nil {
+		t.Fatalf("run the upgrade: %v", err)
+	}
+	got = partitions(t, admin, schema)
+	for _, tab := range profilers.Own() {
+		if !strings.HasPrefix(got[tab.Name], "n/") {
+			t.Errorf("after ddl --upgrade: %s is %q, want a reference table", tab.Name, got[tab.Name])
+		}
+	}
+	mustRun(t, "export", "--db", dsn, "-q", "--no-create", "--label", "os=linux", cov)
+	if run, ok := runOf(t, dsn, 2); !ok || run == nil || run.Labels["os"] != "linux" {
+		t.Errorf("after ddl --upgrade: INST_ID 2 listed %v with identity %+v", ok, run)
+	}
 }

@@ -21,6 +21,7 @@ type copyOptions struct {
 	noCreate, noDistribute, asJSON, quiet              bool
 	retries                                            int
 	conn                                               connOptions
+	identity                                           identityOptions
 }
 
 func newCopyCmd(rep *ledger) *cobra.Command {
@@ -54,6 +55,9 @@ one consistent snapshot.`,
 			if _, err := o.inst.selection(); err != nil {
 				return err
 			}
+			if _, err := o.identity.given(); err != nil {
+				return err
+			}
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), mode)
 		},
 	}
@@ -69,6 +73,7 @@ one consistent snapshot.`,
 	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 	progressFlags(cmd, &o.quiet, &o.progressMode)
 	retriesFlag(cmd, &o.retries)
+	identityFlags(cmd, &o.identity, true)
 	connFlags(cmd, &o.conn, rep)
 	return cmd
 }
@@ -108,7 +113,12 @@ func (o *copyOptions) run(ctx context.Context, stdout, stderr io.Writer, mode ex
 	dst := exporter.New(dstDB, exporter.Options{Bulk: mode, Retries: o.retries, Version: versionLine(), Progress: prog.set,
 		NoDistribute: o.noDistribute})
 	obs := copyObserver{r: o.conn.rep, prog: prog, stdout: stdout, quiet: o.asJSON}
-	results, err := exporter.Copy(ctx, src, dst, insts, exporter.CopyOptions{Observer: obs,
+	given, err := o.identity.given()
+	if err != nil {
+		return err
+	}
+	target := runTarget{Target: dst, given: given, drop: o.identity.none}
+	results, err := exporter.Copy(ctx, src, target, insts, exporter.CopyOptions{Observer: obs,
 		Input: func(inst int64) string { return fmt.Sprintf("INST_ID %d of %s", inst, dialects.Redact(o.from)) }})
 	var ce *exporter.CopyError
 	switch {
@@ -140,7 +150,12 @@ func (o *copyOptions) selected(ctx context.Context, src *store.DB, counted bool)
 		insts, err := src.InstIDs(ctx)
 		return insts, 0, err
 	}
-	list, err := src.List(ctx)
+	var list []store.Listing
+	if o.inst.given() {
+		list, err = src.ListOf(ctx, picked)
+	} else {
+		list, err = src.List(ctx)
+	}
 	if err != nil {
 		return nil, 0, err
 	}

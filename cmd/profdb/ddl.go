@@ -11,6 +11,7 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter/sqlscript"
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/store"
 )
 
 // ddlOptions are the flags of "profdb ddl".
@@ -21,12 +22,15 @@ type ddlOptions struct {
 	output    string
 	rowKey    bool // --primary-key
 	citus     bool // --citus
+	upgrade   bool // --upgrade
+	dsn       string
+	conn      connOptions
 }
 
-func newDDLCmd() *cobra.Command {
+func newDDLCmd(rep *ledger) *cobra.Command {
 	var o ddlOptions
 	cmd := &cobra.Command{
-		Use:   "ddl --dialect D [--profiler NAME]... [--schema S] [--primary-key] [--citus] [-o FILE]",
+		Use:   "ddl --dialect D [--profiler NAME]... [--schema S] [--primary-key] [--citus] [-o FILE] | ddl --upgrade --db DSN [--schema S] [-o FILE]",
 		Short: "Print the SQL script that creates the AQTime tables",
 		Long: `ddl prints the SQL script that creates the tables of AQTime's documented
 layout for one SQL dialect: INSTANCES and RELATIONS, shared by every profiler,
@@ -54,16 +58,33 @@ as they are. export does the same by itself when it creates the tables on
 a Citus coordinator with workers.
 
 The output is deterministic: the same flags give the same script. The
-scripts for all profilers are checked in as ddl/sql/DIALECT.sql.`,
+scripts for all profilers are checked in as ddl/sql/DIALECT.sql.
+
+With --upgrade --db DSN, ddl reads the catalogue of that database and prints
+what profdb's own tables there lack, for a DBA to run where profdb may not
+create tables (export --no-create, a role without CREATE): CREATE TABLE for
+a missing PROFDB_RESULT_SETS, PROFDB_LABELS or PROFDB_MERGE_SOURCES (on a
+Citus cluster with the call that makes it a reference table), ALTER TABLE
+... ADD for each column a PROFDB_RESULT_SETS made by an earlier profdb lacks
+(the run's identity: docs/layout.md). It alters nothing; AQTime's tables are
+never changed. A database that needs nothing gets a script of comments only.
+export, where it may create tables, makes the same changes by itself.`,
 		Example: `  profdb ddl --dialect sqlite | sqlite3 profdb.db
   profdb ddl --dialect postgres --profiler function-trace -o function-trace.sql
   profdb ddl --dialect sqlserver --schema aqtime -o aqtime.sql && sqlcmd -b -i aqtime.sql
   profdb ddl --dialect mysql --primary-key | mariadb prof
-  profdb ddl --dialect postgres --citus --schema aqtime | psql -v ON_ERROR_STOP=1 -d prof`,
+  profdb ddl --dialect postgres --citus --schema aqtime | psql -v ON_ERROR_STOP=1 -d prof
+  profdb ddl --upgrade --db postgres://reader@db.example.com/prof -o upgrade.sql`,
 		Args:                  usageArgs(cobra.NoArgs),
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			script, err := o.script()
+			var script string
+			var err error
+			if o.upgrade || cmd.Flags().Changed("db") {
+				script, err = o.upgradeScript(cmd)
+			} else {
+				script, err = o.script()
+			}
 			if err != nil {
 				return err
 			}
@@ -89,7 +110,41 @@ scripts for all profilers are checked in as ddl/sql/DIALECT.sql.`,
 		"give every profiler table a primary key of its own, an invisible auto-numbered column "+dialects.RowKeyColumn+", for servers that demand one (mysql only)")
 	f.BoolVar(&o.citus, "citus", false,
 		"distribute the tables over a Citus cluster: the profiler tables by INST_ID, the shared ones as reference tables (postgres only)")
+	f.BoolVar(&o.upgrade, "upgrade", false,
+		"print what profdb's own tables in the database of --db lack (CREATE TABLE, ALTER TABLE ... ADD); reads the catalogue, alters nothing")
+	f.StringVar(&o.dsn, "db", "", "with --upgrade: the database `DSN` whose tables to read")
+	connFlags(cmd, &o.conn, rep)
 	return cmd
+}
+
+// upgradeScript is "profdb ddl --upgrade --db DSN": the statements that
+// bring profdb's own tables there up to date, read from its catalogue.
+func (o *ddlOptions) upgradeScript(cmd *cobra.Command) (string, error) {
+	switch {
+	case !o.upgrade:
+		return "", usageErrorf("--db is for --upgrade: ddl prints the script for a dialect (--dialect) without reading a database")
+	case o.dsn == "":
+		return "", usageErrorf("--upgrade needs --db DSN: the database whose tables to read")
+	case o.dialect != "":
+		return "", usageErrorf("--upgrade takes the dialect from the --db DSN: leave out --dialect")
+	case len(o.profilers) > 0 || o.citus:
+		return "", usageErrorf("--upgrade adds profdb's own tables and columns only (Citus found by itself): leave out --profiler and --citus")
+	}
+	if strings.ContainsFunc(o.schema, unicode.IsControl) {
+		return "", usageErrorf("--schema %q: control characters are not allowed", o.schema)
+	}
+	ctx := cmd.Context()
+	db, err := o.conn.open(ctx, o.dsn, store.Options{Schema: o.schema, ReadOnly: true})
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if _, canKey := db.Dialect().(dialects.RowKeyer); o.rowKey && !canKey {
+		return "", usageErrorf("--primary-key: the %s dialect has no hidden primary key; only mysql has", db.Dialect().Name())
+	}
+	script, _, err := sqlscript.Upgrade(ctx, db, sqlscript.UpgradeOptions{PrimaryKey: o.rowKey,
+		Header: []string{"Upgrade of profdb's own tables, generated by profdb (profdb ddl --upgrade) from the catalogue of " + dialects.Redact(o.dsn) + "."}})
+	return script, err
 }
 
 // script builds the script the options describe.

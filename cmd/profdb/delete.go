@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -166,11 +165,7 @@ func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel s
 			sel.IDs = append(sel.IDs, l.InstID)
 		}
 	}
-	list, err := db.List(ctx)
-	if err != nil {
-		return err
-	}
-	insts, undated, err := sel.Pick(list)
+	insts, undated, err := db.Named(ctx, sel)
 	if err != nil {
 		return fmt.Errorf("%w: nothing deleted", err)
 	}
@@ -197,10 +192,12 @@ func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel s
 	}
 	var done []store.Deleted
 	if o.dryRun {
+		list, err := db.ListOf(ctx, insts)
+		if err != nil {
+			return err
+		}
 		for _, l := range list {
-			if slices.Contains(insts, l.InstID) {
-				done = append(done, store.Deleted{InstID: l.InstID, Rows: l.Rows})
-			}
+			done = append(done, store.Deleted{InstID: l.InstID, Rows: l.Rows})
 		}
 	} else {
 		what := "delete of INST_ID " + joinInsts(insts)

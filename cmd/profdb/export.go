@@ -83,6 +83,7 @@ type exportOptions struct {
 	progress                                         string // --progress
 	dbSet                                            bool   // --db was given
 	conn                                             connOptions
+	identity                                         identityOptions
 }
 
 func newExportCmd(rep *ledger) *cobra.Command {
@@ -147,6 +148,7 @@ is the same command).`,
 	maxInflateFlag(cmd, &o.maxInflate)
 	retriesFlag(cmd, &o.retries)
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an input holding no result set (it is an error otherwise)")
+	identityFlags(cmd, &o.identity, false)
 	connFlags(cmd, &o.conn, rep)
 	return cmd
 }
@@ -163,6 +165,10 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 	}
 	if o.retries < 0 {
 		return usageErrorf("--retries: want 0 or more, got %d", o.retries)
+	}
+	run, err := o.identity.capture(ctx)
+	if err != nil {
+		return err
 	}
 	// The total is the size of the input files (unknown for standard input).
 	var total int64
@@ -187,7 +193,7 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 	defer db.Close()
 	x := exporter.New(db, exporter.Options{Bulk: bulk, Progress: prog.set, Retries: o.retries, Version: versionLine(),
 		NoDistribute: o.noDistribute})
-	var target resultset.Target = ledgerTarget{Target: x, r: o.conn.rep}
+	var target resultset.Target = runTarget{Target: ledgerTarget{Target: x, r: o.conn.rep}, base: run}
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}
 	}

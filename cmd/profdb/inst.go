@@ -91,8 +91,9 @@ func (f *instFlag) resolve(ctx context.Context, db *store.DB, sel *store.Selecti
 }
 
 // pick returns the INST_IDs --inst selects among those db holds,
-// ascending, each once; nil when --inst is not given. Only INSTANCES is
-// read (no row is counted), and PROFDB_RESULT_SETS for selectors.
+// ascending, each once; nil when --inst is not given. Only the INSTANCES
+// rows it names are read (store.DB.Select), and PROFDB_RESULT_SETS for
+// selectors.
 func (f *instFlag) pick(ctx context.Context, db *store.DB) ([]int64, error) {
 	if !f.given() {
 		return nil, nil
@@ -104,15 +105,7 @@ func (f *instFlag) pick(ctx context.Context, db *store.DB) ([]int64, error) {
 	if err := f.resolve(ctx, db, &sel); err != nil {
 		return nil, err
 	}
-	held, err := db.InstIDs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list := make([]store.Listing, len(held))
-	for i, id := range held {
-		list[i].InstID = id
-	}
-	ids, _, err := sel.Pick(list)
+	ids, _, err := db.Named(ctx, sel)
 	return ids, err
 }
 

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -11,113 +11,53 @@ import (
 
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/internal/textout"
-	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
-
-// listFilter are list's flags that choose result sets.
-type listFilter struct {
-	branch, profiler, since string
-	labels                  []string
-	last                    int
-}
-
-// given reports whether any filter was given.
-func (f *listFilter) given() bool {
-	return f.branch != "" || f.profiler != "" || f.since != "" || len(f.labels) > 0 || f.last > 0
-}
-
-// filter returns the store.Filter of the flags; a value that means nothing
-// is a usage error. now is the time --since's durations count back from.
-func (f *listFilter) filter(now time.Time) (store.Filter, error) {
-	out := store.Filter{Branch: f.branch, Profiler: f.profiler, Last: f.last, Counted: true}
-	if f.profiler != "" {
-		if _, err := profilers.Lookup(f.profiler); err != nil {
-			return store.Filter{}, usageErrorf("list: --profiler: %v", err)
-		}
-	}
-	for _, kv := range f.labels {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return store.Filter{}, usageErrorf("list: --label %s: want KEY=VALUE", termtext.Short(kv))
-		}
-		if out.Labels == nil {
-			out.Labels = map[string]string{}
-		}
-		out.Labels[k] = v
-	}
-	if f.since != "" {
-		t, err := parseSince(f.since, now)
-		if err != nil {
-			return store.Filter{}, usageErrorf("list: --since: %v", err)
-		}
-		out.Since = t.UTC().Format(store.TimeFormat)
-	}
-	return out, nil
-}
-
-// parseSince parses --since: a date (2026-01-31, midnight UTC), a time in
-// RFC 3339, or an age (90m, 36h, 7d, 2w) counted back from now.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	age, err := parseAge(s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%q is not a date (2026-01-31), a time (2026-01-31T12:00:00Z) or an age (90m, 36h, 7d, 2w)", s)
-	}
-	return now.Add(-age), nil
-}
 
 func newListCmd(rep *ledger) *cobra.Command {
 	var dsn, schema string
 	var asJSON bool
-	var lf listFilter
 	var conn connOptions
+	var ff *filterFlags
 	cmd := &cobra.Command{
-		Use:   "list [--db DSN] [--branch B] [--label KEY=VALUE]... [--profiler P] [--since WHEN] [--last N] [--json]",
+		Use:   "list [--db DSN] [--branch B] [--commit SHA] [--label KEY=VALUE]... [--profiler P] [--since WHEN] [--last N] [--json]",
 		Short: "List the result sets in a database",
 		Long: `list prints the result sets in INSTANCES: each one's INST_ID, profiler (found
 from its RELATIONS rows), row count and caption, and, where the database has
 profdb's own PROFDB_RESULT_SETS table, when it was exported (UTC), on which
-host, by which profdb version and from what input ("-" where not recorded).
+host, by which profdb version and from what input ("-" where not recorded);
+where any result set records a run's identity, its commit (the first 12
+digits, "+" for a tree with changes not committed), branch and labels
+(docs/layout.md, "A run's identity"). --json gives them whole, as "run".
 
 The filters choose result sets by what profdb recorded at export, and
-combine: --branch the branch, --label KEY=VALUE a label (repeat for more,
-all must match), --profiler the profiler, --since the export time (a date,
-2026-01-31, from midnight UTC; a time in RFC 3339; or an age, 90m, 36h, 7d,
-2w, counted back from now), --last N the newest N of those. With a filter,
-list reads only the result sets it prints (their rows are counted, no
-others'), prints the commit and branch of each, and --json gives each one's
-"run" (commit, branch, CI, build, labels). A database without
-PROFDB_RESULT_SETS records no branch, label or time: only --profiler and
---last find result sets there.`,
+combine: --branch the branch, --commit a prefix of the commit, --label
+KEY=VALUE a label (repeat for more, all must match), --profiler the
+profiler, --since the export time (a date, 2026-01-31, from midnight UTC;
+an RFC 3339 time; or a duration ago, 36h, 7d), --last N the newest N of
+those. With a filter, list reads only the result sets it prints and counts
+the rows of those only. A database without PROFDB_RESULT_SETS records no
+branch, commit, label or time: only --profiler and --last find result sets
+there.`,
 		Example: `  profdb list
   profdb list --branch main --last 20
   profdb list --label suite=unit --since 7d --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("last") && lf.last < 1 {
-				return usageErrorf("--last must be at least 1, not %d", lf.last)
+			f, err := ff.filter(time.Now())
+			if err != nil {
+				return err
 			}
-			var f store.Filter
-			if lf.given() {
-				var err error
-				if f, err = lf.filter(time.Now()); err != nil {
-					return err
-				}
-			}
+			filtered := f.Profiler != "" || f.Branch != "" || f.Commit != "" || len(f.Labels) > 0 || f.Since != "" || f.Last > 0
 			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
 				return err
 			}
 			defer db.Close()
 			var list []store.Listing
-			if lf.given() {
+			if filtered {
+				f.Counted = true
 				list, err = db.Select(cmd.Context(), f)
 			} else {
 				list, err = db.List(cmd.Context())
@@ -135,59 +75,69 @@ PROFDB_RESULT_SETS records no branch, label or time: only --profiler and
 		},
 	}
 	dbFlag(cmd, &dsn)
-	f := cmd.Flags()
-	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
-	f.StringVar(&lf.branch, "branch", "", "only the result sets of this branch")
-	f.StringArrayVar(&lf.labels, "label", nil, "only the result sets with this label, as `KEY=VALUE` (repeat: all must match)")
-	f.StringVar(&lf.profiler, "profiler", "", "only the result sets of this profiler")
-	f.StringVar(&lf.since, "since", "", "only the result sets exported since `WHEN`: a date, an RFC 3339 time, or an age (7d)")
-	f.IntVar(&lf.last, "last", 0, "only the newest `N` result sets (of those the other filters choose; at least 1)")
-	f.BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	ff = addFilterFlags(cmd, 0)
 	connFlags(cmd, &conn, rep)
 	return cmd
 }
 
 // printListing prints the result sets as a table. What PROFDB_RESULT_SETS
-// records is shown when the database has it for any result set, and the
-// commit (its first 12 digits) and branch when any result set has them.
-// Names from the database are printed as termtext.Name prints them,
-// captions quoted.
+// records is shown when the database has it for any result set. Names from
+// the database are printed as termtext.Name prints them, captions quoted.
 func printListing(w io.Writer, list []store.Listing) error {
 	recorded := slices.ContainsFunc(list, func(l store.Listing) bool { return l.ExportedAt != "" })
-	identity := slices.ContainsFunc(list, func(l store.Listing) bool {
-		return l.Run != nil && (l.Run.Commit != "" || l.Run.Branch != "")
-	})
-	head := []string{"INST_ID", "PROFILER", "ROWS"}
+	identified := slices.ContainsFunc(list, func(l store.Listing) bool { return l.Run != nil })
+	var lines [][]string
 	if recorded {
-		head = append(head, "EXPORTED (UTC)", "HOST", "VERSION", "INPUT")
+		lines = append(lines, []string{"INST_ID", "PROFILER", "ROWS", "EXPORTED (UTC)", "HOST", "VERSION", "INPUT", "CAPTION"})
+	} else {
+		lines = append(lines, []string{"INST_ID", "PROFILER", "ROWS", "CAPTION"})
 	}
-	if identity {
-		head = append(head, "COMMIT", "BRANCH")
+	if identified {
+		lines[0] = slices.Insert(lines[0], len(lines[0])-1, "COMMIT", "BRANCH", "LABELS")
 	}
-	lines := [][]string{append(head, "CAPTION")}
 	name := termtext.Name
 	for _, l := range list {
 		p := l.Profiler
 		if p == "" {
 			p = "?"
 		}
-		line := []string{itoa(l.InstID), name(p), itoa(l.Rows)}
+		id, n, caption := itoa(l.InstID), itoa(l.Rows), termtext.Quote(l.Caption)
+		var line []string
 		if recorded {
 			version, _, _ := strings.Cut(l.Version, " ")
-			line = append(line, name(textout.OrDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z"))),
-				name(textout.OrDash(l.Host)), name(textout.OrDash(version)), name(textout.OrDash(l.Input)))
+			line = []string{id, name(p), n, name(textout.OrDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z"))),
+				name(textout.OrDash(l.Host)), name(textout.OrDash(version)), name(textout.OrDash(l.Input)), caption}
+		} else {
+			line = []string{id, name(p), n, caption}
 		}
-		if identity {
-			var commit, branch string
-			if l.Run != nil {
-				commit, branch = l.Run.Commit, l.Run.Branch
-				if len(commit) > 12 {
-					commit = commit[:12]
-				}
-			}
-			line = append(line, name(textout.OrDash(commit)), name(textout.OrDash(branch)))
+		if identified {
+			line = slices.Insert(line, len(line)-1, identityCells(l.Run)...)
 		}
-		lines = append(lines, append(line, termtext.Quote(l.Caption)))
+		lines = append(lines, line)
 	}
 	return textout.Columns(w, lines)
+}
+
+// identityCells are list's COMMIT (its first 12 digits, "+" when the tree
+// was dirty), BRANCH and LABELS (KEY=VALUE, sorted, comma-separated)
+// cells of a run, "-" where unknown.
+func identityCells(r *resultset.Run) []string {
+	if r == nil {
+		return []string{"-", "-", "-"}
+	}
+	commit := r.Commit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	if commit != "" && r.Dirty != nil && *r.Dirty {
+		commit += "+"
+	}
+	labels := make([]string, 0, len(r.Labels))
+	for k, v := range r.Labels {
+		labels = append(labels, k+"="+v)
+	}
+	sort.Strings(labels)
+	return []string{textout.OrDash(commit), termtext.Name(textout.OrDash(r.Branch)), termtext.Name(textout.OrDash(strings.Join(labels, ",")))}
 }

@@ -15,6 +15,7 @@ func newMergeCmd(rep *ledger) *cobra.Command {
 	var dsn, schema, opName, caption string
 	var asJSON bool
 	var conn connOptions
+	var identity identityOptions
 	cmd := &cobra.Command{
 		Use:   "merge [--db DSN] [--schema S] A B [C...] [--op sum|avg|max|min] [--caption TEXT]",
 		Short: "Combine result sets of one profiler into a new one",
@@ -64,6 +65,10 @@ prints its INST_ID line as export does (--json: the same as a JSON object).`,
 				return usageErrorf("--op: want sum, avg, max or min, got %q", opName)
 			}
 			ctx := cmd.Context()
+			run, err := identity.capture(ctx)
+			if err != nil {
+				return err
+			}
 			// NoCreate: the result sets to merge are in the database, which
 			// must be there; a missing SQLite file is an error naming it.
 			db, err := conn.open(ctx, dsn, store.Options{Schema: schema, NoCreate: true})
@@ -80,7 +85,8 @@ prints its INST_ID line as export does (--json: the same as a JSON object).`,
 				insts[i] = l.InstID
 			}
 			x := exporter.New(db, exporter.Options{Version: versionLine()})
-			target := ledgerTarget{Target: x, r: conn.rep, work: "merge of INST_ID " + joinInsts(insts), undo: "nothing of it written"}
+			target := runTarget{Target: ledgerTarget{Target: x, r: conn.rep, work: "merge of INST_ID " + joinInsts(insts), undo: "nothing of it written"},
+				base: run}
 			res, err := merge.Merge(ctx, db, insts, op, caption, target)
 			if err != nil {
 				return err
@@ -98,6 +104,7 @@ prints its INST_ID line as export does (--json: the same as a JSON object).`,
 	f.StringVar(&opName, "op", "sum", "how counts combine: sum, avg, max or min")
 	f.StringVar(&caption, "caption", "", `caption of the new result set (default "merge (OP) of A, B...")`)
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	identityFlags(cmd, &identity, false)
 	connFlags(cmd, &conn, rep)
 	return cmd
 }

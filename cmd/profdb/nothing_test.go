@@ -199,6 +199,7 @@ func TestLimitsAreUsageErrors(t *testing.T) {
 		"show --top":   {"show", "--db", dsn, "1"},
 		"compare":      {"compare", "--db", dsn, "1", "1"},
 		"check --top":  {"check", "--db", dsn, "2", "--min-coverage", "1"},
+		"trend --top":  {"trend", "--db", dsn, "--profiler", "function-trace"},
 		"--timeout":    {"list", "--db", dsn},
 		"--io-timeout": {"copy", "--from", dsn, "--to", "sqlite:" + filepath.Join(dir, "c.db")},
 	}

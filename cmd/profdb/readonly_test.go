@@ -22,6 +22,7 @@ var readCommands = map[string]func(dsn, scratch string) []string{
 	"verify":  func(dsn, _ string) []string { return []string{"verify", "--db", dsn} },
 	"show":    func(dsn, _ string) []string { return []string{"show", "--db", dsn, "1"} },
 	"compare": func(dsn, _ string) []string { return []string{"compare", "--db", dsn, "1", "1"} },
+	"trend":   func(dsn, _ string) []string { return []string{"trend", "--db", dsn, "--profiler", "function-trace"} },
 	"check": func(dsn, _ string) []string {
 		return []string{"check", "--db", dsn, "1", "--baseline", "1", "--max-time-increase", "0"}
 	},
@@ -31,6 +32,7 @@ var readCommands = map[string]func(dsn, scratch string) []string{
 	"copy": func(dsn, scratch string) []string {
 		return []string{"copy", "--from", dsn, "--to", "sqlite:" + filepath.Join(scratch, "copy.db")}
 	},
+	"ddl": func(dsn, _ string) []string { return []string{"ddl", "--upgrade", "--db", dsn} },
 }
 
 // writeCommands are the commands that write the database their flags name.

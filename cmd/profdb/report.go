@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -11,16 +12,19 @@ import (
 	"github.com/profdb/profdb/report"
 	"github.com/profdb/profdb/selector"
 	"github.com/profdb/profdb/store"
+	"github.com/profdb/profdb/trend"
 )
 
 func newReportCmd(rep *ledger) *cobra.Command {
 	var dsn, schema, out string
 	var o report.Options
-	var cmpAB bool
+	var cmpAB, asTrend bool
+	var to trend.Options
+	var ff *filterFlags
 	var inst *instFlag
 	var conn connOptions
 	cmd := &cobra.Command{
-		Use:   "report [--db DSN] [--schema S] [--inst N|A-B]... [--source-root DIR] [--compare A B] -o FILE.html",
+		Use:   "report [--db DSN] [--schema S] [--inst N|A-B]... [--source-root DIR] [--compare A B | --trend [filters]] -o FILE.html",
 		Short: "Write an HTML report of result sets",
 		Long: `report writes one self-contained HTML file (inline CSS, JavaScript and SVG; it
 loads nothing from the network) about the result sets (all, or those --inst
@@ -42,11 +46,23 @@ profiler other than A. --compare A B adds a page comparing result set B with
 A, as profdb compare does (the report then holds A and B unless --inst says otherwise): its
 tables, and for two function traces a differential flame graph, the shape
 of B coloured by the change of each call route from A (red slower, blue
-faster).`,
+faster).
+
+--trend makes the page a trend instead, as profdb trend prints it: the
+result sets the filters choose (--branch, --commit, --label, --profiler,
+--since, --last N, as in trend; the newest 100 unless --last says
+otherwise), with a line chart per unit of their figures over the runs (line
+and routine coverage; total time and calls; live objects and size), drawn
+as inline SVG. Each point is a run: its title names the INST_ID, commit,
+branch, build and value, and it links to the run's row in the table below,
+which links to the build's page when its URL is http or https. --file and
+--routine add one file's or routine's figures; the movers table lists the
+--top items whose figure changed most from the first run to the last.`,
 		Example: `  profdb report -o report.html
   profdb report --db postgres://me@db/prof --inst 12 --source-root ~/src/app -o run12.html
   profdb report --compare 12 14 -o before-after.html
-  profdb report --compare branch:main latest -o change.html`,
+  profdb report --compare branch:main latest -o change.html
+  profdb report --trend --branch main --profiler light-coverage -o coverage-trend.html`,
 		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
 			if cmpAB {
 				return cobra.ExactArgs(2)(cmd, args)
@@ -59,6 +75,26 @@ faster).`,
 			}
 			if _, err := inst.selection(); err != nil {
 				return err
+			}
+			if asTrend {
+				if cmpAB || inst.given() || o.SourceRoot != "" {
+					return usageErrorf("report: --trend makes a page of its own: give no --compare, --inst or --source-root with it")
+				}
+				if to.File != "" && to.Routine != "" {
+					return usageErrorf("report: --file and --routine: give one of them")
+				}
+				f, err := ff.filter(time.Now())
+				if err != nil {
+					return err
+				}
+				to.Filter, to.Top = f, o.Top
+				o.Trend = &to
+			} else {
+				for _, name := range []string{"profiler", "branch", "commit", "label", "since", "last", "file", "routine"} {
+					if cmd.Flags().Changed(name) {
+						return usageErrorf("report: --%s chooses the result sets of a trend: give --trend with it", name)
+					}
+				}
 			}
 			var cmpSels []selector.Selector
 			if cmpAB {
@@ -118,6 +154,13 @@ faster).`,
 	positiveIntVar(f, &o.MaxNodes, "max-nodes", 1000, "call tree nodes embedded per result set")
 	positiveIntVar(f, &o.MaxDepth, "max-depth", readback.DefaultMaxDepth, "calls along a route the call tree and flame graph show; deeper ones are folded")
 	f.BoolVar(&cmpAB, "compare", false, "add a page comparing result set B with A, given as the two arguments A B")
+	f.BoolVar(&asTrend, "trend", false, "write the page of a trend of the result sets the filters choose instead")
+	ff = addFilterFlags(cmd, 100)
+	for _, name := range []string{"profiler", "branch", "commit", "label", "since", "last"} {
+		f.Lookup(name).Usage = "with --trend: " + f.Lookup(name).Usage
+	}
+	f.StringVar(&to.File, "file", "", "with --trend: add this source file's line coverage per run")
+	f.StringVar(&to.Routine, "routine", "", "with --trend: add this routine's figures per run (its full name, as show prints it)")
 	connFlags(cmd, &conn, rep)
 	return cmd
 }

@@ -29,6 +29,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newListCmd,
 	newShowCmd,
 	newCompareCmd,
+	newTrendCmd,
 	newReportCmd,
 	newVerifyCmd,
 	newCheckCmd,
@@ -36,7 +37,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newCopyCmd,
 	newMergeCmd,
 	noLedger(newScriptCmd),
-	noLedger(newDDLCmd),
+	newDDLCmd,
 	noLedger(newProfilersCmd),
 	noLedger(newVersionCmd),
 }

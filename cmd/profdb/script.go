@@ -61,5 +61,6 @@ about the result sets to standard error.
 	f.StringVar(&o.sourceRoot, "source-root", "", "where Go coverage profiles find their sources (default: the module in the current folder)")
 	f.BoolVar(&o.skipMissing, "skip-missing", false, "warn about, instead of failing on, missing source files of a Go coverage profile")
 	maxInflateFlag(cmd, &o.maxInflate)
+	identityFlags(cmd, &o.identity, false)
 	return cmd
 }

@@ -19,14 +19,14 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-// runTarget gives every result set begun through it the identity run, as
+// withRun gives every result set begun through it the identity run, as
 // export will once it records one from its flags, the CI or git.
-type runTarget struct {
+type withRun struct {
 	resultset.Target
 	run *resultset.Run
 }
 
-func (t runTarget) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
+func (t withRun) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
 	h.Run = t.run
 	return t.Target.Begin(ctx, h)
 }
@@ -47,7 +47,7 @@ func exportWithRun(t *testing.T, dsn, file string, run resultset.Run) int64 {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res, err := interchange.Read(ctx, f, file, runTarget{exporter.New(db, exporter.Options{}), &run})
+	res, err := interchange.Read(ctx, f, file, withRun{exporter.New(db, exporter.Options{}), &run})
 	if err != nil || len(res) != 1 {
 		t.Fatalf("export %s: %v", file, err)
 	}
@@ -156,7 +156,7 @@ func TestSelectorsCLI(t *testing.T) {
 			if !strings.Contains(text, "COMMIT") || !strings.Contains(text, f1[:12]) || !strings.Contains(text, "feature") {
 				t.Errorf("list --branch feature prints no commit and branch:\n%s", text)
 			}
-			for _, bad := range [][]string{{"--label", "suite"}, {"--last", "0"}, {"--since", "yesterday"}, {"--profiler", "nope"}} {
+			for _, bad := range [][]string{{"--label", "suite"}, {"--last", "-1"}, {"--since", "yesterday"}, {"--profiler", "nope"}} {
 				if _, stderr, code := runCLI(t, append([]string{"list", "--db", dsn}, bad...)...); code != 2 {
 					t.Errorf("list %v: exit %d, want 2\n%s", bad, code, stderr)
 				}
@@ -226,13 +226,16 @@ func TestSelectorsCLI(t *testing.T) {
 				t.Errorf("show latest after merge is not the merge, INST_ID %d:\n%.300s", merged.InstID, out)
 			}
 
-			// delete --keep-last and --inst by selector.
+			// delete --keep-last and --inst by selector. The merge was
+			// made in the repository's working tree, on main: it is main's
+			// newest.
 			for _, c := range []struct {
 				args []string
 				want []int64
 			}{
-				{[]string{"--keep-last", "1", "--branch", "main"}, []int64{ids[0], ids[1]}},
-				{[]string{"--keep-last", "1", "--branch", "main", "--profiler", "light-coverage"}, []int64{ids[0]}},
+				{[]string{"--keep-last", "1", "--branch", "main"}, []int64{ids[0], ids[1], ids[3]}},
+				{[]string{"--keep-last", "1", "--branch", "main", "--profiler", "light-coverage"}, []int64{ids[0], ids[3]}},
+				{[]string{"--keep-last", "2", "--branch", "main", "--profiler", "light-coverage"}, []int64{ids[0]}},
 				{[]string{"--keep-last", "4"}, []int64{ids[0]}},
 				{[]string{"--keep-last", "9"}, nil},
 				{[]string{"--inst", "latest~1"}, []int64{ids[3]}},
@@ -255,12 +258,12 @@ func TestSelectorsCLI(t *testing.T) {
 					t.Errorf("delete %v: exit %d, want 2\n%s", bad, code, stderr)
 				}
 			}
-			out = mustRun(t, "delete", "--db", dsn, "--keep-last", "1", "--branch", "main", "--profiler", "light-coverage")
+			out = mustRun(t, "delete", "--db", dsn, "--keep-last", "2", "--branch", "main", "--profiler", "light-coverage")
 			if !strings.HasPrefix(out, "deleted INST_ID "+id(0)+" (") || strings.Count(out, "\n") != 1 {
 				t.Errorf("delete --keep-last 1 --branch main --profiler light-coverage: %q", out)
 			}
-			if out := mustRun(t, "list", "--db", dsn, "--json", "--branch", "main"); strings.Contains(out, `"inst_id": `+id(0)+",") {
-				t.Errorf("INST_ID %s is still listed after delete --keep-last:\n%s", id(0), out)
+			if out := mustRun(t, "list", "--db", dsn, "--json", "--branch", "main"); strings.Contains(out, `"inst_id": `+id(0)+",") || !strings.Contains(out, `"inst_id": `+id(3)+",") {
+				t.Errorf("after delete --keep-last 2: want INST_ID %s gone and %s kept:\n%s", id(0), id(3), out)
 			}
 		})
 	}

@@ -55,7 +55,7 @@ func (o *exportOptions) runSQLOut(ctx context.Context, stdout, stderr io.Writer,
 	}
 	so := scriptOptions{output: o.sqlOut, dialect: o.dialect, schema: o.schema, caption: o.caption, format: o.format,
 		sourceRoot: o.sourceRoot, rowKey: o.rowKey, citus: o.citus, noCreate: o.noCreate, asJSON: o.asJSON, quiet: o.quiet,
-		skipMissing: o.skipMissing, command: "profdb export --sql-out", maxInflate: o.maxInflate}
+		skipMissing: o.skipMissing, command: "profdb export --sql-out", maxInflate: o.maxInflate, identity: o.identity}
 	return so.run(ctx, stdout, stderr, stdin, files)
 }
 
@@ -65,6 +65,7 @@ type scriptOptions struct {
 	rowKey, citus, noCreate, asJSON, quiet, skipMissing  bool
 	command                                              string // named in the script's header
 	maxInflate                                           int64  // --max-inflate, 0: the default
+	identity                                             identityOptions
 }
 
 // run writes the inputs to a sqlscript.Script instead of a database.
@@ -72,6 +73,10 @@ type scriptOptions struct {
 // file is then replaced whole.
 func (o *scriptOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin io.Reader, files []string) error {
 	d, err := lookupDialect(o.dialect)
+	if err != nil {
+		return err
+	}
+	run, err := o.identity.capture(ctx)
 	if err != nil {
 		return err
 	}
@@ -93,7 +98,7 @@ func (o *scriptOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 	if o.output == "-" {
 		report = stderr
 	}
-	all, err := o.read(ctx, report, stderr, stdin, script, files)
+	all, err := o.read(ctx, report, stderr, stdin, runTarget{Target: script, base: run}, files)
 	if err != nil {
 		return err
 	}
@@ -117,8 +122,8 @@ func (o *scriptOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 }
 
 // read reads the input files into the script, reporting each result set.
-func (o *scriptOptions) read(ctx context.Context, report, stderr io.Writer, stdin io.Reader, script *sqlscript.Script, files []string) ([]resultset.Result, error) {
-	var target resultset.Target = script
+func (o *scriptOptions) read(ctx context.Context, report, stderr io.Writer, stdin io.Reader, script resultset.Target, files []string) ([]resultset.Result, error) {
+	target := script
 	if o.caption != "" {
 		target = &captionTarget{Target: target, caption: o.caption}
 	}

@@ -525,10 +525,12 @@ func TestSQLOutUsage(t *testing.T) {
 		t.Errorf("NUL for postgres: exit %d, %s", code, errOut)
 	}
 	// --primary-key: the profiler tables the script creates carry the
-	// invisible key, INSTANCES and RELATIONS their own.
+	// invisible key, and so do profdb's PROFDB_LABELS and
+	// PROFDB_MERGE_SOURCES; INSTANCES, RELATIONS and PROFDB_RESULT_SETS
+	// have their own.
 	out := mustRun(t, "export", "--sql-out", "-", "--dialect", "mysql", "--primary-key", in)
-	if n := strings.Count(out, "`PROFDB_ROW_ID` BIGINT NOT NULL AUTO_INCREMENT INVISIBLE,\n  PRIMARY KEY (`PROFDB_ROW_ID`)"); n != 10 {
-		t.Errorf("--primary-key: %d tables with the invisible key, want the 10 of function-trace:\n%.3000s", n, out)
+	if n := strings.Count(out, "`PROFDB_ROW_ID` BIGINT NOT NULL AUTO_INCREMENT INVISIBLE,\n  PRIMARY KEY (`PROFDB_ROW_ID`)"); n != 12 {
+		t.Errorf("--primary-key: %d tables with the invisible key, want the 10 of function-trace and profdb's 2 keyless ones:\n%.3000s", n, out)
 	}
 	// Standard output, with --schema and --no-create.
 	out = mustRun(t, "export", "--sql-out", "-", "--dialect", "postgres", "--schema", "aqtime", "--no-create", in)

@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS "relations" (
   "inst_id" BIGINT NOT NULL,
   CONSTRAINT "pk_relations" PRIMARY KEY ("id")
 );
+CREATE INDEX IF NOT EXISTS "ix_relations_inst" ON "relations" ("inst_id");
 
 CREATE TABLE IF NOT EXISTS "profdb_result_sets" (
   "inst_id" BIGINT NOT NULL,

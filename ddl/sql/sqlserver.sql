@@ -28,6 +28,13 @@ CREATE TABLE [RELATIONS] (
 );
 END;
 GO
+IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
+    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+    WHERE ic.object_id = OBJECT_ID(N'[RELATIONS]') AND ic.key_ordinal > 0
+    GROUP BY ic.index_id HAVING COUNT(*) = 1 AND COUNT(CASE
+    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1 END) = 1)
+CREATE INDEX [IX_RELATIONS_INST] ON [RELATIONS] ([INST_ID]);
+GO
 
 IF OBJECT_ID(N'[PROFDB_RESULT_SETS]', N'U') IS NULL
 BEGIN

@@ -107,7 +107,7 @@ func TestCreateTableStatements(t *testing.T) {
   "id" BIGINT NOT NULL,
   "inst_id" BIGINT NOT NULL,
   CONSTRAINT "pk_relations" PRIMARY KEY ("id")
-)`}
+)`, `CREATE INDEX IF NOT EXISTS "ix_relations_inst" ON "relations" ("inst_id")`}
 	if strings.Join(got, ";\n") != strings.Join(want, ";\n") {
 		t.Errorf("RELATIONS:\n%s\nwant\n%s", strings.Join(got, ";\n"), strings.Join(want, ";\n"))
 	}

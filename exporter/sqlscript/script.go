@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -360,20 +362,34 @@ func (rw *resultWriter) begin() error {
 	if !s.opts.NoCreate {
 		vals := []string{s.f.InstID(), s.f.UTCNow()}
 		host, _ := os.Hostname()
-		for _, v := range []string{host, rw.header.Input, s.opts.Version} {
-			lit := "NULL"
-			if v != "" {
-				var err error
-				if lit, err = s.f.Literal(ddl.String, v); err != nil {
-					return err
-				}
+		run := rw.header.Run
+		if run == nil {
+			run = &resultset.Run{}
+		}
+		dirty := "NULL"
+		if run.Dirty != nil {
+			dirty = "0"
+			if *run.Dirty {
+				dirty = "1"
+			}
+		}
+		// The columns in profilers.IdentityColumns' order.
+		for _, v := range []string{host, rw.header.Input, s.opts.Version, rw.def.Name, strings.ToLower(run.Commit), run.Branch,
+			"", run.CI, run.BuildID, run.BuildURL} {
+			lit, err := rw.text(v)
+			if err != nil {
+				return err
 			}
 			vals = append(vals, lit)
 		}
-		led := newInsert(rw, profilers.ResultSetsTable, rw.cols([]string{ddl.InstID, profilers.ColExportedAt,
-			profilers.ColHost, profilers.ColInput, profilers.ColVersion}))
+		vals[8] = dirty // VCS_DIRTY, an Integer
+		led := newInsert(rw, profilers.ResultSetsTable, rw.cols(append([]string{ddl.InstID, profilers.ColExportedAt,
+			profilers.ColHost, profilers.ColInput, profilers.ColVersion}, profilers.IdentityColumns...)))
 		led.add(strings.Join(vals, ", "))
 		led.flush()
+		if err := rw.writeRun(run); err != nil {
+			return err
+		}
 	}
 	ins := newInsert(rw, profilers.RelationsTable, rw.cols(relationCols))
 	for i, t := range rw.def.Tables {
@@ -395,6 +411,47 @@ func (rw *resultWriter) begin() error {
 	return nil
 }
 
+// text is the literal of a String value, NULL for "".
+func (rw *resultWriter) text(v string) (string, error) {
+	if v == "" {
+		return "NULL", nil
+	}
+	return rw.s.f.Literal(ddl.String, v)
+}
+
+// writeRun writes the run's labels into PROFDB_LABELS and what a merge
+// combined into PROFDB_MERGE_SOURCES, as the exporter does.
+func (rw *resultWriter) writeRun(run *resultset.Run) error {
+	if len(run.Labels) > 0 {
+		keys := make([]string, 0, len(run.Labels))
+		for k := range run.Labels {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		ins := newInsert(rw, profilers.LabelsTable, rw.cols([]string{ddl.InstID, profilers.ColLabelKey, profilers.ColLabelValue}))
+		for _, k := range keys {
+			key, err := rw.text(k)
+			if err != nil {
+				return err
+			}
+			value, err := rw.text(run.Labels[k])
+			if err != nil {
+				return err
+			}
+			ins.add(rw.s.f.InstID() + ", " + key + ", " + value)
+		}
+		ins.flush()
+	}
+	if len(run.MergedFrom) > 0 {
+		ins := newInsert(rw, profilers.MergeSourcesTable, rw.cols([]string{ddl.InstID, profilers.ColSourceInstID}))
+		for _, src := range run.MergedFrom {
+			ins.add(rw.s.f.InstID() + ", " + strconv.FormatInt(src, 10))
+		}
+		ins.flush()
+	}
+	return nil
+}
+
 // SetHeader implements resultset.ResultWriter.
 func (rw *resultWriter) SetHeader(h resultset.Header) error {
 	if err := rw.usable(); err != nil {
@@ -407,6 +464,8 @@ func (rw *resultWriter) SetHeader(h resultset.Header) error {
 		return fmt.Errorf("sqlscript: INSTANCES, column COUNTER_FREQUENCY: %w", err)
 	}
 	h.Profiler = rw.def.Name
+	// What begin wrote of the result set stays.
+	h.Input, h.Run = rw.header.Input, rw.header.Run
 	rw.header = h
 	rw.result.Caption = h.Caption
 	return nil

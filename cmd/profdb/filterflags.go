@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/store"
+)
+
+// filterFlags are the flags that choose result sets by what profdb
+// recorded of them (store.Filter): list and trend share them.
+type filterFlags struct {
+	cmd      string
+	profiler string
+	branch   string
+	commit   string
+	labels   []string
+	since    string
+	last     int
+}
+
+// addFilterFlags adds --profiler, --branch, --commit, --label, --since and
+// --last to cmd; last is --last's default (0: all).
+func addFilterFlags(cmd *cobra.Command, last int) *filterFlags {
+	ff := &filterFlags{cmd: cmd.Name()}
+	f := cmd.Flags()
+	f.StringVar(&ff.profiler, "profiler", "", "only result sets of this profiler ("+strings.Join(profilers.Names(), ", ")+")")
+	f.StringVar(&ff.branch, "branch", "", "only result sets of runs on this branch")
+	f.StringVar(&ff.commit, "commit", "", "only result sets of runs of the commit with this hexadecimal prefix")
+	f.StringArrayVar(&ff.labels, "label", nil, "only result sets with this label, `KEY=VALUE` (repeatable: all must hold)")
+	f.StringVar(&ff.since, "since", "", "only result sets exported at or after this time: a date (2006-01-02, UTC), an RFC 3339 time, or a duration ago (72h, 30d)")
+	f.IntVar(&ff.last, "last", last, "only the newest `N` result sets (0: all)")
+	return ff
+}
+
+// filter returns the store.Filter the flags describe, or a usage error
+// that names the flag at fault. now is the time a duration counts back
+// from.
+func (ff *filterFlags) filter(now time.Time) (store.Filter, error) {
+	f := store.Filter{Profiler: ff.profiler, Branch: ff.branch, Commit: ff.commit, Last: ff.last}
+	if f.Profiler != "" {
+		if _, err := profilers.Lookup(f.Profiler); err != nil {
+			return f, usageErrorf("%s: --profiler: %v", ff.cmd, err)
+		}
+	}
+	if f.Commit != "" && strings.Trim(strings.ToLower(f.Commit), "0123456789abcdef") != "" {
+		return f, usageErrorf("%s: --commit must be a hexadecimal prefix of a commit's object name, not %s", ff.cmd, termtext.Short(f.Commit))
+	}
+	if ff.last < 0 {
+		return f, usageErrorf("%s: --last must be 0 (all) or more, not %d", ff.cmd, ff.last)
+	}
+	for _, l := range ff.labels {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" {
+			return f, usageErrorf("%s: --label must be KEY=VALUE, not %s", ff.cmd, termtext.Short(l))
+		}
+		if f.Labels == nil {
+			f.Labels = map[string]string{}
+		}
+		if old, dup := f.Labels[k]; dup && old != v {
+			return f, usageErrorf("%s: --label %s given twice with different values", ff.cmd, termtext.Short(k))
+		}
+		f.Labels[k] = v
+	}
+	if ff.since != "" {
+		t, err := parseSince(ff.since, now)
+		if err != nil {
+			return f, usageErrorf("%s: --since: %s is not a date (2006-01-02), an RFC 3339 time or a duration (72h, 30d)", ff.cmd, termtext.Short(ff.since))
+		}
+		f.Since = t.UTC().Format(store.TimeFormat)
+	}
+	return f, nil
+}
+
+// parseSince reads --since: a date (midnight UTC), an RFC 3339 time, or a
+// duration before now (Go's, or a whole number of days: 30d).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if d, err := time.ParseDuration(days + "h"); err == nil && d >= 0 {
+			return now.Add(-24 * d), nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if d < 0 {
+		return time.Time{}, fmt.Errorf("negative duration %s", s)
+	}
+	return now.Add(-d), nil
+}

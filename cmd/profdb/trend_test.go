@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/profdb/profdb/internal/historyfig"
+	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/store"
+	"github.com/profdb/profdb/trend"
+)
+
+// profdb trend end to end on SQLite: the text, JSON and CSV it prints are
+// the library's (trend.Trend's writers, whose goldens are trend's) for the
+// filters given as flags; hostile names stay escaped; what it refuses
+// exits 2 with a message that says why.
+func TestTrendIsTheLibrarys(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
+	ctx := context.Background()
+	dsn := sqliteDSN(t)
+	h, err := historyfig.Export(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		o    trend.Options
+	}{
+		{[]string{"--branch", "main", "--profiler", "light-coverage"}, trend.Options{Filter: store.Filter{Branch: "main", Profiler: "light-coverage", Last: 100}}},
+		{[]string{"--label", "suite=unit", "--last", "3", "--file", historyfig.HostileFile, "--top", "1"},
+			trend.Options{Filter: store.Filter{Labels: map[string]string{"suite": "unit"}, Last: 3}, File: historyfig.HostileFile, Top: 1}},
+		{[]string{"--profiler", "function-trace", "--routine", "app.work", "--since", "30d"},
+			trend.Options{Filter: store.Filter{Profiler: "function-trace", Since: time.Now().Add(-30 * 24 * time.Hour).UTC().Format(store.TimeFormat), Last: 100}, Routine: "app.work"}},
+	} {
+		r, err := readback.Open(ctx, dsn, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib, err := trend.Compute(ctx, r, c.o)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text, js, csv strings.Builder
+		if err := lib.WriteText(&text, 100); err != nil {
+			t.Fatal(err)
+		}
+		if err := lib.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		if err := lib.WriteCSV(&csv); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []struct {
+			flags []string
+			want  string
+		}{{nil, text.String()}, {[]string{"--format", "text"}, text.String()}, {[]string{"--json"}, js.String()},
+			{[]string{"--format", "json"}, js.String()}, {[]string{"--format", "csv"}, csv.String()}} {
+			args := append(append([]string{"trend", "--db", dsn}, c.args...), f.flags...)
+			out := mustRun(t, args...)
+			if out != f.want {
+				t.Errorf("profdb %s:\n%s\nthe library writes\n%s", strings.Join(args[3:], " "), out, f.want)
+			}
+			if strings.ContainsRune(out, '\x1b') {
+				t.Errorf("profdb %s prints a terminal escape from the data", strings.Join(args[3:], " "))
+			}
+		}
+	}
+	// --last 2: the two newest, oldest first.
+	var got trend.Trend
+	if err := json.Unmarshal([]byte(mustRun(t, "trend", "--db", dsn, "--branch", "main", "--profiler", "light-coverage", "--last", "2", "--json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Runs) != 2 || got.Runs[0].InstID != h.Coverage[2] || got.Runs[1].InstID != h.Coverage[3] {
+		t.Errorf("--last 2: %+v", got.Runs)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--branch", "main"}, "result sets of 4 profilers match (function-trace, light-coverage, reference-count, resource): name one with --profiler"},
+		{[]string{"--branch", "nope"}, `no result set matches branch "nope"`},
+		{[]string{"--profiler", "nope"}, "--profiler"},
+		{[]string{"--label", "suite"}, "--label must be KEY=VALUE"},
+		{[]string{"--since", "yesterday"}, "--since"},
+		{[]string{"--commit", "xyz"}, "--commit must be a hexadecimal prefix"},
+		{[]string{"--last", "-1"}, "--last must be 0 (all) or more"},
+		{[]string{"--format", "xml"}, "--format must be text, json or csv"},
+		{[]string{"--json", "--format", "csv"}, "--json and --format csv"},
+		{[]string{"--file", "a.go", "--routine", "f"}, "--file and --routine"},
+		{[]string{"--profiler", "resource", "--file", "a.go"}, "--file: resource result sets have no source file figures"},
+		{[]string{"extra"}, "unknown command"},
+	} {
+		out, errOut, code := runCLI(t, append([]string{"trend", "--db", dsn}, c.args...)...)
+		if code != 2 || out != "" || !strings.Contains(errOut, c.msg) {
+			t.Errorf("trend %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, out, errOut, c.msg)
+		}
+	}
+}
+
+// report --trend writes the trend page of the result sets the filters
+// choose (report's tests check the page); filters without --trend, and
+// --trend with --compare or --inst, are usage errors.
+func TestReportTrend(t *testing.T) {
+	dsn := sqliteDSN(t)
+	h, err := historyfig.Export(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "trend.html")
+	mustRun(t, "report", "--db", dsn, "--trend", "--branch", "main", "--profiler", "light-coverage", "--file", "a.go", "-o", out)
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range h.Coverage {
+		if !strings.Contains(string(page), fmt.Sprintf(`<tr id="run-%d"`, id)) {
+			t.Errorf("the page has no row for run %d", id)
+		}
+	}
+	if n := strings.Count(string(page), `<a class="point"`); n != 3*len(h.Coverage) {
+		t.Errorf("%d points, want %d (3 series of %d runs)", n, 3*len(h.Coverage), len(h.Coverage))
+	}
+	for _, args := range [][]string{
+		{"--branch", "main"},
+		{"--trend", "--compare", "1", "2"},
+		{"--trend", "--inst", "1"},
+		{"--trend", "--branch", "main"},
+		{"--trend", "--profiler", "resource", "--last", "-1"},
+	} {
+		_, errOut, code := runCLI(t, append([]string{"report", "--db", dsn, "-o", filepath.Join(t.TempDir(), "x.html")}, args...)...)
+		if code != 2 || errOut == "" {
+			t.Errorf("report %s: exit %d, %q; want exit 2 and a message", strings.Join(args, " "), code, errOut)
+		}
+	}
+}

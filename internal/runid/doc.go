@@ -1,0 +1,33 @@
+// Package runid finds a run's identity (resultset.Run) without being
+// asked: the commit, the branch, the CI system and its build's number and
+// address, from the environment a CI system sets, else from git in the
+// working folder, else nothing.
+//
+// Capture does it. Environment variables are read through a lookup
+// function (os.LookupEnv in the CLI, a map in tests), never set. CI
+// systems are told by their marker variable (GITHUB_ACTIONS, GITLAB_CI,
+// JENKINS_URL, TF_BUILD, TEAMCITY_VERSION, CIRCLECI, BUILDKITE,
+// BITBUCKET_BUILD_NUMBER), checked in that order. What a CI does not give
+// (TeamCity tells no branch; a Buildkite commit may be "HEAD") is filled
+// from git when git's HEAD is the CI's commit, or the CI named none.
+//
+// Values from the environment are untrusted: control characters are
+// removed, a value longer than its bound (MaxBranch, MaxBuildID,
+// MaxBuildURL) or not valid UTF-8 is dropped, and a commit is kept only
+// when it is a full object name (40 or 64 hexadecimal digits), stored in
+// lower case. None of that is an error: a value dropped is a value not
+// known.
+//
+// From git: the commit is "git rev-parse --verify HEAD"; the branch is
+// "git symbolic-ref --short HEAD" (none on a detached HEAD, which is how
+// most CI systems check out); the tree is dirty when "git status
+// --porcelain --untracked-files=no" prints anything, that is when a
+// tracked file has changes not committed. Untracked files are left out on
+// purpose: the profile being exported (c.out, a trace) is one, and would
+// mark every run dirty. git runs with a time bound (Options.Timeout) and
+// GIT_OPTIONAL_LOCKS=0, so it takes no lock on the repository.
+//
+// ParseLabel, ValidCommit and Apply check and apply what the user gives on
+// the command line (--label, --commit, --branch…): there a bad value is an
+// error, since the user can correct it.
+package runid

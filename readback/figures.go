@@ -1,0 +1,159 @@
+package readback
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/profilers/referencecount"
+	"github.com/profdb/profdb/profilers/resource"
+	"github.com/profdb/profdb/store"
+)
+
+// Figures are the headline figures of one result set, the ones Summarize
+// reads for show, without its lists: exactly the fields of the result
+// set's profiler are set. They cost a few queries driven by the INST_ID,
+// so that trend can read them for a hundred result sets at once.
+type Figures struct {
+	// Light Coverage: Coverage.Lines and Coverage.Routines.
+	Lines    *Ratio `json:"lines,omitempty"`
+	Routines *Ratio `json:"routines,omitempty"`
+	// Function Trace: Trace.TotalTime and Trace.Calls, in the counter's
+	// ticks (Frequency per second when known, else 0).
+	TotalTime *int64  `json:"total_time,omitempty"`
+	Calls     *int64  `json:"calls,omitempty"`
+	Frequency float64 `json:"frequency,omitempty"`
+	Counter   string  `json:"counter,omitempty"`
+	// Resource: Resource.LiveCount and Resource.LiveSize.
+	LiveCount *NullDec `json:"live_count,omitempty"`
+	LiveSize  *NullDec `json:"live_size,omitempty"`
+	// Reference Count: ReferenceCount.Objects.Total and
+	// ReferenceCount.Alive.Total.
+	Objects *int64 `json:"objects,omitempty"`
+	Alive   *int64 `json:"alive_at_the_end,omitempty"`
+}
+
+// Figures reads the headline figures of result set in.
+func (r *Reader) Figures(ctx context.Context, in Instance) (*Figures, error) {
+	f := &Figures{}
+	switch in.Profiler {
+	case lightcoverage.Name:
+		if err := r.need(in, lcRoutines, lcLines, lcMetaRoutines); err != nil {
+			return nil, err
+		}
+		// LineCoverage's and RoutinesCovered's queries side by side, in
+		// one round trip.
+		var v coverageFigures
+		err := query(ctx, r, in.InstID, `SELECT x.total AS lines_total, x.covered AS lines_covered,
+			y.total AS routines_total, y.covered AS routines_covered
+			FROM (`+lineCoverageSQL+`) x CROSS JOIN (`+routinesCoveredSQL+`) y`,
+			func(row *coverageFigures) bool { v = *row; return false })
+		if err != nil {
+			return nil, fmt.Errorf("read: result set %d: coverage: %w", in.InstID, err)
+		}
+		f.Lines = &Ratio{Covered: v.LinesCovered, Total: v.LinesTotal}
+		f.Routines = &Ratio{Covered: v.RoutinesCovered, Total: v.RoutinesTotal}
+	case functiontrace.Name:
+		if err := r.need(in, ftRoutines, ftMetaRoutines, ftThreads, ftCallTrace); err != nil {
+			return nil, err
+		}
+		total, err := r.TotalTime(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		calls, err := r.Calls(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		f.TotalTime, f.Calls = &total, &calls
+		f.Frequency, f.Counter = in.CounterFrequency.Float(), in.CounterName
+	case resource.Name:
+		if err := r.need(in, rsClasses, rsObjects, rsCreation, rsMetaRoutines, rsErrors); err != nil {
+			return nil, err
+		}
+		n, size, err := r.liveObjects(ctx, in.InstID)
+		if err != nil {
+			return nil, fmt.Errorf("read: result set %d: live objects: %w", in.InstID, err)
+		}
+		f.LiveCount, f.LiveSize = &n, &size
+	case referencecount.Name:
+		if err := r.need(in, rcClasses, rcObjects, rcMetaClasses); err != nil {
+			return nil, err
+		}
+		objects, alive, err := r.refObjects(ctx, in.InstID)
+		if err != nil {
+			return nil, fmt.Errorf("read: result set %d: objects: %w", in.InstID, err)
+		}
+		f.Objects, f.Alive = &objects, &alive
+	default:
+		return nil, fmt.Errorf("read: result set %d: profiler %s has no summary in this build", in.InstID, in.Profiler)
+	}
+	return f, nil
+}
+
+// Calls reads the calls of Function Trace result set in: the sum of its
+// routines' calls (RoutineTime.Calls), show's Trace.Calls.
+func (r *Reader) Calls(ctx context.Context, in Instance) (int64, error) {
+	if err := r.need(in, ftRoutines, ftMetaRoutines, ftCallTrace); err != nil {
+		return 0, err
+	}
+	all, err := r.routineTimes(ctx, in.InstID)
+	if err != nil {
+		return 0, fmt.Errorf("read: result set %d: calls: %w", in.InstID, err)
+	}
+	var n int64
+	for _, v := range all {
+		n += v.Calls
+	}
+	return n, nil
+}
+
+// liveObjects sums the live count and live size of a Resource result
+// set's classes.
+func (r *Reader) liveObjects(ctx context.Context, inst int64) (count, size NullDec, err error) {
+	err = query(ctx, r, inst, `SELECT COALESCE(SUM({c.`+rsClasses+`.COL_LIVE_COUNT}), 0) AS live_count,
+		COALESCE(SUM({c.`+rsClasses+`.COL_LIVE_SIZE}), 0) AS live_size
+		FROM {c:`+rsClasses+`} WHERE {c.`+rsClasses+`.INST_ID} = {?}`,
+		func(v *ClassFigures) bool { count, size = v.LiveCount, v.LiveSize; return false })
+	return count, size, err
+}
+
+// refObjects counts the objects of a Reference Count result set, and those
+// with live references at the end: the totals of show's object lists.
+func (r *Reader) refObjects(ctx context.Context, inst int64) (objects, alive int64, err error) {
+	var v refCounts
+	err = query(ctx, r, inst, `SELECT COUNT(*) AS objects,
+		COALESCE(SUM(CASE WHEN {o.`+rcObjects+`.COL_LIVE_REFERENCES} > 0 THEN 1 ELSE 0 END), 0) AS alive
+		FROM {o:`+rcObjects+`} LEFT JOIN {c:`+rcMetaClasses+`} ON {c.`+rcMetaClasses+`.INST_ID} = {o.`+rcObjects+`.INST_ID}
+			AND {c.`+rcMetaClasses+`.REC_ID} = {o.`+rcObjects+`.COL_CLASSRID}
+		WHERE {o.`+rcObjects+`.INST_ID} = {?}`,
+		func(x *refCounts) bool { v = *x; return false })
+	return v.Objects, v.Alive, err
+}
+
+type coverageFigures struct {
+	LinesTotal      int64 `db:"lines_total"`
+	LinesCovered    int64 `db:"lines_covered"`
+	RoutinesTotal   int64 `db:"routines_total"`
+	RoutinesCovered int64 `db:"routines_covered"`
+}
+
+type refCounts struct {
+	Objects int64 `db:"objects"`
+	Alive   int64 `db:"alive"`
+}
+
+// Select chooses result sets as store.DB.Select does, in the reader's
+// snapshot.
+func (r *Reader) Select(ctx context.Context, f store.Filter) ([]store.Listing, error) {
+	if !r.has(profilers.InstancesTable) {
+		return nil, fmt.Errorf("read: %w", r.cat.NoInstances())
+	}
+	out, err := r.cat.Select(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("read: select result sets: %w", err)
+	}
+	return out, nil
+}
