@@ -116,7 +116,7 @@ func copyOne(ctx context.Context, src *store.DB, dst resultset.Target, inst int6
 // commit, branch, CI, build and labels), nil where it records none. What a
 // merge combined is not carried: those INST_IDs are the source's.
 func runOf(ctx context.Context, src *store.DB, inst int64) (*resultset.Run, error) {
-	l, err := src.Select(ctx, store.Filter{Before: inst + 1, Last: 1})
+	l, err := src.Select(ctx, store.Filter{InstID: inst})
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 )
@@ -21,7 +23,11 @@ type Filter struct {
 	Labels   map[string]string // every label given, with exactly that value
 	Since    string            // exported at or after this time (TimeFormat)
 	Before   int64             // INST_IDs below this one only; 0 for no bound
+	InstID   int64             // this INST_ID only; 0 for any
 	Last     int               // at most this many, the newest; 0 for all
+	// Counted asks for the row counts (Listing.Rows and Tables) of the
+	// result sets returned, and of those only.
+	Counted bool
 }
 
 // Select returns the result sets f chooses, oldest first (by INST_ID,
@@ -33,7 +39,11 @@ type Filter struct {
 // bound, Before and Last can match there.
 func (db *DB) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	var out []Listing
-	err := db.inCatalog(ctx, allSets, func(c *Catalog) error {
+	reach := allSets
+	if f.InstID > 0 {
+		reach = fewSets // one result set, by its key
+	}
+	err := db.inCatalog(ctx, reach, func(c *Catalog) error {
 		var err error
 		out, err = c.Select(ctx, f)
 		return err
@@ -53,6 +63,9 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		return c.selectUnrecorded(ctx, f)
 	}
 	led := profilers.ResultSetsTable
+	if err := c.inspect(ctx, led, profilers.InstancesTable, profilers.LabelsTable); err != nil {
+		return nil, err
+	}
 	base, err := c.mustCols(ctx, led, ddl.InstID, profilers.ColExportedAt, profilers.ColHost, profilers.ColInput, profilers.ColVersion, profilers.ColDeletedAt)
 	if err != nil {
 		return nil, err
@@ -103,6 +116,14 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	if f.Before > 0 {
 		where = append(where, "l."+base[0]+" < "+arg(f.Before))
 	}
+	if f.InstID > 0 {
+		where = append(where, "l."+base[0]+" = "+arg(f.InstID))
+	}
+	if identity && f.Profiler != "" {
+		// A row that names no profiler was written before profdb recorded
+		// it: RELATIONS tells it, below.
+		where = append(where, "(l."+id[0]+" = "+arg(f.Profiler)+" OR l."+id[0]+" IS NULL)")
+	}
 	if len(f.Labels) > 0 {
 		if !c.Has(profilers.LabelsTable) {
 			return nil, nil
@@ -131,6 +152,7 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	defer rows.Close()
 	var out []Listing
 	var unknown []int // listings whose profiler the ledger does not name
+	known := 0        // listings of f.Profiler by the ledger's word
 	for rows.Next() {
 		var l Listing
 		var when, host, input, version, caption sql.NullString
@@ -158,9 +180,13 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		}
 		if l.Profiler == "" {
 			unknown = append(unknown, len(out))
+		} else {
+			known++
 		}
 		out = append(out, l)
-		if f.Last > 0 && f.Profiler == "" && len(out) == f.Last {
+		// Newest first: once Last result sets are surely of the profiler,
+		// no older one can be among the newest Last.
+		if f.Last > 0 && (f.Profiler == "" && len(out) == f.Last || known == f.Last) {
 			break
 		}
 	}
@@ -170,12 +196,20 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	rows.Close()
 	if len(unknown) > 0 {
 		// Written by a profdb that did not record the profiler: RELATIONS
-		// tells it.
+		// tells it, read by INST_ID for a few, else whole in one query.
+		var all map[int64]map[string]string
+		if len(unknown) > relationsEach {
+			if all, err = c.relations(ctx, nil); err != nil {
+				return nil, err
+			}
+		}
 		for _, i := range unknown {
 			id := out[i].InstID
-			rels, err := c.relations(ctx, []int64{id})
-			if err != nil {
-				return nil, err
+			rels := all
+			if rels == nil {
+				if rels, err = c.relations(ctx, []int64{id}); err != nil {
+					return nil, err
+				}
 			}
 			if def, ok := profilerOf(rels[id]); ok {
 				out[i].Profiler = def.Name
@@ -197,18 +231,35 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	if err := c.labels(ctx, out); err != nil {
 		return nil, err
 	}
+	if f.Counted {
+		if err := c.count(ctx, out); err != nil {
+			return nil, err
+		}
+	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
 	}
 	return out, nil
 }
 
+// relationsEach is the most result sets whose RELATIONS rows Select reads
+// one by one; for more it reads the table once.
+const relationsEach = 16
+
 // selectUnrecorded is Select on a database without PROFDB_RESULT_SETS.
 func (c *Catalog) selectUnrecorded(ctx context.Context, f Filter) ([]Listing, error) {
 	if f.Branch != "" || f.Commit != "" || len(f.Labels) > 0 || f.Since != "" {
 		return nil, nil
 	}
-	all, err := c.list(ctx, false, nil)
+	var only []int64
+	if f.InstID > 0 {
+		only = []int64{f.InstID}
+	}
+	all, err := c.list(ctx, false, only)
+	var nrs *NoResultSetError
+	if errors.As(err, &nrs) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -221,11 +272,209 @@ func (c *Catalog) selectUnrecorded(ctx context.Context, f Filter) ([]Listing, er
 	if f.Last > 0 && len(out) > f.Last {
 		out = out[len(out)-f.Last:]
 	}
+	if f.Counted {
+		if err := c.count(ctx, out); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 
-// labels fills in the labels of the listed result sets, one lookup by
-// INST_ID each, when the database has PROFDB_LABELS.
+// countEach is the most result sets whose rows count reads one by one (a
+// query each, by INST_ID, single-shard on Citus); more are counted in one
+// pass over the table, as List counts.
+const countEach = 64
+
+// count fills in the row counts of the listed result sets, reading each
+// profiler table by INST_ID for those result sets only.
+func (c *Catalog) count(ctx context.Context, out []Listing) error {
+	byTable := map[string][]int64{}
+	for _, l := range out {
+		def, err := profilers.Lookup(l.Profiler)
+		if err != nil {
+			continue
+		}
+		for _, t := range def.Tables {
+			if c.Has(t.Name) {
+				byTable[t.Name] = append(byTable[t.Name], l.InstID)
+			}
+		}
+	}
+	tables := make([]string, 0, len(byTable))
+	for t := range byTable {
+		tables = append(tables, t)
+	}
+	if err := c.inspect(ctx, tables...); err != nil {
+		return err
+	}
+	// On a server that spreads tables over nodes (Citus), a count by one
+	// INST_ID runs on the one node holding it; elsewhere one query per
+	// table counts them all.
+	oneByOne := false
+	if d, ok := c.db.d.(dialects.Distributor); ok && len(byTable) > 0 {
+		var err error
+		if oneByOne, err = d.Distributes(ctx, c.q); err != nil {
+			return err
+		}
+	}
+	counts := map[string]map[int64]int64{}
+	for t, ids := range byTable {
+		var m map[int64]int64
+		var err error
+		switch {
+		case len(ids) > countEach:
+			m, err = c.countByInst(ctx, t, nil) // one GROUP BY of the table costs less than this many counts
+		case oneByOne:
+			m, err = c.countByInst(ctx, t, ids)
+		default:
+			m, err = c.countIn(ctx, t, ids)
+		}
+		if err != nil {
+			return err
+		}
+		counts[t] = m
+	}
+	for i := range out {
+		if out[i].Tables == nil {
+			out[i].Tables = map[string]int64{}
+		}
+		def, err := profilers.Lookup(out[i].Profiler)
+		if err != nil {
+			continue
+		}
+		for _, t := range def.Tables {
+			if m, ok := counts[t.Name]; ok {
+				out[i].Tables[t.Name] = m[out[i].InstID]
+				out[i].Rows += m[out[i].InstID]
+			}
+		}
+	}
+	return nil
+}
+
+// countIn counts the rows of table of each of ids (at most countEach) in
+// one query.
+func (c *Catalog) countIn(ctx context.Context, table string, ids []int64) (map[int64]int64, error) {
+	inst, err := c.col(ctx, table, ddl.InstID)
+	if err != nil {
+		return nil, err
+	}
+	marks := make([]string, len(ids))
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		marks[i], args[i] = c.db.d.Placeholder(i+1), id
+	}
+	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s, COUNT(*) FROM %s WHERE %s IN (%s) GROUP BY %s",
+		inst, c.qualified(table), inst, strings.Join(marks, ", "), inst), args...)
+	if err != nil {
+		return nil, fmt.Errorf("count rows of %s: %w", table, err)
+	}
+	defer rows.Close()
+	m := make(map[int64]int64, len(ids))
+	for rows.Next() {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("count rows of %s: %w", table, err)
+		}
+		m[id] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count rows of %s: %w", table, err)
+	}
+	return m, nil
+}
+
+// inspect reads the columns of those of tables (documented names) the
+// database has and the catalogue has not read yet, in one query where the
+// dialect can (dialects.TablesInspector); others are read on first use.
+func (c *Catalog) inspect(ctx context.Context, tables ...string) error {
+	ti, ok := c.db.d.(dialects.TablesInspector)
+	if !ok {
+		return nil
+	}
+	var real, docs []string
+	for _, t := range tables {
+		key := strings.ToUpper(t)
+		if _, done := c.cols[key]; done || !c.Has(t) {
+			continue
+		}
+		real, docs = append(real, c.tables[key]), append(docs, key)
+	}
+	if len(real) < 2 {
+		return nil
+	}
+	m, err := ti.ColumnsOf(ctx, c.q, c.db.opts.Schema, real)
+	if err != nil {
+		return fmt.Errorf("inspect tables: %w", err)
+	}
+	for i, key := range docs {
+		cols := map[string]string{}
+		for _, ci := range m[real[i]] {
+			cols[strings.ToUpper(ci.Name)] = ci.Name
+		}
+		c.cols[key] = cols
+	}
+	return nil
+}
+
+// Commits returns the commits recorded for the result sets the database
+// holds, of the profiler named (or of any when it is ""; a result set
+// whose row names no profiler counts as any profiler's), in one query of
+// PROFDB_RESULT_SETS. A database without identity columns records none.
+func (db *DB) Commits(ctx context.Context, profiler string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := db.inSnapshot(ctx, allSets, func(s *snapshot) error {
+		c, err := db.Catalog(ctx, s.q)
+		if err != nil {
+			return err
+		}
+		if !c.Has(profilers.ResultSetsTable) {
+			return nil
+		}
+		led := profilers.ResultSetsTable
+		identity, err := c.hasCols(ctx, led, profilers.IdentityColumns...)
+		if err != nil || !identity {
+			return err
+		}
+		cols, err := c.mustCols(ctx, led, profilers.ColCommit, profilers.ColProfiler, profilers.ColDeletedAt)
+		if err != nil {
+			return err
+		}
+		q := fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE %s IS NULL AND %s IS NOT NULL", cols[0], c.qualified(led), cols[2], cols[0])
+		var args []any
+		if profiler != "" {
+			q += fmt.Sprintf(" AND (%s = %s OR %s IS NULL)", cols[1], db.d.Placeholder(1), cols[1])
+			args = append(args, profiler)
+		}
+		rows, err := c.q.QueryContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", led, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var commit string
+			if err := rows.Scan(&commit); err != nil {
+				return fmt.Errorf("read %s: %w", led, err)
+			}
+			out[strings.ToLower(commit)] = true
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read %s: %w", led, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recorded commits: %w", err)
+	}
+	return out, nil
+}
+
+// labelBatch is how many INST_IDs one read of PROFDB_LABELS names.
+const labelBatch = 200
+
+// labels fills in the labels of the listed result sets, reading
+// PROFDB_LABELS by INST_ID (labelBatch of them a query), when the database
+// has that table.
 func (c *Catalog) labels(ctx context.Context, out []Listing) error {
 	if !c.Has(profilers.LabelsTable) || len(out) == 0 {
 		return nil
@@ -234,31 +483,55 @@ func (c *Catalog) labels(ctx context.Context, out []Listing) error {
 	if err != nil {
 		return err
 	}
-	q := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s = %s", lc[1], lc[2], c.qualified(profilers.LabelsTable), lc[0], c.db.d.Placeholder(1))
-	for i := range out {
-		rows, err := c.q.QueryContext(ctx, q, out[i].InstID)
-		if err != nil {
+	at := make(map[int64]int, len(out))
+	for i, l := range out {
+		at[l.InstID] = i
+	}
+	for from := 0; from < len(out); from += labelBatch {
+		batch := out[from:min(from+labelBatch, len(out))]
+		marks := make([]string, len(batch))
+		args := make([]any, len(batch))
+		for i, l := range batch {
+			marks[i] = c.db.d.Placeholder(i + 1)
+			args[i] = l.InstID
+		}
+		q := fmt.Sprintf("SELECT %s, %s, %s FROM %s WHERE %s IN (%s)", lc[0], lc[1], lc[2],
+			c.qualified(profilers.LabelsTable), lc[0], strings.Join(marks, ", "))
+		if err := c.readLabels(ctx, q, args, out, at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readLabels runs q, a read of PROFDB_LABELS, and files each label under
+// its result set in out (at: index by INST_ID).
+func (c *Catalog) readLabels(ctx context.Context, q string, args []any, out []Listing, at map[int64]int) error {
+	rows, err := c.q.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", profilers.LabelsTable, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var inst int64
+		var k, v sql.NullString
+		if err := rows.Scan(&inst, &k, &v); err != nil {
 			return fmt.Errorf("read %s: %w", profilers.LabelsTable, err)
 		}
-		for rows.Next() {
-			var k, v sql.NullString
-			if err := rows.Scan(&k, &v); err != nil {
-				rows.Close()
-				return fmt.Errorf("read %s: %w", profilers.LabelsTable, err)
-			}
-			if out[i].Run == nil {
-				out[i].Run = &resultset.Run{}
-			}
-			if out[i].Run.Labels == nil {
-				out[i].Run.Labels = map[string]string{}
-			}
-			out[i].Run.Labels[k.String] = v.String
+		i, ok := at[inst]
+		if !ok {
+			continue
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return fmt.Errorf("read %s: %w", profilers.LabelsTable, err)
+		if out[i].Run == nil {
+			out[i].Run = &resultset.Run{}
 		}
+		if out[i].Run.Labels == nil {
+			out[i].Run.Labels = map[string]string{}
+		}
+		out[i].Run.Labels[k.String] = v.String
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", profilers.LabelsTable, err)
 	}
 	return nil
 }

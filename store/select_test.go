@@ -56,6 +56,10 @@ func TestSelect(t *testing.T) {
 				{"two labels", store.Filter{Labels: map[string]string{"suite": "unit", "os": "linux"}}, []int{2}},
 				{"last", store.Filter{Profiler: lightcoverage.Name, Last: 2}, []int{2, 3}},
 				{"before", store.Filter{Branch: "main", Before: ids[3]}, []int{0, 1}},
+				{"inst", store.Filter{InstID: ids[2]}, []int{2}},
+				{"inst of another profiler", store.Filter{InstID: ids[1], Profiler: lightcoverage.Name}, nil},
+				{"last of a profiler", store.Filter{Profiler: functiontrace.Name, Last: 1}, []int{1}},
+				{"last of a branch and profiler", store.Filter{Profiler: lightcoverage.Name, Branch: "main", Last: 1}, []int{3}},
 				{"nothing", store.Filter{Branch: "main", Labels: map[string]string{"os": "linux"}}, nil},
 			} {
 				got, err := x.DB().Select(ctx, c.f)

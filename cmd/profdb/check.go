@@ -13,6 +13,7 @@ import (
 
 	"github.com/profdb/profdb/gate"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/selector"
 	"github.com/profdb/profdb/store"
 )
 
@@ -48,18 +49,22 @@ func (v percentValue) Set(s string) error {
 func (v percentValue) Type() string { return "P" }
 
 func newCheckCmd(rep *ledger) *cobra.Command {
-	var dsn, schema, diffFile, format string
-	var baseline int64
+	var dsn, schema, diffFile, format, baseline string
 	var topN, maxRanges int
 	var allowEmptyDiff bool
 	var o gate.Options
 	var conn connOptions
 	cmd := &cobra.Command{
-		Use:   "check [--db DSN] [--schema S] INST_ID [--min-coverage P] [--baseline B --max-drop P] [--diff FILE --min-patch-coverage P] [--max-time-increase P] [--format text|json|junit|github|markdown]",
+		Use:   "check [--db DSN] [--schema S] RESULT_SET [--min-coverage P] [--baseline B --max-drop P] [--diff FILE --min-patch-coverage P] [--max-time-increase P] [--format text|json|junit|github|markdown]",
 		Short: "Gate a CI run on coverage, patch coverage and time",
 		Long: `check holds a result set to rules and exits 0 when every rule holds, 1 when
 one fails, and 2 when the check cannot be made (a usage error, no connection,
-a missing result set). Percentages are given as numbers (80, 2.5, or 80%),
+a missing result set). RESULT_SET and --baseline B are INST_IDs or selectors
+(latest, branch:NAME, commit:SHA, label:KEY=VALUE, ancestor:REV, each with
+an optional ~N; docs/selectors.md); a selector for B picks among the result
+sets of RESULT_SET's profiler other than RESULT_SET itself, so that
+--baseline ancestor:origin/main takes the newest run of the same profiler at
+the nearest commit before the branch that has one. Percentages are given as numbers (80, 2.5, or 80%),
 from 0 to 100 (--max-time-increase: 0 or more); others are usage errors.
 A coverage rule fails on a result set that has no line at all, whatever the
 limit: it shows nothing about the code.
@@ -100,18 +105,19 @@ Flavored Markdown: a verdict, a table of the rules, the uncovered changed
 lines by file, the files and routines that did worst; names as code spans;
 at most 60,000 bytes, cut short with a note beyond). The report is printed
 whatever the outcome, and the exit status is the same in every format.`,
-		Example: `  # in CI, after exporting this run's coverage as result set $RUN, under
-  # set -e (a git diff that fails must stop the job; piped, that takes
-  # bash's set -o pipefail)
-  git diff origin/main...HEAD > change.diff
-  profdb check --db "$PROFDB_DB" "$RUN" --min-coverage 70 \
-    --baseline "$MAIN_RUN" --max-drop 1 \
-    --diff change.diff --min-patch-coverage 80 --format github
+		Example: `  # in CI, after exporting this run's coverage (bash: a git diff that
+  # fails must stop the job)
+  set -euo pipefail
+  git diff origin/main...HEAD |
+    profdb check --db "$PROFDB_DB" latest --min-coverage 70 \
+      --baseline ancestor:origin/main --max-drop 1 \
+      --diff - --min-patch-coverage 80 --format github
 
   # the report as a pull-request comment (GitHub CLI), posted when the
   # check passed (exit 0) or failed (1); the job ends with check's status
   status=0
-  profdb check --db "$PROFDB_DB" "$RUN" --min-coverage 70 \
+  git diff origin/main...HEAD > change.diff
+  profdb check --db "$PROFDB_DB" latest --min-coverage 70 \
     --diff change.diff --min-patch-coverage 80 \
     --format markdown > comment.md || status=$?
   if [ "$status" -le 1 ]; then gh pr comment "$PR" --body-file comment.md; fi
@@ -122,18 +128,23 @@ whatever the outcome, and the exit status is the same in every format.`,
   # runs in CI"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			inst, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || inst < 1 {
-				return usageErrorf("check: INST_ID must be a positive integer, not %q", args[0])
+			sel, err := parseSelector("check", args[0])
+			if err != nil {
+				return err
 			}
-			if cmd.Flags().Changed("baseline") && baseline < 1 {
-				return usageErrorf("check: --baseline must be a positive INST_ID, not %d", baseline)
+			var base *selector.Selector
+			if cmd.Flags().Changed("baseline") {
+				b, err := parseSelector("check: --baseline", baseline)
+				if err != nil {
+					return err
+				}
+				base = &b
 			}
 			write, ok := checkFormats[format]
 			if !ok {
 				return usageErrorf("check: --format must be text, json, junit, github or markdown, not %q", format)
 			}
-			o.Baseline, o.Top, o.MaxRanges = baseline, topN, maxRanges
+			o.Top, o.MaxRanges = topN, maxRanges
 			if diffFile != "" {
 				if o.Diff, err = readDiff(cmd, diffFile, allowEmptyDiff); err != nil {
 					return err
@@ -145,6 +156,18 @@ whatever the outcome, and the exit status is the same in every format.`,
 				return err
 			}
 			defer db.Close()
+			first, err := resolveFirst(ctx, db, "check", sel)
+			if err != nil {
+				return err
+			}
+			inst := first.InstID
+			if base != nil {
+				b, err := resolveSecond(ctx, db, "check: --baseline", *base, first)
+				if err != nil {
+					return err
+				}
+				o.Baseline = b.InstID
+			}
 			r, err := readback.Begin(ctx, db)
 			if err != nil {
 				return fmt.Errorf("check: %w", err)
@@ -174,7 +197,7 @@ whatever the outcome, and the exit status is the same in every format.`,
 	f := cmd.Flags()
 	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
 	f.Var(percentValue{&o.MinCoverage, 100}, "min-coverage", "least line coverage, in % (0 to 100)")
-	f.Int64Var(&baseline, "baseline", 0, "INST_ID of the result set --max-drop and --max-time-increase compare with")
+	f.StringVar(&baseline, "baseline", "", "the result set (`INST_ID` or selector) --max-drop and --max-time-increase compare with")
 	f.Var(percentValue{&o.MaxDrop, 100}, "max-drop", "largest fall of line coverage from --baseline, in percentage points (0 to 100)")
 	f.StringVar(&diffFile, "diff", "", "unified diff whose added lines patch coverage counts (- for standard input)")
 	f.Var(percentValue{&o.MinPatchCoverage, 100}, "min-patch-coverage", "least patch coverage of --diff, in % (0 to 100)")

@@ -157,8 +157,8 @@ func TestCheckGuideWorkedExample(t *testing.T) {
 
 	// Each shard alone fails the same gate, as the guide says.
 	for _, c := range []struct{ inst, coverage, uncovered string }{
-		{"1", "line coverage 42.9%", "calc.go:19"},
-		{"2", "line coverage 57.1%", "calc.go:11"},
+		{"latest~2", "line coverage 42.9%", "calc.go:19"},
+		{"latest~1", "line coverage 57.1%", "calc.go:11"},
 	} {
 		stdout, _, code := runCLI(t, "check", c.inst, "--min-coverage", "80", "--diff", "change.diff", "--min-patch-coverage", "80")
 		if code != 1 || !strings.Contains(stdout, c.coverage) || !strings.Contains(stdout, "patch coverage 50.0%") ||

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -25,6 +26,7 @@ import (
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/selector"
 	"github.com/profdb/profdb/store"
 )
 
@@ -177,6 +179,11 @@ WHERE c.relnamespace = $1::regnamespace AND s.citus_table_type = 'distributed'`,
 	mustRun(t, "export", "--db", dsn, "--bulk", "off", citusExamples[0])
 	mustRun(t, "delete", "--db", dsn, "--inst", "2")
 	mustRun(t, "compare", "--db", dsn, "1", "5")
+	mustRun(t, "compare", "--db", dsn, "latest", "latest~1")
+	mustRun(t, "show", "--db", dsn, "latest")
+	if out := mustRun(t, "list", "--db", dsn, "--last", "2", "--json"); !strings.Contains(out, `"inst_id": 6`) || strings.Contains(out, `"inst_id": 4`) {
+		t.Errorf("list --last 2: %s", out)
+	}
 	mustRun(t, "check", "--db", dsn, "6", "--baseline", "1", "--max-time-increase", "10")
 	if out := mustRun(t, "merge", "--db", dsn, "1", "5", "6"); !strings.HasPrefix(out, "INST_ID 7 ") {
 		t.Errorf("merge: %s", out)
@@ -480,13 +487,35 @@ func TestCitusSingleShardPlans(t *testing.T) {
 			}
 			counted["read"] += explainPlans(t, admin, fmt.Sprintf("read %d", inst), rec.take())
 
+			// Selectors and list's filters read profdb's own tables
+			// (reference tables) and count rows by INST_ID.
+			if _, err := db.Select(ctx, store.Filter{Profiler: results[0].Profiler, Last: 2, Counted: true}); err != nil {
+				t.Fatalf("select: %v", err)
+			}
+			if _, err := db.Select(ctx, store.Filter{Branch: "main", Labels: map[string]string{"suite": "unit"}, Commit: "abcdef1"}); err != nil {
+				t.Fatalf("select: %v", err)
+			}
+			for _, text := range []string{"latest", "branch:main", fmt.Sprint(inst) + "~1"} {
+				s, err := selector.Parse(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := (&selector.Resolver{DB: db}).Resolve(ctx, s); err != nil && !errors.As(err, new(*selector.NotFoundError)) {
+					t.Fatalf("%s: %v", text, err)
+				}
+			}
+			if _, err := db.Commits(ctx, results[0].Profiler); err != nil {
+				t.Fatalf("commits: %v", err)
+			}
+			counted["select"] += explainPlans(t, admin, fmt.Sprintf("select beside %d", inst), rec.take())
+
 			if _, err := db.DeleteAll(ctx, []int64{inst}); err != nil {
 				t.Fatalf("delete %d: %v", inst, err)
 			}
 			counted["delete"] += explainPlans(t, admin, fmt.Sprintf("delete %d", inst), rec.take())
 		}
 	}
-	for _, phase := range []string{"export", "verify", "show", "read", "delete"} {
+	for _, phase := range []string{"export", "verify", "show", "read", "select", "delete"} {
 		if counted[phase] == 0 {
 			t.Errorf("%s: no statement reached a Citus table: nothing was checked", phase)
 		}

@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/compare"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/selector"
 	"github.com/profdb/profdb/store"
 )
 
@@ -20,7 +20,7 @@ func newCompareCmd(rep *ledger) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare [--db DSN] [--schema S] A B [--style difference|ratio|percent] [--top N] [--json]",
 		Short: "Compare two result sets of one profiler",
-		Long: `compare compares result set B with result set A (INST_IDs), as AQTime's
+		Long: `compare compares result set B with result set A, as AQTime's
 "Comparing Results" does. Items are matched by name (module, source file,
 class, routine, line number), never by ID; the matching runs in the database.
 
@@ -33,6 +33,12 @@ class, routine, line number), never by ID; the matching runs in the database.
                    traces were measured with different counters
   resource,        live count, live size, peak created and peak size per
   reference-count  class, largest change of live count first
+
+A and B are INST_IDs or selectors (latest, branch:NAME, commit:SHA,
+label:KEY=VALUE, ancestor:REV, each with an optional ~N; docs/selectors.md).
+A selector for B picks among the result sets of A's profiler other than A:
+compare latest latest~1 compares the newest with the one before it of the
+same profiler.
 
 Changes are in the --style: difference (B - A; for % covered, percentage
 points), ratio (B / A) or percent ((B - A) / A x 100); ratio and percent of
@@ -51,16 +57,16 @@ set.`,
   profdb compare 1 2
 
   profdb compare --db postgres://me@db/prof 12 14 --style percent --top 10
-  profdb compare 1 2 --json`,
+  profdb compare 1 2 --json
+  profdb compare branch:main latest`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var ids [2]int64
+			var sels [2]selector.Selector
 			for i, s := range args {
-				n, err := strconv.ParseInt(s, 10, 64)
-				if err != nil || n < 1 {
-					return usageErrorf("compare: INST_ID must be a positive integer, not %q", s)
+				var err error
+				if sels[i], err = parseSelector("compare", s); err != nil {
+					return err
 				}
-				ids[i] = n
 			}
 			st, err := compare.ParseStyle(style)
 			if err != nil {
@@ -72,6 +78,15 @@ set.`,
 				return err
 			}
 			defer db.Close()
+			a, err := resolveFirst(ctx, db, "compare: A", sels[0])
+			if err != nil {
+				return err
+			}
+			b, err := resolveSecond(ctx, db, "compare: B", sels[1], a)
+			if err != nil {
+				return err
+			}
+			ids := [2]int64{a.InstID, b.InstID}
 			r, err := readback.Begin(ctx, db)
 			if err != nil {
 				return fmt.Errorf("compare: %w", err)

@@ -11,6 +11,8 @@ import (
 	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
 
+	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/store"
 )
 
@@ -18,6 +20,8 @@ import (
 type deleteOptions struct {
 	dsn, schema, olderThan string
 	inst                   *instFlag
+	keepLast               int
+	branch, profiler       string
 	asJSON, dryRun         bool
 	conn                   connOptions
 }
@@ -25,30 +29,55 @@ type deleteOptions struct {
 func newDeleteCmd(rep *ledger) *cobra.Command {
 	var o deleteOptions
 	cmd := &cobra.Command{
-		Use:   "delete [--db DSN] (--inst N|A-B... | --older-than AGE) [--dry-run]",
+		Use:   "delete [--db DSN] (--inst N|A-B|SELECTOR... | --older-than AGE | --keep-last N [--branch B] [--profiler P]) [--dry-run]",
 		Short: "Remove result sets from every table",
 		Long: `delete removes the result sets --inst names from every table, all in one
 transaction: when one of them cannot be removed, none is. --inst takes an
-INST_ID or a range A-B (the result sets between A and B, both included, that
-the database holds); repeat it or separate values with commas. --dry-run
+INST_ID, a range A-B (the result sets between A and B, both included, that
+the database holds) or a selector (latest, branch:NAME, commit:SHA,
+label:KEY=VALUE, ancestor:REV, each with an optional ~N; docs/selectors.md);
+repeat it or separate values with commas. --dry-run
 prints what would be removed and removes nothing. The rows counted are those
 of the profiler's tables, as list counts them.
 
 --older-than AGE selects the result sets exported longer ago than AGE (a Go
 duration such as 90m or 36h, or days and weeks: 30d, 2w), by the export time
 profdb records in its PROFDB_RESULT_SETS table; result sets without one are
-left, and said so. With --inst too, both selections go.
+left, and said so.
+
+--keep-last N selects all but the newest N result sets (by INST_ID, the order
+profdb exports them in): of one branch with --branch, of one profiler with
+--profiler, else of all. The branch is the one profdb recorded at export
+(PROFDB_RESULT_SETS); a result set without one is on no branch, and one
+that table has no row for (exported before profdb kept it) is neither kept
+nor deleted.
+
+Selections combine: with --inst, --older-than and --keep-last given, what
+any of them selects goes.
 
 A deleted result set's INST_ID is never given out again: PROFDB_RESULT_SETS
 keeps its row, marked deleted.`,
 		Example: `  profdb delete --inst 7
   profdb delete --inst 3,5 --inst 10-20 --dry-run
-  profdb delete --older-than 30d`,
+  profdb delete --older-than 30d
+  profdb delete --inst latest~1
+  profdb delete --keep-last 100 --branch main --dry-run`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sel, err := o.selection()
 			if err != nil {
 				return err
+			}
+			if cmd.Flags().Changed("keep-last") && o.keepLast < 1 {
+				return usageErrorf("--keep-last: want a number of result sets to keep, 1 or more, not %d", o.keepLast)
+			}
+			if (o.branch != "" || o.profiler != "") && o.keepLast == 0 {
+				return usageErrorf("--branch and --profiler choose the result sets of --keep-last: give --keep-last N")
+			}
+			if o.profiler != "" {
+				if _, err := profilers.Lookup(o.profiler); err != nil {
+					return usageErrorf("--profiler: %v", err)
+				}
 			}
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), sel)
 		},
@@ -57,6 +86,9 @@ keeps its row, marked deleted.`,
 	f := cmd.Flags()
 	f.StringVar(&o.schema, "schema", "", "schema (database on MySQL) holding the tables")
 	o.inst = addInstFlag(cmd, "delete", "")
+	f.IntVar(&o.keepLast, "keep-last", 0, "also delete all but the newest `N` result sets (of --branch, of --profiler)")
+	f.StringVar(&o.branch, "branch", "", "with --keep-last: the result sets of this branch only")
+	f.StringVar(&o.profiler, "profiler", "", "with --keep-last: the result sets of this profiler only")
 	f.StringVar(&o.olderThan, "older-than", "", "also delete the result sets exported longer ago than `AGE` (90m, 36h, 30d, 2w)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what would be deleted; delete nothing")
 	f.BoolVar(&o.asJSON, "json", false, `print what was (or would be) deleted as JSON: [{"inst_id", "rows"}]`)
@@ -86,8 +118,8 @@ func parseAge(s string) (time.Duration, error) {
 
 // selection returns the result sets --inst and --older-than select.
 func (o *deleteOptions) selection() (store.Selection, error) {
-	if !o.inst.given() && o.olderThan == "" {
-		return store.Selection{}, usageErrorf("--inst or --older-than is required")
+	if !o.inst.given() && o.olderThan == "" && o.keepLast == 0 {
+		return store.Selection{}, usageErrorf("--inst, --older-than or --keep-last is required")
 	}
 	sel, err := o.inst.selection()
 	if err != nil {
@@ -119,16 +151,38 @@ func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel s
 		return err
 	}
 	defer db.Close()
+	if err := o.inst.resolve(ctx, db, &sel); err != nil {
+		return fmt.Errorf("%w: nothing deleted", err)
+	}
+	var kept int
+	if o.keepLast > 0 {
+		matching, err := db.Select(ctx, store.Filter{Branch: o.branch, Profiler: o.profiler})
+		if err != nil {
+			return err
+		}
+		kept = min(len(matching), o.keepLast)
+		for _, l := range matching[:len(matching)-kept] {
+			sel.IDs = append(sel.IDs, l.InstID)
+		}
+	}
 	insts, undated, err := db.Named(ctx, sel)
 	if err != nil {
 		return fmt.Errorf("%w: nothing deleted", err)
+	}
+	if o.keepLast > 0 && len(insts) == 0 {
+		fmt.Fprintf(stderr, "profdb: delete: --keep-last %d keeps the %s%s: nothing deleted\n", o.keepLast,
+			english.Plural(kept, "result set", ""), o.keptWhat())
+		if o.asJSON {
+			return writeJSON(stdout, []store.Deleted{})
+		}
+		return nil
 	}
 	if !sel.ExportedBefore.IsZero() {
 		if undated > 0 {
 			fmt.Fprintf(stderr, "profdb: delete: %s no export time (exported before PROFDB_RESULT_SETS existed, or by a script with --no-create): --older-than leaves %s\n",
 				english.Plural(undated, "result set has", "result sets have"), english.PluralWord(undated, "it", "them"))
 		}
-		if len(insts) == 0 {
+		if len(insts) == 0 && o.keepLast == 0 {
 			fmt.Fprintf(stderr, "profdb: delete: no result set exported before %s: nothing deleted\n", sel.ExportedBefore.Format(store.TimeFormat))
 			if o.asJSON {
 				return writeJSON(stdout, []store.Deleted{})
@@ -154,6 +208,19 @@ func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel s
 		rep.finish(what)
 	}
 	return o.print(stdout, done)
+}
+
+// keptWhat says whose result sets --keep-last keeps: " of branch main",
+// " of profiler light-coverage", or "".
+func (o *deleteOptions) keptWhat() string {
+	var s string
+	if o.profiler != "" {
+		s += " of profiler " + termtext.Name(o.profiler)
+	}
+	if o.branch != "" {
+		s += " on branch " + termtext.Name(o.branch)
+	}
+	return s
 }
 
 // print prints what was (or with --dry-run would be) deleted.

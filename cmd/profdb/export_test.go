@@ -152,7 +152,7 @@ func TestVerifyAndDelete(t *testing.T) {
 	if _, stderr, code := runCLI(t, "delete", "--db", dsn, "--inst", "1"); code == 0 || !strings.Contains(stderr, "no result set 1") {
 		t.Fatalf("deleting twice: %d %s", code, stderr)
 	}
-	if _, stderr, code := runCLI(t, "delete", "--db", dsn); code == 0 || !strings.Contains(stderr, "--inst or --older-than is required") {
+	if _, stderr, code := runCLI(t, "delete", "--db", dsn); code == 0 || !strings.Contains(stderr, "--inst, --older-than or --keep-last is required") {
 		t.Fatalf("delete without --inst: %d %s", code, stderr)
 	}
 }

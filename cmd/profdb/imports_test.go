@@ -19,7 +19,7 @@ var importLayers = []struct {
 	{2, []string{"dialects/*", "resultset"}},
 	{3, []string{"profilers/*", "internal/testdb", "internal/runid"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},
-	{5, []string{"exporter", "input/*", "readback", "internal/plantest"}},
+	{5, []string{"exporter", "input/*", "readback", "selector", "internal/plantest"}},
 	{6, []string{"exporter/*", "compare", "gate", "merge", "trend", "internal/examplefig", "internal/historyfig"}},
 	{7, []string{"report"}},
 	{8, []string{"cmd/*", "internal/histbench"}},

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/merge"
+	"github.com/profdb/profdb/selector"
 	"github.com/profdb/profdb/store"
 )
 
@@ -20,7 +20,9 @@ func newMergeCmd(rep *ledger) *cobra.Command {
 		Use:   "merge [--db DSN] [--schema S] A B [C...] [--op sum|avg|max|min] [--caption TEXT]",
 		Short: "Combine result sets of one profiler into a new one",
 		Long: `merge writes a new result set whose figures combine those of the result sets
-A, B, C... (INST_IDs), item by item, as AQTime's "Merging Results" does.
+A, B, C... (INST_IDs or selectors: latest, branch:NAME, commit:SHA,
+label:KEY=VALUE, ancestor:REV, each with an optional ~N; docs/selectors.md),
+item by item, as AQTime's "Merging Results" does.
 Items are matched by name (module, source file, namespace, class, routine
 and its first line, line number), never by ID. Their counts combine by --op:
 sum (the default), avg (the mean over the inputs that hold the item,
@@ -45,18 +47,18 @@ transaction and checked before it commits, as export writes one; merge
 prints its INST_ID line as export does (--json: the same as a JSON object).`,
 		Example: `  profdb merge 1 2 3
   profdb merge --db postgres://me@db/prof 4 5 --op max --caption "all shards"
+  profdb merge label:shard=1 label:shard=2
 
   # two test shards merged and the merge gated on patch coverage in CI,
   # with the output: docs/guide.md, "A worked example: two runs in CI"`,
 		Args: usageArgs(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			insts := make([]int64, len(args))
+			sels := make([]selector.Selector, len(args))
 			for i, a := range args {
-				n, err := strconv.ParseInt(a, 10, 64)
-				if err != nil || n < 1 {
-					return usageErrorf("merge: INST_ID must be a positive integer, not %q", a)
+				var err error
+				if sels[i], err = parseSelector("merge", a); err != nil {
+					return err
 				}
-				insts[i] = n
 			}
 			op, err := merge.ParseOp(opName)
 			if err != nil {
@@ -74,6 +76,14 @@ prints its INST_ID line as export does (--json: the same as a JSON object).`,
 				return err
 			}
 			defer db.Close()
+			insts := make([]int64, len(sels))
+			for i, s := range sels {
+				l, err := resolveFirst(ctx, db, "merge", s)
+				if err != nil {
+					return err
+				}
+				insts[i] = l.InstID
+			}
 			x := exporter.New(db, exporter.Options{Version: versionLine()})
 			target := runTarget{Target: ledgerTarget{Target: x, r: conn.rep, work: "merge of INST_ID " + joinInsts(insts), undo: "nothing of it written"},
 				base: run}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,6 +10,7 @@ import (
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
+	"github.com/profdb/profdb/selector"
 	"github.com/profdb/profdb/store"
 	"github.com/profdb/profdb/trend"
 )
@@ -39,8 +39,11 @@ call tree and a flame graph. Lists hold --top entries, coverage lines
 calls are summed under the call at that depth); the page says what it
 leaves out.
 
---compare A B adds a page comparing result set B with A, as profdb compare
-does (the report then holds A and B unless --inst says otherwise): its
+--inst and --compare's A and B take INST_IDs and selectors (latest,
+branch:NAME, commit:SHA, label:KEY=VALUE, ancestor:REV, each with an optional
+~N; docs/selectors.md); a selector for B picks among the result sets of A's
+profiler other than A. --compare A B adds a page comparing result set B with
+A, as profdb compare does (the report then holds A and B unless --inst says otherwise): its
 tables, and for two function traces a differential flame graph, the shape
 of B coloured by the change of each call route from A (red slower, blue
 faster).
@@ -58,6 +61,7 @@ which links to the build's page when its URL is http or https. --file and
 		Example: `  profdb report -o report.html
   profdb report --db postgres://me@db/prof --inst 12 --source-root ~/src/app -o run12.html
   profdb report --compare 12 14 -o before-after.html
+  profdb report --compare branch:main latest -o change.html
   profdb report --trend --branch main --profiler light-coverage -o coverage-trend.html`,
 		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
 			if cmpAB {
@@ -92,13 +96,14 @@ which links to the build's page when its URL is http or https. --file and
 					}
 				}
 			}
+			var cmpSels []selector.Selector
 			if cmpAB {
 				for _, s := range args {
-					n, err := strconv.ParseInt(s, 10, 64)
-					if err != nil || n < 1 {
-						return usageErrorf("report: --compare: INST_ID must be a positive integer, not %q", s)
+					sel, err := parseSelector("report: --compare", s)
+					if err != nil {
+						return err
 					}
-					o.Compare = append(o.Compare, n)
+					cmpSels = append(cmpSels, sel)
 				}
 			}
 			stderr := cmd.ErrOrStderr()
@@ -111,6 +116,17 @@ which links to the build's page when its URL is http or https. --file and
 				return err
 			}
 			defer db.Close()
+			if cmpAB {
+				a, err := resolveFirst(ctx, db, "report: --compare: A", cmpSels[0])
+				if err != nil {
+					return err
+				}
+				b, err := resolveSecond(ctx, db, "report: --compare: B", cmpSels[1], a)
+				if err != nil {
+					return err
+				}
+				o.Compare = []int64{a.InstID, b.InstID}
+			}
 			if o.Inst, err = inst.pick(ctx, db); err != nil {
 				return fmt.Errorf("report: %w", err)
 			}

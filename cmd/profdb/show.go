@@ -19,7 +19,7 @@ func newShowCmd(rep *ledger) *cobra.Command {
 	var topN int
 	var conn connOptions
 	cmd := &cobra.Command{
-		Use:   "show [--db DSN] [--schema S] [--top N] [--json] INST_ID",
+		Use:   "show [--db DSN] [--schema S] [--top N] [--json] RESULT_SET",
 		Short: "Print the figures of one result set",
 		Long: `show prints a summary of one result set, as AQTime's Summary panel gives it:
 
@@ -32,15 +32,19 @@ func newShowCmd(rep *ledger) *cobra.Command {
   reference-count  classes and objects with their reference counts; objects
                    still alive at the end
 
+RESULT_SET is an INST_ID or a selector: latest, branch:NAME, commit:SHA,
+label:KEY=VALUE or ancestor:REV, each with an optional ~N (docs/selectors.md).
 Lists hold the first --top entries and say how many there are in all. --json
 prints the same figures as one JSON object.`,
 		Example: `  profdb show 1
-  profdb show --db postgres://me@db/prof 12 --json`,
+  profdb show --db postgres://me@db/prof 12 --json
+  profdb show latest
+  profdb show branch:main~1`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			inst, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || inst < 1 {
-				return usageErrorf("show: INST_ID must be a positive integer, not %q", args[0])
+			sel, err := parseSelector("show", args[0])
+			if err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			db, err := conn.open(ctx, dsn, store.Options{Schema: schema, ReadOnly: true})
@@ -48,6 +52,11 @@ prints the same figures as one JSON object.`,
 				return err
 			}
 			defer db.Close()
+			l, err := resolveFirst(ctx, db, "show", sel)
+			if err != nil {
+				return err
+			}
+			inst := l.InstID
 			r, err := readback.Begin(ctx, db)
 			if err != nil {
 				return fmt.Errorf("show: %w", err)

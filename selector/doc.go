@@ -1,0 +1,20 @@
+// Package selector names result sets by what profdb recorded of them
+// (docs/selectors.md): besides an INST_ID,
+//
+//   - latest: the newest result set;
+//   - branch:NAME, commit:SHA (a unique prefix of 7 or more hexadecimal
+//     digits), label:KEY=VALUE: the newest that matches;
+//   - ancestor:REV: the newest result set whose commit is the nearest
+//     ancestor of REV (REV itself included) in the git repository of a
+//     working directory;
+//   - any of these with a ~N suffix: the N-th before it among the same
+//     candidates (latest~1, branch:main~2, 12~1).
+//
+// Parse reads a selector; a Resolver finds the result set it names in a
+// store.DB, reading PROFDB_RESULT_SETS by its key and only the rows it
+// needs (store.DB.Select). Second resolves a selector for a result set set
+// beside a first one (compare's B, check's --baseline): it picks among the
+// result sets of the first one's profiler, never the first itself. A
+// selector that matches nothing is a *NotFoundError saying what it looked
+// for.
+package selector

@@ -1,0 +1,317 @@
+package selector
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/store"
+)
+
+// DefaultMaxWalk is how many commits ancestor: walks back from its
+// revision, at most, when the Resolver does not say.
+const DefaultMaxWalk = 100000
+
+// Resolver finds the result sets selectors name in a database.
+type Resolver struct {
+	DB *store.DB
+	// Dir is the working directory whose git repository ancestor: reads;
+	// "" for the process's.
+	Dir string
+	// Git is the git program; "" for "git" on the PATH.
+	Git string
+	// MaxWalk bounds the commits ancestor: walks; 0 for DefaultMaxWalk.
+	MaxWalk int
+}
+
+// NotFoundError is the error for a selector that matches no result set:
+// it says what was looked for.
+type NotFoundError struct {
+	Selector string // the selector as given
+	Looked   string // what was looked for: "no result set of profiler … on branch main (newest first, skipping 2)"
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("%s: %s", termtext.Short(e.Selector), e.Looked)
+}
+
+// AmbiguousError is the error for a commit: prefix that begins the names
+// of more than one recorded commit.
+type AmbiguousError struct {
+	Selector string
+	Commits  []string // the commits it begins, sorted
+}
+
+func (e *AmbiguousError) Error() string {
+	names := e.Commits
+	more := ""
+	if len(names) > 5 {
+		names, more = names[:5], fmt.Sprintf(" and %d more", len(e.Commits)-5)
+	}
+	quoted := make([]string, len(names))
+	for i, c := range names {
+		quoted[i] = termtext.Name(c)
+	}
+	return fmt.Sprintf("%s is ambiguous: it begins %d recorded commits (%s%s); give more digits",
+		termtext.Short(e.Selector), len(e.Commits), strings.Join(quoted, ", "), more)
+}
+
+// Resolve returns the result set s names. An INST_ID without ~N is
+// returned as it is, without reading the database (the command that reads
+// it says whether the database holds it): only its InstID is set.
+func (r *Resolver) Resolve(ctx context.Context, s Selector) (store.Listing, error) {
+	if s.IsID() {
+		return store.Listing{InstID: s.InstID}, nil
+	}
+	return r.resolve(ctx, s, "", 0)
+}
+
+// Second returns the result set s names to be set beside first (compare's
+// B, check's --baseline): a selector other than a plain INST_ID picks
+// among the result sets of first's profiler, and never first itself.
+// first's profiler is looked up when first does not give it.
+func (r *Resolver) Second(ctx context.Context, s Selector, first store.Listing) (store.Listing, error) {
+	if s.IsID() {
+		return store.Listing{InstID: s.InstID}, nil
+	}
+	if first.Profiler == "" {
+		got, err := r.DB.Select(ctx, store.Filter{InstID: first.InstID})
+		if err != nil {
+			return store.Listing{}, err
+		}
+		if len(got) == 1 {
+			first = got[0]
+		}
+	}
+	return r.resolve(ctx, s, first.Profiler, first.InstID)
+}
+
+// ResolveAll resolves each text to an INST_ID, in the order given.
+func (r *Resolver) ResolveAll(ctx context.Context, texts []string) ([]int64, error) {
+	ids := make([]int64, len(texts))
+	for i, t := range texts {
+		s, err := Parse(t)
+		if err != nil {
+			return nil, err
+		}
+		l, err := r.Resolve(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = l.InstID
+	}
+	return ids, nil
+}
+
+// resolve returns the result set s names among those of profiler (any
+// when "") other than exclude (none when 0).
+func (r *Resolver) resolve(ctx context.Context, s Selector, profiler string, exclude int64) (store.Listing, error) {
+	back := s.Back
+	if s.Kind == ID && back > 0 {
+		back-- // the result sets before the INST_ID are the candidates: N~1 is the first of them
+	}
+	want := back + 1 // candidates needed, newest first
+	if exclude > 0 {
+		want++
+	}
+	f := store.Filter{Profiler: profiler, Last: want}
+	switch s.Kind {
+	case ID:
+		f.Before = s.InstID
+	case Latest:
+	case Branch:
+		f.Branch = s.Value
+	case Label:
+		f.Labels = map[string]string{s.Key: s.Value}
+	case Commit:
+		f.Commit, f.Last = s.Value, 0
+	case Ancestor:
+		return r.ancestor(ctx, s, profiler, exclude)
+	}
+	got, err := r.DB.Select(ctx, f)
+	if err != nil {
+		return store.Listing{}, err
+	}
+	if s.Kind == Commit {
+		commits := map[string]bool{}
+		for _, l := range got {
+			if l.Run != nil {
+				commits[strings.ToLower(l.Run.Commit)] = true
+			}
+		}
+		if len(commits) > 1 {
+			e := &AmbiguousError{Selector: s.Text}
+			for c := range commits {
+				e.Commits = append(e.Commits, c)
+			}
+			sort.Strings(e.Commits)
+			return store.Listing{}, e
+		}
+	}
+	if l, ok := pick(got, back, exclude); ok {
+		return l, nil
+	}
+	matched := 0
+	for _, l := range got {
+		if l.InstID != exclude {
+			matched++
+		}
+	}
+	return store.Listing{}, r.notFound(s, profiler, exclude, matched, "")
+}
+
+// pick returns the back-th newest of list (oldest first), exclude left out.
+func pick(list []store.Listing, back int, exclude int64) (store.Listing, bool) {
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i].InstID == exclude {
+			continue
+		}
+		if back == 0 {
+			return list[i], true
+		}
+		back--
+	}
+	return store.Listing{}, false
+}
+
+// notFound says what s looked for; matched is how many result sets did
+// match (fewer than ~N needs), extra a note on what was searched.
+func (r *Resolver) notFound(s Selector, profiler string, exclude int64, matched int, extra string) error {
+	var b strings.Builder
+	b.WriteString("no result set")
+	if profiler != "" {
+		b.WriteString(" of profiler " + termtext.Name(profiler))
+	}
+	switch s.Kind {
+	case ID:
+		fmt.Fprintf(&b, " %d back from INST_ID %d", s.Back, s.InstID)
+	case Branch:
+		b.WriteString(" on branch " + termtext.Name(s.Value))
+	case Commit:
+		b.WriteString(" at a commit beginning " + termtext.Name(s.Value))
+	case Label:
+		b.WriteString(" labelled " + termtext.Name(s.Key+"="+s.Value))
+	case Ancestor:
+		b.WriteString(" at " + termtext.Name(s.Value) + " or an ancestor of it")
+	}
+	if exclude > 0 {
+		fmt.Fprintf(&b, " other than INST_ID %d", exclude)
+	}
+	switch {
+	case s.Kind == ID:
+		fmt.Fprintf(&b, " (%d before it)", matched)
+	case s.Back > 0:
+		fmt.Fprintf(&b, " (newest first, skipping %d; %d match)", s.Back, matched)
+	}
+	if extra != "" {
+		b.WriteString(extra)
+	}
+	return &NotFoundError{Selector: s.Text, Looked: b.String()}
+}
+
+// ancestor resolves ancestor:REV: it walks git rev-list REV, newest
+// first, and takes the result sets of each commit that has any, newest
+// first, until it has skipped s.Back of them. The recorded commits are
+// read once; a commit's result sets are read only when it has some.
+func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, exclude int64) (store.Listing, error) {
+	recorded, err := r.DB.Commits(ctx, profiler)
+	if err != nil {
+		return store.Listing{}, err
+	}
+	git := r.Git
+	if git == "" {
+		git = "git"
+	}
+	walk := r.MaxWalk
+	if walk <= 0 {
+		walk = DefaultMaxWalk
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(wctx, git, "rev-list", "--max-count="+strconv.Itoa(walk), s.Value, "--")
+	cmd.Dir = r.Dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return store.Listing{}, fmt.Errorf("%s: git rev-list: %w", termtext.Short(s.Text), err)
+	}
+	if err := cmd.Start(); err != nil {
+		return store.Listing{}, fmt.Errorf("%s: git rev-list: %w", termtext.Short(s.Text), err)
+	}
+	var found *store.Listing
+	back, walked, matched := s.Back, 0, 0
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && found == nil {
+		walked++
+		commit := strings.ToLower(strings.TrimSpace(sc.Text()))
+		if !recorded[commit] {
+			continue
+		}
+		got, err := r.DB.Select(ctx, store.Filter{Commit: commit, Profiler: profiler, Last: back + 2})
+		if err != nil {
+			cancel()
+			_ = cmd.Wait() // the walk is abandoned: its outcome no longer matters
+			return store.Listing{}, err
+		}
+		for i := len(got) - 1; i >= 0; i-- {
+			if got[i].InstID == exclude || got[i].Run == nil || !strings.EqualFold(got[i].Run.Commit, commit) {
+				continue
+			}
+			matched++
+			if back == 0 {
+				found = &got[i]
+				break
+			}
+			back--
+		}
+	}
+	if found != nil {
+		cancel()
+		_ = cmd.Wait() // killed on purpose once the answer was found
+		return *found, nil
+	}
+	werr := cmd.Wait()
+	if err := ctx.Err(); err != nil {
+		return store.Listing{}, err
+	}
+	if werr != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = werr.Error()
+		}
+		return store.Listing{}, fmt.Errorf("%s: git rev-list %s in %s: %w: %s", termtext.Short(s.Text), termtext.Name(s.Value), dirName(r.Dir), ErrGit, termtext.Line(msg))
+	}
+	if err := sc.Err(); err != nil {
+		return store.Listing{}, fmt.Errorf("%s: read git rev-list: %w", termtext.Short(s.Text), err)
+	}
+	extra := fmt.Sprintf(" (%d commits walked; the database records %d commits)", walked, len(recorded))
+	if len(recorded) == 0 {
+		extra = " (the database records no commit)"
+	}
+	s2 := s
+	s2.Back = 0
+	e := r.notFound(s2, profiler, exclude, matched, extra)
+	if s.Back > 0 {
+		e.(*NotFoundError).Looked += fmt.Sprintf(" (newest first, skipping %d; %d match)", s.Back, matched)
+	}
+	return store.Listing{}, e
+}
+
+// ErrGit is wrapped by the error of an ancestor: selector whose git
+// rev-list failed (no repository, an unknown revision).
+var ErrGit = errors.New("git failed")
+
+func dirName(dir string) string {
+	if dir == "" {
+		return "the working directory"
+	}
+	return termtext.Name(dir)
+}

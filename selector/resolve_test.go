@@ -1,0 +1,296 @@
+package selector_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/profdb/profdb/dialects/mysql"
+	_ "github.com/profdb/profdb/dialects/postgres"
+	_ "github.com/profdb/profdb/dialects/sqlite"
+	_ "github.com/profdb/profdb/dialects/sqlserver"
+	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/profilers/functiontrace"
+	"github.com/profdb/profdb/profilers/lightcoverage"
+	"github.com/profdb/profdb/resultset"
+	"github.com/profdb/profdb/selector"
+	"github.com/profdb/profdb/store"
+)
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// run is a result set to export: its profiler and identity.
+type run struct {
+	profiler string
+	run      resultset.Run
+}
+
+// exportRuns exports an empty result set per run into a fresh database of
+// dialect and returns the exporter (its DB) and the INST_IDs.
+func exportRuns(t *testing.T, dialect string, runs []run) (*store.DB, []int64) {
+	t.Helper()
+	ctx := ctxT(t)
+	x, err := exporter.Open(ctx, testdb.Fresh(t, dialect), store.Options{}, exporter.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	var ids []int64
+	for i := range runs {
+		set := &resultset.ResultSet{Header: resultset.Header{Profiler: runs[i].profiler, Caption: "run", Run: &runs[i].run}}
+		res, err := resultset.Export(ctx, x, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.InstID)
+	}
+	return x.DB(), ids
+}
+
+const (
+	c1  = "1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	c2  = "2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	c2b = "2222222ccccccccccccccccccccccccccccccccc"
+)
+
+// TestResolve: every selector form, ~N, and the rules of a second result
+// set, on every database; a selector matching nothing says what it
+// looked for, and an ambiguous commit prefix names the commits.
+func TestResolve(t *testing.T) {
+	lc, ft := lightcoverage.Name, functiontrace.Name
+	unit, e2e := map[string]string{"suite": "unit"}, map[string]string{"suite": "e2e"}
+	runs := []run{
+		{lc, resultset.Run{Commit: c1, Branch: "main", Labels: unit}},
+		{ft, resultset.Run{Commit: c1, Branch: "main"}},
+		{lc, resultset.Run{Commit: c2, Branch: "feature/x", Labels: e2e}},
+		{lc, resultset.Run{Commit: c2b, Branch: "main", Labels: unit}},
+		{ft, resultset.Run{Commit: c2b, Branch: "main"}},
+	}
+	for _, dialect := range testdb.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := ctxT(t)
+			db, ids := exportRuns(t, dialect, runs)
+			r := &selector.Resolver{DB: db}
+			itoa := func(i int) string { return strconv.FormatInt(ids[i], 10) }
+			for _, c := range []struct {
+				sel  string
+				want int
+			}{
+				{"latest", 4}, {"latest~1", 3}, {"latest~4", 0},
+				{"branch:main", 4}, {"branch:main~1", 3}, {"branch:main~3", 0}, {"branch:feature/x", 2},
+				{"commit:1111111", 1}, {"commit:1111111~1", 0}, {"commit:2222222b", 2}, {"commit:2222222C", 4},
+				{"label:suite=unit", 3}, {"label:suite=unit~1", 0}, {"label:suite=e2e", 2},
+				{itoa(3), 3}, {itoa(3) + "~1", 2}, {itoa(3) + "~3", 0},
+			} {
+				got := resolve(t, ctx, r, c.sel, nil)
+				if got.InstID != ids[c.want] {
+					t.Errorf("%s: INST_ID %d, want %d", c.sel, got.InstID, ids[c.want])
+				}
+			}
+			// A second result set: of the first one's profiler, never the
+			// first itself; a plain INST_ID is taken as given.
+			first := resolve(t, ctx, r, itoa(3), nil) // only its INST_ID: Second looks up its profiler
+			trace := resolve(t, ctx, r, "latest", nil)
+			for _, c := range []struct {
+				sel   string
+				first *store.Listing
+				want  int
+			}{
+				{"latest", &first, 2}, {"latest~1", &first, 0}, {"branch:main", &first, 0}, {"label:suite=unit", &first, 0},
+				{"commit:2222222c", &first, -1}, {itoa(4), &first, 4}, {"latest", &trace, 1}, {"branch:main~1", &first, -1},
+			} {
+				if c.want < 0 {
+					_, err := secondErr(ctx, r, c.sel, *c.first)
+					var nf *selector.NotFoundError
+					if !errors.As(err, &nf) {
+						t.Errorf("second %s beside %d: %v, want NotFoundError", c.sel, c.first.InstID, err)
+					}
+					continue
+				}
+				got := resolve(t, ctx, r, c.sel, c.first)
+				if got.InstID != ids[c.want] {
+					t.Errorf("second %s beside %d: INST_ID %d, want %d", c.sel, c.first.InstID, got.InstID, ids[c.want])
+				}
+			}
+			// What matches nothing says what it looked for.
+			for _, c := range []struct {
+				sel   string
+				first *store.Listing
+				want  string
+			}{
+				{"branch:nope", nil, `"branch:nope": no result set on branch nope`},
+				{"latest~5", nil, `"latest~5": no result set (newest first, skipping 5; 5 match)`},
+				{"label:os=linux", nil, "no result set labelled os=linux"},
+				{"commit:9999999", nil, "no result set at a commit beginning 9999999"},
+				{"branch:main~1", &first, "no result set of profiler light-coverage on branch main other than INST_ID " + itoa(3) + " (newest first, skipping 1; 1 match)"},
+				{"branch:\x1b[31mred", nil, `no result set on branch "\x1b[31mred"`},
+			} {
+				var err error
+				if c.first != nil {
+					_, err = secondErr(ctx, r, c.sel, *c.first)
+				} else {
+					_, err = resolveErr(ctx, r, c.sel)
+				}
+				var nf *selector.NotFoundError
+				if !errors.As(err, &nf) || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("%s: %v, want a NotFoundError saying %s", c.sel, err, c.want)
+				}
+				if err != nil && strings.ContainsRune(err.Error(), 0x1b) {
+					t.Errorf("%s: the error holds a raw escape: %q", c.sel, err)
+				}
+			}
+			_, err := resolveErr(ctx, r, "commit:2222222")
+			var amb *selector.AmbiguousError
+			if !errors.As(err, &amb) || len(amb.Commits) != 2 || !strings.Contains(err.Error(), c2) || !strings.Contains(err.Error(), c2b) {
+				t.Errorf("commit:2222222: %v, want an AmbiguousError naming %s and %s", err, c2, c2b)
+			}
+		})
+	}
+}
+
+func resolveErr(ctx context.Context, r *selector.Resolver, text string) (store.Listing, error) {
+	s, err := selector.Parse(text)
+	if err != nil {
+		return store.Listing{}, err
+	}
+	return r.Resolve(ctx, s)
+}
+
+func secondErr(ctx context.Context, r *selector.Resolver, text string, first store.Listing) (store.Listing, error) {
+	s, err := selector.Parse(text)
+	if err != nil {
+		return store.Listing{}, err
+	}
+	return r.Second(ctx, s, first)
+}
+
+// resolve resolves text (beside first when not nil) and fails the test on
+// an error.
+func resolve(t *testing.T, ctx context.Context, r *selector.Resolver, text string, first *store.Listing) store.Listing {
+	t.Helper()
+	var l store.Listing
+	var err error
+	if first != nil {
+		l, err = secondErr(ctx, r, text, *first)
+	} else {
+		l, err = resolveErr(ctx, r, text)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return l
+}
+
+// gitRepo makes a git repository in a temporary folder and returns it and
+// a function running git there (failing the test on an error), which
+// returns git's output trimmed.
+func gitRepo(t *testing.T) (string, func(args ...string) string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git on the PATH")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
+			"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	return dir, git
+}
+
+// commit makes a commit changing a file and returns its object name.
+func commit(t *testing.T, dir string, git func(...string) string, msg string) string {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(msg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "f.txt")
+	git("commit", "-q", "-m", msg)
+	return git("rev-parse", "HEAD")
+}
+
+// TestAncestor: ancestor:REV on a real git history, result sets exported
+// for some commits only: the newest result set of the nearest ancestor
+// that has one (REV included), ~N going further back, a second result set
+// of the first one's profiler only; a revision git does not know, or no
+// repository, is an error naming git's complaint.
+func TestAncestor(t *testing.T) {
+	dir, git := gitRepo(t)
+	m1 := commit(t, dir, git, "m1")
+	m2 := commit(t, dir, git, "m2")
+	git("checkout", "-q", "-b", "feat")
+	f1 := commit(t, dir, git, "f1")
+	f2 := commit(t, dir, git, "f2")
+	git("checkout", "-q", "main")
+	m3 := commit(t, dir, git, "m3")
+	_ = m2 // no result set for m2
+	lc, ft := lightcoverage.Name, functiontrace.Name
+	runs := []run{
+		{lc, resultset.Run{Commit: m1, Branch: "main"}},  // 0
+		{lc, resultset.Run{Commit: m3, Branch: "main"}},  // 1
+		{ft, resultset.Run{Commit: f1, Branch: "feat"}},  // 2
+		{lc, resultset.Run{Commit: f2, Branch: "feat"}},  // 3
+		{lc, resultset.Run{Commit: "", Branch: "other"}}, // 4: no commit
+		{lc, resultset.Run{Commit: m1, Branch: "main"}},  // 5: m1 again, newer
+	}
+	for _, dialect := range testdb.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := ctxT(t)
+			db, ids := exportRuns(t, dialect, runs)
+			r := &selector.Resolver{DB: db, Dir: dir}
+			for _, c := range []struct {
+				sel  string
+				want int
+			}{
+				{"ancestor:main", 1}, {"ancestor:main~1", 5}, {"ancestor:main~2", 0},
+				{"ancestor:feat", 3}, {"ancestor:feat~1", 2}, {"ancestor:feat~2", 5},
+				{"ancestor:" + m2, 5}, {"ancestor:feat^", 2}, {"ancestor:HEAD", 1},
+			} {
+				if got := resolve(t, ctx, r, c.sel, nil); got.InstID != ids[c.want] {
+					t.Errorf("%s: INST_ID %d, want %d", c.sel, got.InstID, ids[c.want])
+				}
+			}
+			first := resolve(t, ctx, r, "ancestor:feat", nil) // ids[3], light coverage at f2
+			for _, c := range []struct {
+				sel  string
+				want int
+			}{{"ancestor:feat", 5}, {"ancestor:feat~1", 0}, {"ancestor:main", 1}} {
+				if got := resolve(t, ctx, r, c.sel, &first); got.InstID != ids[c.want] {
+					t.Errorf("second %s beside %d: INST_ID %d, want %d", c.sel, first.InstID, got.InstID, ids[c.want])
+				}
+			}
+			_, err := secondErr(ctx, r, "ancestor:feat~2", first)
+			var nf *selector.NotFoundError
+			if !errors.As(err, &nf) || !strings.Contains(err.Error(), "no result set of profiler light-coverage at feat or an ancestor of it other than INST_ID") {
+				t.Errorf("ancestor:feat~2 beside %d: %v", first.InstID, err)
+			}
+			_, err = resolveErr(ctx, r, "ancestor:nosuch")
+			if !errors.Is(err, selector.ErrGit) || !strings.Contains(err.Error(), "nosuch") {
+				t.Errorf("ancestor:nosuch: %v, want ErrGit naming the revision", err)
+			}
+			elsewhere := &selector.Resolver{DB: db, Dir: t.TempDir()}
+			if _, err := resolveErr(ctx, elsewhere, "ancestor:main"); !errors.Is(err, selector.ErrGit) {
+				t.Errorf("ancestor:main outside a repository: %v, want ErrGit", err)
+			}
+		})
+	}
+}

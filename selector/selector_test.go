@@ -1,0 +1,46 @@
+package selector_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/profdb/profdb/selector"
+)
+
+// TestParse: every form and the ~N suffix parse to what they name; text
+// that is no selector is ErrSyntax, saying what a selector is.
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want selector.Selector
+	}{
+		{"12", selector.Selector{Kind: selector.ID, InstID: 12}},
+		{"12~3", selector.Selector{Kind: selector.ID, InstID: 12, Back: 3}},
+		{"latest", selector.Selector{Kind: selector.Latest}},
+		{"latest~1", selector.Selector{Kind: selector.Latest, Back: 1}},
+		{"branch:main", selector.Selector{Kind: selector.Branch, Value: "main"}},
+		{"branch:feature/x-1~2", selector.Selector{Kind: selector.Branch, Value: "feature/x-1", Back: 2}},
+		{"commit:ABCDEF1", selector.Selector{Kind: selector.Commit, Value: "abcdef1"}},
+		{"label:suite=unit", selector.Selector{Kind: selector.Label, Key: "suite", Value: "unit"}},
+		{"label:k=a=b", selector.Selector{Kind: selector.Label, Key: "k", Value: "a=b"}},
+		{"label:k=", selector.Selector{Kind: selector.Label, Key: "k", Value: ""}},
+		{"ancestor:origin/main", selector.Selector{Kind: selector.Ancestor, Value: "origin/main"}},
+		{"ancestor:HEAD^~1", selector.Selector{Kind: selector.Ancestor, Value: "HEAD^", Back: 1}},
+	} {
+		got, err := selector.Parse(c.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", c.in, err)
+			continue
+		}
+		c.want.Text = c.in
+		if got != c.want {
+			t.Errorf("Parse(%q) = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-3", "newest", "latest~", "latest~x", "latest~-1", "branch:", "commit:abc12",
+		"commit:abcdefg", "label:suite", "label:=x", "ancestor:--all", "tag:v1", "3-7"} {
+		if s, err := selector.Parse(bad); !errors.Is(err, selector.ErrSyntax) {
+			t.Errorf("Parse(%q) = %+v, %v; want ErrSyntax", bad, s, err)
+		}
+	}
+}
