@@ -252,11 +252,12 @@ func TestGuideCIJob(t *testing.T) {
 			var list []struct {
 				InstID int64 `json:"inst_id"`
 				Run    struct {
-					Commit  string            `json:"commit"`
-					Branch  string            `json:"branch"`
-					CI      string            `json:"ci"`
-					BuildID string            `json:"build_id"`
-					Labels  map[string]string `json:"labels"`
+					Commit   string            `json:"commit"`
+					Branch   string            `json:"branch"`
+					CI       string            `json:"ci"`
+					BuildID  string            `json:"build_id"`
+					BuildURL string            `json:"build_url"`
+					Labels   map[string]string `json:"labels"`
 				} `json:"run"`
 			}
 			decodeJSON(t, mustRun(t, "list", "--db", dsn, "--json"), &list)
@@ -269,8 +270,9 @@ func TestGuideCIJob(t *testing.T) {
 					branch = "feature"
 				}
 				if rs.InstID != int64(i+1) || rs.Run.Commit != runs[i] || rs.Run.Branch != branch || rs.Run.CI != "github-actions" ||
-					rs.Run.BuildID != strconv.Itoa(1001+i) || rs.Run.Labels["suite"] != "unit" {
-					t.Errorf("list: result set %d is %+v, want INST_ID %d, commit %s, branch %s, github-actions, build %d, suite=unit",
+					rs.Run.BuildID != strconv.Itoa(1001+i) || rs.Run.BuildURL != "https://github.com/example/calc/actions/runs/"+rs.Run.BuildID ||
+					rs.Run.Labels["suite"] != "unit" {
+					t.Errorf("list: result set %d is %+v, want INST_ID %d, commit %s, branch %s, github-actions, build %d and its URL, suite=unit",
 						i, rs, i+1, runs[i], branch, 1001+i)
 				}
 			}
