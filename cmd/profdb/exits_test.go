@@ -85,6 +85,12 @@ func TestExitStatuses(t *testing.T) {
 			{2, []string{"verify", "--db", "DB", "--inst", "0"}},
 			{2, []string{"verify", "--db", "DB", "--inst", "99"}},
 		},
+		"trend": {
+			{0, []string{"trend", "--db", "DB", "--profiler", "light-coverage", "--last", "2"}},
+			{2, []string{"trend", "--db", "DB", "--last", "0"}},
+			{2, []string{"trend", "--db", "DB", "--branch", "no-such-branch"}},
+			{2, []string{"trend", "--db", "NEW"}},
+		},
 		"ddl": {
 			{0, []string{"ddl", "--dialect", "sqlite", "-o", "OUT"}},
 			{2, []string{"ddl", "--dialect", "no-such-dialect"}},
