@@ -34,6 +34,14 @@ type Table struct {
 	// INSTANCES, ID of RELATIONS); empty for profiler tables, whose ID and
 	// REC_ID are not keys.
 	Key string `json:"-"`
+	// NoParentIndex leaves out the (INST_ID, PARENT_ID) index of a child
+	// table (see Indexes): no query of profdb finds its rows by their
+	// parent or reads them in their parents' order.
+	NoParentIndex bool `json:"-"`
+	// RecIDIndex adds an index on (INST_ID, REC_ID) (see Indexes): a query
+	// finds the table's rows by the REC_ID that rows of another table name
+	// them by (a routine's calls, a class's objects).
+	RecIDIndex bool `json:"-"`
 }
 
 // Column returns the column named name, matched case-insensitively.
@@ -83,9 +91,10 @@ const MaxIndexName = 60
 
 // Indexes returns the indexes a table carries: the primary key of a shared
 // table and, when that key is not its INST_ID (RELATIONS), (INST_ID) too,
-// which finds a result set's rows; for a profiler table (INST_ID, ID) and,
-// for a child table, also (INST_ID, PARENT_ID). docs/performance.md
-// ("Indexes: what each one serves") names the queries each one serves.
+// which finds a result set's rows; for a profiler table (INST_ID, ID),
+// for a child table also (INST_ID, PARENT_ID) unless NoParentIndex is set,
+// and (INST_ID, REC_ID) when RecIDIndex is. docs/performance.md ("Indexes:
+// what each one serves") names the queries each one serves.
 func (t *Table) Indexes() []Index {
 	if t.Key != "" {
 		ix := []Index{{Name: IndexName("PK", t.Name, ""), Columns: []string{t.Key}, Primary: true}}
@@ -95,8 +104,11 @@ func (t *Table) Indexes() []Index {
 		return ix
 	}
 	ix := []Index{{Name: IndexName("IX", t.Name, "ID"), Columns: []string{InstID, ID}}}
-	if t.Parent != "" {
+	if t.Parent != "" && !t.NoParentIndex {
 		ix = append(ix, Index{Name: IndexName("IX", t.Name, "PARENT"), Columns: []string{InstID, ParentID}})
+	}
+	if t.RecIDIndex {
+		ix = append(ix, Index{Name: IndexName("IX", t.Name, "REC"), Columns: []string{InstID, RecID}})
 	}
 	return ix
 }
