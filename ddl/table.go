@@ -40,6 +40,14 @@ type Table struct {
 	// keep such tables whole on every node, as they do the keyed ones. Nil
 	// for the documented tables.
 	Lookup []string `json:"-"`
+	// NoParentIndex leaves out the (INST_ID, PARENT_ID) index of a child
+	// table (see Indexes): no query of profdb finds its rows by their
+	// parent or reads them in their parents' order.
+	NoParentIndex bool `json:"-"`
+	// RecIDIndex adds an index on (INST_ID, REC_ID) (see Indexes): a query
+	// finds the table's rows by the REC_ID that rows of another table name
+	// them by (a routine's calls, a class's objects).
+	RecIDIndex bool `json:"-"`
 }
 
 // Column returns the column named name, matched case-insensitively.
@@ -90,8 +98,9 @@ const MaxIndexName = 60
 // Indexes returns the indexes a table carries: the primary key of a shared
 // table and, when that key is not its INST_ID (RELATIONS), (INST_ID) too,
 // which finds a result set's rows; the Lookup index of a keyless table of
-// profdb's own; for a profiler table (INST_ID, ID) and, for a child table,
-// also (INST_ID, PARENT_ID). docs/performance.md ("Indexes: what each one
+// profdb's own; for a profiler table (INST_ID, ID), for a child table also
+// (INST_ID, PARENT_ID) unless NoParentIndex is set, and (INST_ID, REC_ID)
+// when RecIDIndex is. docs/performance.md ("Indexes: what each one
 // serves") names the queries each one serves.
 func (t *Table) Indexes() []Index {
 	if t.Key != "" {
@@ -105,8 +114,11 @@ func (t *Table) Indexes() []Index {
 		return []Index{{Name: IndexName("IX", t.Name, "LOOKUP"), Columns: t.Lookup}}
 	}
 	ix := []Index{{Name: IndexName("IX", t.Name, "ID"), Columns: []string{InstID, ID}}}
-	if t.Parent != "" {
+	if t.Parent != "" && !t.NoParentIndex {
 		ix = append(ix, Index{Name: IndexName("IX", t.Name, "PARENT"), Columns: []string{InstID, ParentID}})
+	}
+	if t.RecIDIndex {
+		ix = append(ix, Index{Name: IndexName("IX", t.Name, "REC"), Columns: []string{InstID, RecID}})
 	}
 	return ix
 }

@@ -44,6 +44,10 @@ func TestIndexes(t *testing.T) {
 	keyedByInst := ddl.Table{Name: "INSTANCES", Key: ddl.InstID, Columns: []ddl.Column{col(ddl.InstID, ddl.Integer)}}
 	top := tbl("P_TOP", "")
 	child := tbl("P_CHILD", "P_TOP")
+	leaf := tbl("P_LEAF", "P_TOP")
+	leaf.NoParentIndex = true
+	named := tbl("P_NAMED", "")
+	named.RecIDIndex = true
 	for _, tc := range []struct {
 		t    ddl.Table
 		want []ddl.Index
@@ -57,6 +61,11 @@ func TestIndexes(t *testing.T) {
 		{child, []ddl.Index{
 			{Name: "IX_P_CHILD_ID", Columns: []string{"INST_ID", "ID"}},
 			{Name: "IX_P_CHILD_PARENT", Columns: []string{"INST_ID", "PARENT_ID"}},
+		}},
+		{leaf, []ddl.Index{{Name: "IX_P_LEAF_ID", Columns: []string{"INST_ID", "ID"}}}},
+		{named, []ddl.Index{
+			{Name: "IX_P_NAMED_ID", Columns: []string{"INST_ID", "ID"}},
+			{Name: "IX_P_NAMED_REC", Columns: []string{"INST_ID", "REC_ID"}},
 		}},
 	} {
 		got := tc.t.Indexes()

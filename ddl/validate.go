@@ -75,6 +75,12 @@ func ValidateTable(t Table, profilerTable bool) error {
 			return fmt.Errorf("table %s: key column %s does not exist", t.Name, t.Key)
 		}
 	}
+	if t.NoParentIndex && t.Parent == "" {
+		return fmt.Errorf("table %s: NoParentIndex on a top-level table, which has no parent index to leave out", t.Name)
+	}
+	if _, ok := t.Column(RecID); t.RecIDIndex && (!ok || t.Key != "") {
+		return fmt.Errorf("table %s: RecIDIndex on a table without %s, or with a key", t.Name, RecID)
+	}
 	return nil
 }
 

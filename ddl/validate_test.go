@@ -46,6 +46,8 @@ func TestValidateProfilerErrors(t *testing.T) {
 	instString.Columns[instString.ColumnIndex(ddl.InstID)].Type = ddl.String
 	keyed := tbl("P_A", "")
 	keyed.Key = ddl.ID
+	topNoParentIndex := tbl("P_A", "")
+	topNoParentIndex.NoParentIndex = true
 	for _, tc := range []struct {
 		what   string
 		tables []ddl.Table
@@ -54,6 +56,7 @@ func TestValidateProfilerErrors(t *testing.T) {
 		{"no tables", nil, []string{"profiler p", "no tables"}},
 		{"unknown parent", []ddl.Table{ok, tbl("P_CHILD", "P_MISSING")}, []string{"profiler p", "table P_CHILD", "unknown parent P_MISSING"}},
 		{"duplicate table", []ddl.Table{tbl("P_A", ""), ok, tbl("P_A", "")}, []string{"duplicate table P_A"}},
+		{"top-level NoParentIndex", []ddl.Table{topNoParentIndex}, []string{"table P_A", "NoParentIndex on a top-level table"}},
 		// Table names must be upper case, so a lower-case twin is refused
 		// too (as a bad name, before the case-insensitive duplicate check).
 		{"duplicate table other case", []ddl.Table{tbl("P_A", ""), tbl("p_a", "")}, []string{"p_a"}},
@@ -108,6 +111,11 @@ func TestValidateTableShared(t *testing.T) {
 	bad.Key = "NOPE"
 	if err := ddl.ValidateTable(bad, false); err == nil || !strings.Contains(err.Error(), "key column NOPE") {
 		t.Errorf("missing key column: %v", err)
+	}
+	recIndexed := shared.Clone()
+	recIndexed.RecIDIndex = true
+	if err := ddl.ValidateTable(recIndexed, false); err == nil || !strings.Contains(err.Error(), "RecIDIndex on a table without REC_ID") {
+		t.Errorf("REC_ID index without REC_ID: %v", err)
 	}
 }
 

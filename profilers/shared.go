@@ -26,6 +26,22 @@ func NewTable(name, parent string, cols ...ddl.Column) ddl.Table {
 	return ddl.Table{Name: name, Parent: parent, Columns: cols}
 }
 
+// WithoutParentIndex returns child table t without its (INST_ID,
+// PARENT_ID) index (ddl.Table.NoParentIndex): for a table no query of
+// profdb reads by its rows' parents.
+func WithoutParentIndex(t ddl.Table) ddl.Table {
+	t.NoParentIndex = true
+	return t
+}
+
+// WithRecIDIndex returns t with an index on (INST_ID, REC_ID)
+// (ddl.Table.RecIDIndex): for a table whose rows queries look up by the
+// REC_ID other tables name them by.
+func WithRecIDIndex(t ddl.Table) ddl.Table {
+	t.RecIDIndex = true
+	return t
+}
+
 // Instances returns the INSTANCES table: one row per exported result set,
 // keyed by INST_ID. Its types are the Function Trace document's, the one
 // that types them all (docs/layout.md, "INSTANCES and RELATIONS").

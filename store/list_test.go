@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -171,5 +172,56 @@ func TestUnknownProfiler(t *testing.T) {
 	more := fmt.Sprintf("and %d more)", len(def.Tables)-2)
 	if err := list[0].ProfilerErr(); err == nil || !strings.Contains(err.Error(), more) {
 		t.Errorf("%d tables named, two shown: %v, want %q", len(def.Tables), err, more)
+	}
+}
+
+// Select names result sets as Pick does with the whole list, and ListOf
+// lists some of them as List lists them among all.
+func TestSelectAndListOf(t *testing.T) {
+	for _, dialect := range testdb.Dialects("sqlserver") {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := ctxT(t)
+			db, trace, cov := fixtures(t, dialect)
+			all, err := db.List(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				sel  store.Selection
+				want []int64
+			}{
+				{store.Selection{IDs: []int64{cov}}, []int64{cov}},
+				{store.Selection{IDs: []int64{cov, trace, cov}}, []int64{trace, cov}},
+				{store.Selection{Ranges: []store.Range{{From: trace, To: cov + 10}}}, []int64{trace, cov}},
+				{store.Selection{IDs: []int64{trace}, Ranges: []store.Range{{From: cov, To: cov}}}, []int64{trace, cov}},
+				{store.Selection{ExportedBefore: time.Now().Add(time.Hour)}, []int64{trace, cov}},
+				{store.Selection{ExportedBefore: time.Now().Add(-time.Hour)}, nil},
+			} {
+				got, undated, err := db.Select(ctx, c.sel)
+				if err != nil || !slices.Equal(got, c.want) || undated != 0 {
+					t.Errorf("Select(%+v) = %v, %d undated, %v; want %v", c.sel, got, undated, err, c.want)
+				}
+				if want, _, err := c.sel.Pick(all); err != nil || !slices.Equal(got, want) {
+					t.Errorf("Select(%+v) = %v, Pick of List = %v, %v", c.sel, got, want, err)
+				}
+			}
+			var missing *store.NoResultSetError
+			if _, _, err := db.Select(ctx, store.Selection{IDs: []int64{trace, cov + 100}}); !errors.As(err, &missing) || missing.InstID != cov+100 {
+				t.Errorf("Select of a missing INST_ID: %v", err)
+			}
+			if _, _, err := db.Select(ctx, store.Selection{Ranges: []store.Range{{From: cov + 1, To: cov + 9}}}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("no result set in %d-%d", cov+1, cov+9)) {
+				t.Errorf("Select of an empty range: %v", err)
+			}
+			some, err := db.ListOf(ctx, []int64{trace, cov})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(some, all) {
+				t.Errorf("ListOf(%d, %d) = %+v, want %+v as List", trace, cov, some, all)
+			}
+			if _, err := db.ListOf(ctx, []int64{cov + 100}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("no result set %d", cov+100)) {
+				t.Errorf("ListOf of a missing INST_ID: %v", err)
+			}
+		})
 	}
 }

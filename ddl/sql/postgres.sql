@@ -72,6 +72,7 @@ CREATE TABLE IF NOT EXISTS "function_trace_profiler_routines" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_routines_id" ON "function_trace_profiler_routines" ("inst_id", "id");
+CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_routines_rec" ON "function_trace_profiler_routines" ("inst_id", "rec_id");
 
 CREATE TABLE IF NOT EXISTS "function_trace_profiler_call_routes" (
   "col_recid" BIGINT,
@@ -83,7 +84,6 @@ CREATE TABLE IF NOT EXISTS "function_trace_profiler_call_routes" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_call_routes_id" ON "function_trace_profiler_call_routes" ("inst_id", "id");
-CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_call_routes_parent" ON "function_trace_profiler_call_routes" ("inst_id", "parent_id");
 
 CREATE TABLE IF NOT EXISTS "function_trace_profiler_call_stack" (
   "col_call_no" BIGINT,
@@ -162,6 +162,7 @@ CREATE TABLE IF NOT EXISTS "function_trace_profiler_meta_routines" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_meta_routines_id" ON "function_trace_profiler_meta_routines" ("inst_id", "id");
+CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_meta_routines_rec" ON "function_trace_profiler_meta_routines" ("inst_id", "rec_id");
 
 CREATE TABLE IF NOT EXISTS "function_trace_profiler_meta_lines" (
   "col_source_line" BIGINT,
@@ -171,7 +172,6 @@ CREATE TABLE IF NOT EXISTS "function_trace_profiler_meta_lines" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_meta_lines_id" ON "function_trace_profiler_meta_lines" ("inst_id", "id");
-CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_meta_lines_parent" ON "function_trace_profiler_meta_lines" ("inst_id", "parent_id");
 
 CREATE TABLE IF NOT EXISTS "function_trace_profiler_metaparameters" (
   "col_typeid" BIGINT,
@@ -183,7 +183,6 @@ CREATE TABLE IF NOT EXISTS "function_trace_profiler_metaparameters" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_metaparameters_id" ON "function_trace_profiler_metaparameters" ("inst_id", "id");
-CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_metaparameters_parent" ON "function_trace_profiler_metaparameters" ("inst_id", "parent_id");
 
 CREATE TABLE IF NOT EXISTS "function_trace_profiler_parameters_on_enter" (
   "col_param_no" BIGINT,
@@ -195,7 +194,6 @@ CREATE TABLE IF NOT EXISTS "function_trace_profiler_parameters_on_enter" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_parameters_on_enter_id" ON "function_trace_profiler_parameters_on_enter" ("inst_id", "id");
-CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_parameters_on_enter_parent" ON "function_trace_profiler_parameters_on_enter" ("inst_id", "parent_id");
 
 CREATE TABLE IF NOT EXISTS "function_trace_profiler_parameters_on_exit" (
   "col_comment" TEXT,
@@ -208,7 +206,6 @@ CREATE TABLE IF NOT EXISTS "function_trace_profiler_parameters_on_exit" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_parameters_on_exit_id" ON "function_trace_profiler_parameters_on_exit" ("inst_id", "id");
-CREATE INDEX IF NOT EXISTS "ix_function_trace_profiler_parameters_on_exit_parent" ON "function_trace_profiler_parameters_on_exit" ("inst_id", "parent_id");
 
 CREATE TABLE IF NOT EXISTS "light_coverage_profiler_routines_data" (
   "col_analysis_result" TEXT,
@@ -266,7 +263,6 @@ CREATE TABLE IF NOT EXISTS "light_coverage_profiler_meta_lines" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_light_coverage_profiler_meta_lines_id" ON "light_coverage_profiler_meta_lines" ("inst_id", "id");
-CREATE INDEX IF NOT EXISTS "ix_light_coverage_profiler_meta_lines_parent" ON "light_coverage_profiler_meta_lines" ("inst_id", "parent_id");
 
 CREATE TABLE IF NOT EXISTS "light_coverage_profiler_meta_modules" (
   "col_module_name" TEXT,
@@ -391,6 +387,7 @@ CREATE TABLE IF NOT EXISTS "reference_count_profiler_meta_classes_data" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_reference_count_profiler_meta_classes_data_id" ON "reference_count_profiler_meta_classes_data" ("inst_id", "id");
+CREATE INDEX IF NOT EXISTS "ix_reference_count_profiler_meta_classes_data_rec" ON "reference_count_profiler_meta_classes_data" ("inst_id", "rec_id");
 
 CREATE TABLE IF NOT EXISTS "reference_count_profiler_meta_routines" (
   "col_address" NUMERIC(28,8),
@@ -422,7 +419,6 @@ CREATE TABLE IF NOT EXISTS "reference_count_profiler_meta_lines" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_reference_count_profiler_meta_lines_id" ON "reference_count_profiler_meta_lines" ("inst_id", "id");
-CREATE INDEX IF NOT EXISTS "ix_reference_count_profiler_meta_lines_parent" ON "reference_count_profiler_meta_lines" ("inst_id", "parent_id");
 
 CREATE TABLE IF NOT EXISTS "reference_count_profiler_refcount_tree" (
   "col_routine_hitcount_on_enter" BIGINT,
@@ -558,6 +554,7 @@ CREATE TABLE IF NOT EXISTS "resource_profiler_meta_routines" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_resource_profiler_meta_routines_id" ON "resource_profiler_meta_routines" ("inst_id", "id");
+CREATE INDEX IF NOT EXISTS "ix_resource_profiler_meta_routines_rec" ON "resource_profiler_meta_routines" ("inst_id", "rec_id");
 
 CREATE TABLE IF NOT EXISTS "resource_profiler_meta_lines" (
   "col_source_line" BIGINT,
@@ -567,4 +564,3 @@ CREATE TABLE IF NOT EXISTS "resource_profiler_meta_lines" (
   "rec_id" BIGINT
 );
 CREATE INDEX IF NOT EXISTS "ix_resource_profiler_meta_lines_id" ON "resource_profiler_meta_lines" ("inst_id", "id");
-CREATE INDEX IF NOT EXISTS "ix_resource_profiler_meta_lines_parent" ON "resource_profiler_meta_lines" ("inst_id", "parent_id");

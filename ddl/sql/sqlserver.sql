@@ -119,6 +119,14 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_ROUTINES_ID] ON [FUNCTION_TRACE_PROFILER_ROUTINES] ([INST_ID], [ID]);
 GO
+IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
+    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+    WHERE ic.object_id = OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_ROUTINES]') AND ic.key_ordinal > 0
+    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
+    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
+    WHEN ic.key_ordinal = 2 AND c.name = N'REC_ID' THEN 1 END) = 2)
+CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_ROUTINES_REC] ON [FUNCTION_TRACE_PROFILER_ROUTINES] ([INST_ID], [REC_ID]);
+GO
 
 IF OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_CALL_ROUTES]', N'U') IS NULL
 BEGIN
@@ -140,14 +148,6 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_CALL_ROUTES_ID] ON [FUNCTION_TRACE_PROFILER_CALL_ROUTES] ([INST_ID], [ID]);
-GO
-IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
-    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
-    WHERE ic.object_id = OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_CALL_ROUTES]') AND ic.key_ordinal > 0
-    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
-    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
-    WHEN ic.key_ordinal = 2 AND c.name = N'PARENT_ID' THEN 1 END) = 2)
-CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_CALL_ROUTES_PARENT] ON [FUNCTION_TRACE_PROFILER_CALL_ROUTES] ([INST_ID], [PARENT_ID]);
 GO
 
 IF OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_CALL_STACK]', N'U') IS NULL
@@ -285,6 +285,14 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_META_ROUTINES_ID] ON [FUNCTION_TRACE_PROFILER_META_ROUTINES] ([INST_ID], [ID]);
 GO
+IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
+    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+    WHERE ic.object_id = OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_META_ROUTINES]') AND ic.key_ordinal > 0
+    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
+    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
+    WHEN ic.key_ordinal = 2 AND c.name = N'REC_ID' THEN 1 END) = 2)
+CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_META_ROUTINES_REC] ON [FUNCTION_TRACE_PROFILER_META_ROUTINES] ([INST_ID], [REC_ID]);
+GO
 
 IF OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_META_LINES]', N'U') IS NULL
 BEGIN
@@ -304,14 +312,6 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_META_LINES_ID] ON [FUNCTION_TRACE_PROFILER_META_LINES] ([INST_ID], [ID]);
-GO
-IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
-    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
-    WHERE ic.object_id = OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_META_LINES]') AND ic.key_ordinal > 0
-    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
-    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
-    WHEN ic.key_ordinal = 2 AND c.name = N'PARENT_ID' THEN 1 END) = 2)
-CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_META_LINES_PARENT] ON [FUNCTION_TRACE_PROFILER_META_LINES] ([INST_ID], [PARENT_ID]);
 GO
 
 IF OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_METAPARAMETERS]', N'U') IS NULL
@@ -335,14 +335,6 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_METAPARAMETERS_ID] ON [FUNCTION_TRACE_PROFILER_METAPARAMETERS] ([INST_ID], [ID]);
 GO
-IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
-    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
-    WHERE ic.object_id = OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_METAPARAMETERS]') AND ic.key_ordinal > 0
-    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
-    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
-    WHEN ic.key_ordinal = 2 AND c.name = N'PARENT_ID' THEN 1 END) = 2)
-CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_METAPARAMETERS_PARENT] ON [FUNCTION_TRACE_PROFILER_METAPARAMETERS] ([INST_ID], [PARENT_ID]);
-GO
 
 IF OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_PARAMETERS_ON_ENTER]', N'U') IS NULL
 BEGIN
@@ -364,14 +356,6 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_PARAMETERS_ON_ENTER_ID] ON [FUNCTION_TRACE_PROFILER_PARAMETERS_ON_ENTER] ([INST_ID], [ID]);
-GO
-IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
-    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
-    WHERE ic.object_id = OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_PARAMETERS_ON_ENTER]') AND ic.key_ordinal > 0
-    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
-    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
-    WHEN ic.key_ordinal = 2 AND c.name = N'PARENT_ID' THEN 1 END) = 2)
-CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_PARAMETERS_ON_ENTER_PARENT] ON [FUNCTION_TRACE_PROFILER_PARAMETERS_ON_ENTER] ([INST_ID], [PARENT_ID]);
 GO
 
 IF OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_PARAMETERS_ON_EXIT]', N'U') IS NULL
@@ -395,14 +379,6 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_PARAMETERS_ON_EXIT_ID] ON [FUNCTION_TRACE_PROFILER_PARAMETERS_ON_EXIT] ([INST_ID], [ID]);
-GO
-IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
-    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
-    WHERE ic.object_id = OBJECT_ID(N'[FUNCTION_TRACE_PROFILER_PARAMETERS_ON_EXIT]') AND ic.key_ordinal > 0
-    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
-    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
-    WHEN ic.key_ordinal = 2 AND c.name = N'PARENT_ID' THEN 1 END) = 2)
-CREATE INDEX [IX_FUNCTION_TRACE_PROFILER_PARAMETERS_ON_EXIT_PARENT] ON [FUNCTION_TRACE_PROFILER_PARAMETERS_ON_EXIT] ([INST_ID], [PARENT_ID]);
 GO
 
 IF OBJECT_ID(N'[LIGHT_COVERAGE_PROFILER_ROUTINES_DATA]', N'U') IS NULL
@@ -511,14 +487,6 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_LIGHT_COVERAGE_PROFILER_META_LINES_ID] ON [LIGHT_COVERAGE_PROFILER_META_LINES] ([INST_ID], [ID]);
-GO
-IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
-    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
-    WHERE ic.object_id = OBJECT_ID(N'[LIGHT_COVERAGE_PROFILER_META_LINES]') AND ic.key_ordinal > 0
-    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
-    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
-    WHEN ic.key_ordinal = 2 AND c.name = N'PARENT_ID' THEN 1 END) = 2)
-CREATE INDEX [IX_LIGHT_COVERAGE_PROFILER_META_LINES_PARENT] ON [LIGHT_COVERAGE_PROFILER_META_LINES] ([INST_ID], [PARENT_ID]);
 GO
 
 IF OBJECT_ID(N'[LIGHT_COVERAGE_PROFILER_META_MODULES]', N'U') IS NULL
@@ -775,6 +743,14 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_REFERENCE_COUNT_PROFILER_META_CLASSES_DATA_ID] ON [REFERENCE_COUNT_PROFILER_META_CLASSES_DATA] ([INST_ID], [ID]);
 GO
+IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
+    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+    WHERE ic.object_id = OBJECT_ID(N'[REFERENCE_COUNT_PROFILER_META_CLASSES_DATA]') AND ic.key_ordinal > 0
+    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
+    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
+    WHEN ic.key_ordinal = 2 AND c.name = N'REC_ID' THEN 1 END) = 2)
+CREATE INDEX [IX_REFERENCE_COUNT_PROFILER_META_CLASSES_DATA_REC] ON [REFERENCE_COUNT_PROFILER_META_CLASSES_DATA] ([INST_ID], [REC_ID]);
+GO
 
 IF OBJECT_ID(N'[REFERENCE_COUNT_PROFILER_META_ROUTINES]', N'U') IS NULL
 BEGIN
@@ -827,14 +803,6 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_REFERENCE_COUNT_PROFILER_META_LINES_ID] ON [REFERENCE_COUNT_PROFILER_META_LINES] ([INST_ID], [ID]);
-GO
-IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
-    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
-    WHERE ic.object_id = OBJECT_ID(N'[REFERENCE_COUNT_PROFILER_META_LINES]') AND ic.key_ordinal > 0
-    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
-    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
-    WHEN ic.key_ordinal = 2 AND c.name = N'PARENT_ID' THEN 1 END) = 2)
-CREATE INDEX [IX_REFERENCE_COUNT_PROFILER_META_LINES_PARENT] ON [REFERENCE_COUNT_PROFILER_META_LINES] ([INST_ID], [PARENT_ID]);
 GO
 
 IF OBJECT_ID(N'[REFERENCE_COUNT_PROFILER_REFCOUNT_TREE]', N'U') IS NULL
@@ -1109,6 +1077,14 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_RESOURCE_PROFILER_META_ROUTINES_ID] ON [RESOURCE_PROFILER_META_ROUTINES] ([INST_ID], [ID]);
 GO
+IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
+    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
+    WHERE ic.object_id = OBJECT_ID(N'[RESOURCE_PROFILER_META_ROUTINES]') AND ic.key_ordinal > 0
+    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
+    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
+    WHEN ic.key_ordinal = 2 AND c.name = N'REC_ID' THEN 1 END) = 2)
+CREATE INDEX [IX_RESOURCE_PROFILER_META_ROUTINES_REC] ON [RESOURCE_PROFILER_META_ROUTINES] ([INST_ID], [REC_ID]);
+GO
 
 IF OBJECT_ID(N'[RESOURCE_PROFILER_META_LINES]', N'U') IS NULL
 BEGIN
@@ -1128,12 +1104,4 @@ IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
     WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
     WHEN ic.key_ordinal = 2 AND c.name = N'ID' THEN 1 END) = 2)
 CREATE INDEX [IX_RESOURCE_PROFILER_META_LINES_ID] ON [RESOURCE_PROFILER_META_LINES] ([INST_ID], [ID]);
-GO
-IF NOT EXISTS (SELECT 1 FROM sys.index_columns ic
-    JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
-    WHERE ic.object_id = OBJECT_ID(N'[RESOURCE_PROFILER_META_LINES]') AND ic.key_ordinal > 0
-    GROUP BY ic.index_id HAVING COUNT(*) = 2 AND COUNT(CASE
-    WHEN ic.key_ordinal = 1 AND c.name = N'INST_ID' THEN 1
-    WHEN ic.key_ordinal = 2 AND c.name = N'PARENT_ID' THEN 1 END) = 2)
-CREATE INDEX [IX_RESOURCE_PROFILER_META_LINES_PARENT] ON [RESOURCE_PROFILER_META_LINES] ([INST_ID], [PARENT_ID]);
 GO

@@ -44,8 +44,8 @@ func (profiler) Tables() []ddl.Table {
 		profilers.NewTable(Lines, RoutinesData,
 			c("COL_MARK", d), c("COL_SOURCE_LINE", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		// META_LINES -> META_ROUTINES.
-		profilers.NewTable(MetaLines, MetaRoutines,
-			c("COL_SOURCE_LINE", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
+		profilers.WithoutParentIndex(profilers.NewTable(MetaLines, MetaRoutines,
+			c("COL_SOURCE_LINE", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i))),
 		profilers.NewTable(MetaModules, "",
 			c("COL_MODULE_NAME", s), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		profilers.NewTable(MetaRoutines, "",

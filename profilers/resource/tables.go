@@ -59,16 +59,16 @@ func (profiler) Tables() []ddl.Table {
 			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
 		// Parent is META_ROUTINES; the field text naming META_LINES is a slip
 		// (docs/layout.md, "The parent-child graph").
-		profilers.NewTable(MetaLines, MetaRoutines,
-			c("COL_SOURCE_LINE", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
+		profilers.WithoutParentIndex(profilers.NewTable(MetaLines, MetaRoutines,
+			c("COL_SOURCE_LINE", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i))),
 		// COL_COMPILER has no type word and holds text: String; COL_ANALISYS_RESULT
 		// keeps the document's spelling (docs/layout.md, "Names", "Types").
-		profilers.NewTable(MetaRoutines, "",
+		profilers.WithRecIDIndex(profilers.NewTable(MetaRoutines, "",
 			c("COL_HIT_COUNT", i), c("COL_COMPILER", s), c("COL_ADDRESS", d), c("COL_ANALISYS_RESULT", s),
 			c("COL_CLASS_NAME", s), c("COL_CODE_TYPE", s), c("COL_MODULE_NAME", s), c("COL_NAMESPACE", s),
 			c("COL_PROFILELINES", i), c("COL_ROUTINE_NAME", s), c("COL_SOURCE_FILE", s), c("COL_SOURCE_LINE", i),
 			c("COL_SYMBOL_MONIKER", s), c("COL_TOKEN", i), c("COL_UNIT_NAME", s),
-			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
+			c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i))),
 		profilers.NewTable(Objects, "",
 			c("COL__", d), c("COL_ADDRESS", d), c("COL_CLASSRID", i), c("COL_GET_", i), c("COL_SIZE", d),
 			c("COL_THREADID", i), c("ID", i), c("INST_ID", i), c("PARENT_ID", i), c("REC_ID", i)),
