@@ -197,19 +197,19 @@ func TestSelectAndListOf(t *testing.T) {
 				{store.Selection{ExportedBefore: time.Now().Add(time.Hour)}, []int64{trace, cov}},
 				{store.Selection{ExportedBefore: time.Now().Add(-time.Hour)}, nil},
 			} {
-				got, undated, err := db.Select(ctx, c.sel)
+				got, undated, err := db.Named(ctx, c.sel)
 				if err != nil || !slices.Equal(got, c.want) || undated != 0 {
-					t.Errorf("Select(%+v) = %v, %d undated, %v; want %v", c.sel, got, undated, err, c.want)
+					t.Errorf("Named(%+v) = %v, %d undated, %v; want %v", c.sel, got, undated, err, c.want)
 				}
 				if want, _, err := c.sel.Pick(all); err != nil || !slices.Equal(got, want) {
 					t.Errorf("Select(%+v) = %v, Pick of List = %v, %v", c.sel, got, want, err)
 				}
 			}
 			var missing *store.NoResultSetError
-			if _, _, err := db.Select(ctx, store.Selection{IDs: []int64{trace, cov + 100}}); !errors.As(err, &missing) || missing.InstID != cov+100 {
+			if _, _, err := db.Named(ctx, store.Selection{IDs: []int64{trace, cov + 100}}); !errors.As(err, &missing) || missing.InstID != cov+100 {
 				t.Errorf("Select of a missing INST_ID: %v", err)
 			}
-			if _, _, err := db.Select(ctx, store.Selection{Ranges: []store.Range{{From: cov + 1, To: cov + 9}}}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("no result set in %d-%d", cov+1, cov+9)) {
+			if _, _, err := db.Named(ctx, store.Selection{Ranges: []store.Range{{From: cov + 1, To: cov + 9}}}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("no result set in %d-%d", cov+1, cov+9)) {
 				t.Errorf("Select of an empty range: %v", err)
 			}
 			some, err := db.ListOf(ctx, []int64{trace, cov})

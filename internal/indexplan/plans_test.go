@@ -245,7 +245,7 @@ func runCommands(ctx context.Context, t *testing.T, db *store.DB, x *exporter.Ex
 			}
 		}
 	}
-	picked, _, err := db.Select(ctx, store.Selection{IDs: ids[:3], Ranges: []store.Range{{From: ids[0], To: ids[0] + 2}}})
+	picked, _, err := db.Named(ctx, store.Selection{IDs: ids[:3], Ranges: []store.Range{{From: ids[0], To: ids[0] + 2}}})
 	if err != nil {
 		t.Fatal(err)
 	}
