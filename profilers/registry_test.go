@@ -311,14 +311,14 @@ func TestTables(t *testing.T) {
 	b := profilers.Definition{Name: "b", Tables: []ddl.Table{other, sameTop}}
 
 	got, err := profilers.Tables()
-	if err != nil || names(got) != "INSTANCES,RELATIONS,PROFDB_RESULT_SETS" {
+	if err != nil || names(got) != "INSTANCES,RELATIONS,PROFDB_RESULT_SETS,PROFDB_LABELS,PROFDB_MERGE_SOURCES" {
 		t.Errorf("Tables() = %s, %v", names(got), err)
 	}
 	got, err = profilers.Tables(a, b)
-	if want := "INSTANCES,RELATIONS,PROFDB_RESULT_SETS,X_TOP,X_CHILD,Y_ONLY"; err != nil || names(got) != want {
+	if want := "INSTANCES,RELATIONS,PROFDB_RESULT_SETS,PROFDB_LABELS,PROFDB_MERGE_SOURCES,X_TOP,X_CHILD,Y_ONLY"; err != nil || names(got) != want {
 		t.Errorf("Tables(a, b) = %s, %v; want %s", names(got), err, want)
 	}
-	if got, err = profilers.Tables(b, a); err != nil || names(got) != "INSTANCES,RELATIONS,PROFDB_RESULT_SETS,Y_ONLY,X_TOP,X_CHILD" {
+	if got, err = profilers.Tables(b, a); err != nil || names(got) != "INSTANCES,RELATIONS,PROFDB_RESULT_SETS,PROFDB_LABELS,PROFDB_MERGE_SOURCES,Y_ONLY,X_TOP,X_CHILD" {
 		t.Errorf("Tables(b, a) = %s, %v", names(got), err)
 	}
 
@@ -345,7 +345,7 @@ func TestTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 3
+	n := len(profilers.Shared()) + len(profilers.Own())
 	for _, d := range profilers.All() {
 		n += len(d.Tables)
 	}
