@@ -126,7 +126,7 @@ func (r *Reader) refObjects(ctx context.Context, inst int64) (objects, alive int
 	var v refCounts
 	err = query(ctx, r, inst, `SELECT COUNT(*) AS objects,
 		COALESCE(SUM(CASE WHEN {o.`+rcObjects+`.COL_LIVE_REFERENCES} > 0 THEN 1 ELSE 0 END), 0) AS alive
-		FROM {o:`+rcObjects+`} LEFT JOIN {c:`+rcMetaClasses+`} ON {c.`+rcMetaClasses+`.INST_ID} = {o.`+rcObjects+`.INST_ID}
+		FROM {o:`+rcObjects+`} LEFT JOIN {c:`+rcMetaClasses+`} ON {c.`+rcMetaClasses+`.INST_ID} = {?}
 			AND {c.`+rcMetaClasses+`.REC_ID} = {o.`+rcObjects+`.COL_CLASSRID}
 		WHERE {o.`+rcObjects+`.INST_ID} = {?}`,
 		func(x *refCounts) bool { v = *x; return false })

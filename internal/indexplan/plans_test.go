@@ -268,7 +268,8 @@ func runCommands(ctx context.Context, t *testing.T, db *store.DB, x *exporter.Ex
 	}
 }
 
-// read runs what show, compare, check and report read, in one snapshot.
+// read runs what show, compare, check, report and trend read, in one
+// snapshot.
 func read(ctx context.Context, t *testing.T, db *store.DB, a, b map[string]int64) {
 	t.Helper()
 	r, err := readback.Begin(ctx, db)
@@ -282,6 +283,14 @@ func read(ctx context.Context, t *testing.T, db *store.DB, a, b map[string]int64
 		}
 		if _, err := compare.Compare(ctx, r, a[name], b[name], compare.Options{}); err != nil {
 			t.Fatalf("compare %s: %v", name, err)
+		}
+		// trend reads each run's headline figures.
+		in, err := r.Instance(ctx, a[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Figures(ctx, in); err != nil {
+			t.Fatalf("figures of %s: %v", name, err)
 		}
 	}
 	drop, grow := 1.0, 5.0
