@@ -31,7 +31,7 @@ func TestFewSetsSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	want := map[string]string{"enable_seqscan": "off", "max_parallel_workers_per_gather": "0", "jit": "off"}
+	want := map[string]string{"enable_seqscan": "off", "enable_nestloop": "off", "max_parallel_workers_per_gather": "0", "jit": "off"}
 	before := map[string]string{}
 	for name := range want {
 		before[name] = setting(t, ctx, conn, name)

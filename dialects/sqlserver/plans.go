@@ -19,13 +19,13 @@ var _ dialects.FewSetsPlanner = Dialect{}
 
 // babelfishFewSets sets, on Babelfish only, what the postgres dialect's
 // FewSetsSettings sets, for the transaction (set_config's third argument):
-// no sequential scan where an index serves, no parallel workers, no JIT.
-// SQL Server answers NULL for the property 'Babelfish' and runs nothing;
+// no sequential scan where an index serves, no nested loop where a hash or
+// merge join serves, no parallel workers, no JIT. SQL Server answers NULL for the property 'Babelfish' and runs nothing;
 // the statement it would not know is compiled only when executed
-// (sp_executesql). On Babelfish it answers one row of three columns (a
+// (sp_executesql). On Babelfish it answers one row of four columns (a
 // single 0 would tell dialects.ExecAll that it was refused).
 const babelfishFewSets = "IF CAST(SERVERPROPERTY('Babelfish') AS int) = 1 EXEC sp_executesql " +
-	"N'SELECT set_config(''enable_seqscan'', ''off'', true), set_config(''max_parallel_workers_per_gather'', ''0'', true), set_config(''jit'', ''off'', true)'"
+	"N'SELECT set_config(''enable_seqscan'', ''off'', true), set_config(''enable_nestloop'', ''off'', true), set_config(''max_parallel_workers_per_gather'', ''0'', true), set_config(''jit'', ''off'', true)'"
 
 // FewSetsSettings returns the statement that, on Babelfish, plans the rest
 // of a transaction for statements that select rows by INST_ID, as on

@@ -217,11 +217,11 @@ func TestFewSetsSettings(t *testing.T) {
 		if !babelfish {
 			return nil
 		}
-		var s, w, j string
-		if err := q.QueryRowContext(ctx, "SELECT current_setting('enable_seqscan'), current_setting('max_parallel_workers_per_gather'), current_setting('jit')").Scan(&s, &w, &j); err != nil {
+		var s, n, w, j string
+		if err := q.QueryRowContext(ctx, "SELECT current_setting('enable_seqscan'), current_setting('enable_nestloop'), current_setting('max_parallel_workers_per_gather'), current_setting('jit')").Scan(&s, &n, &w, &j); err != nil {
 			t.Fatal(err)
 		}
-		return []string{s, w, j}
+		return []string{s, n, w, j}
 	}
 	before := settings(conn)
 	tx, err := conn.BeginTx(ctx, nil)
@@ -232,8 +232,8 @@ func TestFewSetsSettings(t *testing.T) {
 	if err := dialects.ExecAll(ctx, tx, sqlserver.Dialect{}.FewSetsSettings()); err != nil {
 		t.Fatal(err)
 	}
-	if got := settings(tx); babelfish && !reflect.DeepEqual(got, []string{"off", "0", "off"}) {
-		t.Errorf("in the transaction: enable_seqscan, max_parallel_workers_per_gather, jit = %q", got)
+	if got := settings(tx); babelfish && !reflect.DeepEqual(got, []string{"off", "off", "0", "off"}) {
+		t.Errorf("in the transaction: enable_seqscan, enable_nestloop, max_parallel_workers_per_gather, jit = %q", got)
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)

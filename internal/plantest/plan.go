@@ -52,14 +52,15 @@ func (p *Plan) readPostgres() error {
 	}
 	for _, o := range out {
 		p.JIT = p.JIT || len(o.JIT) > 0
-		p.walkPostgres(o.Plan, false)
+		p.walkPostgres(o.Plan, false, false)
 	}
 	return nil
 }
 
 // walkPostgres reads node n; limited says that a Limit above it stops it
-// early (an index scan for MIN or MAX reads one entry).
-func (p *Plan) walkPostgres(n pgNode, limited bool) {
+// early (an index scan for MIN or MAX reads one entry), inner that it is
+// on the inner side of a nested loop.
+func (p *Plan) walkPostgres(n pgNode, limited, inner bool) {
 	if n.Workers > p.Workers {
 		p.Workers = n.Workers
 	}
@@ -74,15 +75,17 @@ func (p *Plan) walkPostgres(n pgNode, limited bool) {
 	case "Index Scan", "Index Only Scan":
 		cols := condColumns(n.IndexCond)
 		p.Scans = append(p.Scans, Scan{Table: n.RelationName, Method: n.NodeType, Index: n.IndexName,
-			Columns: cols, Full: len(cols) == 0 && !limited, Rows: n.PlanRows})
+			Columns: cols, Full: len(cols) == 0 && !limited, Rows: n.PlanRows, PerRow: inner && onlyInstID(cols) && !outerRef.MatchString(n.IndexCond)})
 	case "Bitmap Heap Scan":
 		s := Scan{Table: n.RelationName, Method: n.NodeType, Rows: n.PlanRows}
 		var indexes []string
+		var conds string
 		var bitmap func(pgNode)
 		bitmap = func(c pgNode) {
 			if c.NodeType == "Bitmap Index Scan" {
 				indexes = append(indexes, c.IndexName)
 				s.Columns = append(s.Columns, condColumns(c.IndexCond)...)
+				conds += c.IndexCond
 			}
 			for _, cc := range c.Plans {
 				bitmap(cc)
@@ -93,12 +96,31 @@ func (p *Plan) walkPostgres(n pgNode, limited bool) {
 		}
 		s.Index = strings.Join(indexes, ",")
 		s.Full = len(s.Columns) == 0
+		s.PerRow = inner && onlyInstID(s.Columns) && !outerRef.MatchString(conds)
 		p.Scans = append(p.Scans, s)
 		return // its children are the bitmap's, read above
 	}
-	for _, c := range n.Plans {
-		p.walkPostgres(c, limited)
+	for i, c := range n.Plans {
+		// A nested loop's second child is its inner side.
+		p.walkPostgres(c, limited, inner || n.NodeType == "Nested Loop" && i == 1)
 	}
+}
+
+// outerRef finds, in an Index Cond, a comparison with a column of another
+// table, which PostgreSQL names qualified: "(inst_id = l.inst_id)". A
+// nested loop's inner scan so bounded reads the rows of the outer row's
+// key, not the same rows for every outer row.
+var outerRef = regexp.MustCompile(`(?:=|<>|<=|>=|<|>)\s*\(?"?[A-Za-z_][A-Za-z0-9_$]*"?\.`)
+
+// onlyInstID reports that an index condition compares no column but
+// INST_ID (or none at all).
+func onlyInstID(cols []string) bool {
+	for _, c := range cols {
+		if !strings.EqualFold(c, "INST_ID") {
+			return false
+		}
+	}
+	return true
 }
 
 // condColumns returns the columns an Index Cond compares, in order, each

@@ -8,7 +8,9 @@ import (
 )
 
 // TestReadPlan reads plans the servers gave (testdata: PostgreSQL 15,
-// MariaDB 10.11) into their scans, JIT and workers.
+// MariaDB 10.11) into their scans, JIT and workers. A nested loop's inner
+// scan bounded by INST_ID alone is read per row; one bounded by the outer
+// side's key too is not.
 func TestReadPlan(t *testing.T) {
 	for _, c := range []struct {
 		file, dialect, query string
@@ -28,6 +30,18 @@ func TestReadPlan(t *testing.T) {
 			scans: []Scan{{Table: "ct", Method: "Index Only Scan", Index: "ct_p", Columns: []string{"inst_id"}, Rows: 1000025}}},
 		{file: "pg-index.json", dialect: "postgres", query: "SELECT * FROM ct WHERE inst_id = 1 AND id BETWEEN 5 AND 10",
 			scans: []Scan{{Table: "ct", Method: "Index Scan", Index: "ct_id", Columns: []string{"inst_id", "id"}, Rows: 1}}},
+		{file: "pg-nestloop-per-row.json", dialect: "postgres",
+			query: `SELECT rd."col_module_name" AS name, COUNT(l."id") AS total FROM "light_coverage_profiler_routines_data" rd LEFT JOIN "light_coverage_profiler_lines" l ON l."inst_id" = $1 AND l."parent_id" = rd."id" WHERE rd."inst_id" = $2 GROUP BY 1`,
+			scans: []Scan{
+				{Table: "light_coverage_profiler_routines_data", Method: "Index Scan", Index: "ix_light_coverage_profiler_routines_data_id", Columns: []string{"inst_id"}, Rows: 1},
+				{Table: "light_coverage_profiler_lines", Method: "Index Scan", Index: "ix_light_coverage_profiler_lines_parent", Columns: []string{"inst_id"}, Rows: 1, PerRow: true},
+			}},
+		{file: "pg-nestloop-param.json", dialect: "postgres",
+			query: "SELECT r.name, COUNT(*) FROM pl_r r JOIN pl_l l ON l.inst_id = 5 AND l.parent_id = r.id WHERE r.inst_id = 5 AND r.id < 3 GROUP BY r.name",
+			scans: []Scan{
+				{Table: "pl_r", Method: "Index Scan", Index: "pl_r_id", Columns: []string{"inst_id", "id"}, Rows: 3},
+				{Table: "pl_l", Method: "Index Only Scan", Index: "pl_l_p", Columns: []string{"inst_id", "parent_id"}, Rows: 10},
+			}},
 		{file: "my-ref-join.json", dialect: "mysql",
 			query: "SELECT c.ID FROM `C` c JOIN `P` p ON p.INST_ID = c.INST_ID AND p.ID = c.PARENT_ID WHERE c.INST_ID = 3",
 			scans: []Scan{

@@ -59,6 +59,12 @@ type Scan struct {
 	// Rows is the server's estimate of the rows the scan returns (for
 	// each loop, on PostgreSQL; examined, on MySQL).
 	Rows float64
+	// PerRow reports, on PostgreSQL, a scan on the inner side of a nested
+	// loop whose index condition names no column but INST_ID: it reads
+	// (or its rows are compared) again for each row of the outer side,
+	// rows × rows for two tables of one result set. The planner picks it
+	// when its estimates say each side holds a row.
+	PerRow bool
 }
 
 // Recorder holds the statements of the connections of one Open, with
