@@ -19,7 +19,10 @@ package histbench_test
 // the result sets held until there are N: every table's INST_ID shifted,
 // RELATIONS' ID (unique in the whole table) moved past the largest, and
 // PROFDB_RESULT_SETS given its rows. Result set i is then a copy of input
-// (i-1) mod V + 1, as if the V inputs had been exported in turn. profdb
+// (i-1) mod V + 1, as if the V inputs had been exported in turn; every
+// tenth is on branch feature and the others on main, for the commands
+// that name result sets by selector (show latest, check latest --baseline
+// branch:main, trend --branch main --last 100). profdb
 // verify checks the whole database before anything else runs (that run is
 // the first of the command verify's). No
 // ANALYZE runs after the build: the statistics are those the server keeps
@@ -50,6 +53,7 @@ import (
 	"github.com/profdb/profdb/internal/clibin"
 	"github.com/profdb/profdb/internal/launch"
 	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/profilers"
 )
 
 var (
@@ -90,8 +94,9 @@ func TestMain(m *testing.M) {
 
 // kind is one sort of history: its inputs and how profdb exports them.
 type kind struct {
-	name   string   // coverage, trace
-	inputs []string // files, exported in turn
+	name     string   // coverage, trace
+	profiler string   // the profiler its result sets are of
+	inputs   []string // files, exported in turn
 	export []string // flags of profdb export besides --db
 	sizes  []int
 }
@@ -150,6 +155,22 @@ var commands = []cmdSpec{
 	}},
 	{name: "list-last", sub: "list", flag: "--last", args: func(h *history, _ int) []string {
 		return []string{"list", "--db", h.dsn, "--last", "20"}
+	}},
+	// Issue 34's commands, by selector: the newest result set (on branch
+	// feature, see setBranches) against the newest of main before it, and
+	// the last 100 of main.
+	{name: "show-latest", sub: "show", args: func(h *history, _ int) []string {
+		return []string{"show", "--db", h.dsn, "latest"}
+	}},
+	{name: "check-latest", sub: "check", okExit1: true, args: func(h *history, _ int) []string {
+		rule := []string{"--max-drop", "1"}
+		if h.k.name == "trace" {
+			rule = []string{"--max-time-increase", "10"}
+		}
+		return append([]string{"check", "--db", h.dsn, "latest", "--baseline", "branch:main"}, rule...)
+	}},
+	{name: "trend", sub: "trend", args: func(h *history, _ int) []string {
+		return []string{"trend", "--db", h.dsn, "--branch", "main", "--profiler", h.k.profiler, "--last", "100"}
 	}},
 	{name: "delete-dry-10", sub: "delete", flag: "--dry-run", args: func(h *history, _ int) []string {
 		if h.n < 12 {
@@ -237,14 +258,14 @@ func BenchmarkHistory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		kinds = append(kinds, &kind{name: "coverage", inputs: inputs, export: []string{"--source-root", srcRoot}, sizes: coverSizes})
+		kinds = append(kinds, &kind{name: "coverage", profiler: "light-coverage", inputs: inputs, export: []string{"--source-root", srcRoot}, sizes: coverSizes})
 	}
 	if len(traceSizes) > 0 {
 		inputs, err := traceInputs(ctx, cache)
 		if err != nil {
 			b.Fatal(err)
 		}
-		kinds = append(kinds, &kind{name: "trace", inputs: inputs, sizes: traceSizes})
+		kinds = append(kinds, &kind{name: "trace", profiler: "function-trace", inputs: inputs, sizes: traceSizes})
 	}
 	for _, k := range kinds {
 		for _, in := range k.inputs {
@@ -410,6 +431,9 @@ func build(b *testing.B, bin, dbName string, h *history, full bool) {
 	if err := replicate(b.Context(), db, d, real, h.n); err != nil {
 		b.Fatal(err)
 	}
+	if err := setBranches(b.Context(), db, d); err != nil {
+		b.Fatal(err)
+	}
 	replicated := time.Since(start) - exported
 	verify := []string{bin, "verify", "--db", h.dsn}
 	if !full {
@@ -512,6 +536,36 @@ func replicate(ctx context.Context, db *sql.DB, d dialects.Dialect, have, want i
 			return fmt.Errorf("replicate: commit: %w", err)
 		}
 		have += n
+	}
+	return nil
+}
+
+// setBranches puts every tenth result set (INST_ID a multiple of 10) on
+// branch feature and the others on main, as a CI that exports main's
+// builds and a pull request's now and then would: so the newest of a
+// history of 1,000 or 5,000 sets is a pull request's, and branch:main
+// picks the one before it.
+func setBranches(ctx context.Context, db *sql.DB, d dialects.Dialect) error {
+	cols, err := d.Columns(ctx, db, "", d.StoredName(profilers.ResultSetsTable))
+	if err != nil {
+		return fmt.Errorf("branches: %w", err)
+	}
+	var branch, inst string
+	for _, c := range cols {
+		switch {
+		case strings.EqualFold(c.Name, profilers.ColBranch):
+			branch = d.Quote(c.Name)
+		case strings.EqualFold(c.Name, "INST_ID"):
+			inst = d.Quote(c.Name)
+		}
+	}
+	if branch == "" || inst == "" {
+		return fmt.Errorf("branches: %s has no %s or INST_ID", profilers.ResultSetsTable, profilers.ColBranch)
+	}
+	q := fmt.Sprintf("UPDATE %s SET %s = CASE WHEN %s %% 10 = 0 THEN 'feature' ELSE 'main' END",
+		d.Quote(d.StoredName(profilers.ResultSetsTable)), branch, inst)
+	if _, err := db.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("branches: %s: %w", q, err)
 	}
 	return nil
 }
