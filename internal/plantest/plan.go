@@ -123,12 +123,16 @@ func onlyInstID(cols []string) bool {
 	return true
 }
 
+// notNull finds the "(col IS NOT NULL)" that PostgreSQL adds to the Index
+// Cond of a MIN or MAX read from the end of an index: it bounds nothing.
+var notNull = regexp.MustCompile(`\(\s*(?:"?[A-Za-z_][A-Za-z0-9_$]*"?\.)?"?[A-Za-z_][A-Za-z0-9_$]*"?\s+IS\s+NOT\s+NULL\s*\)`)
+
 // condColumns returns the columns an Index Cond compares, in order, each
-// once.
+// once; a column only said to be NOT NULL bounds nothing and is left out.
 func condColumns(cond string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range pgColumn.FindAllStringSubmatch(cond, -1) {
+	for _, m := range pgColumn.FindAllStringSubmatch(notNull.ReplaceAllString(cond, ""), -1) {
 		if !seen[m[1]] {
 			seen[m[1]] = true
 			out = append(out, m[1])
