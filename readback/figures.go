@@ -59,15 +59,13 @@ func (r *Reader) Figures(ctx context.Context, in Instance) (*Figures, error) {
 		if err := r.need(in, ftRoutines, ftMetaRoutines, ftThreads, ftCallTrace); err != nil {
 			return nil, err
 		}
-		total, err := r.TotalTime(ctx, in)
+		// TotalTime's and Calls' figures in one pass over the calls.
+		var v traceFigures
+		err := query(ctx, r, in.InstID, traceFiguresSQL, func(row *traceFigures) bool { v = *row; return false })
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read: result set %d: total time and calls: %w", in.InstID, err)
 		}
-		calls, err := r.Calls(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		f.TotalTime, f.Calls = &total, &calls
+		f.TotalTime, f.Calls = &v.Total, &v.Calls
 		f.Frequency, f.Counter = in.CounterFrequency.Float(), in.CounterName
 	case resource.Name:
 		if err := r.need(in, rsClasses, rsObjects, rsCreation, rsMetaRoutines, rsErrors); err != nil {
@@ -93,22 +91,25 @@ func (r *Reader) Figures(ctx context.Context, in Instance) (*Figures, error) {
 	return f, nil
 }
 
-// Calls reads the calls of Function Trace result set in: the sum of its
-// routines' calls (RoutineTime.Calls), show's Trace.Calls.
-func (r *Reader) Calls(ctx context.Context, in Instance) (int64, error) {
-	if err := r.need(in, ftRoutines, ftMetaRoutines, ftCallTrace); err != nil {
-		return 0, err
-	}
-	all, err := r.routineTimes(ctx, in.InstID)
-	if err != nil {
-		return 0, fmt.Errorf("read: result set %d: calls: %w", in.InstID, err)
-	}
-	var n int64
-	for _, v := range all {
-		n += v.Calls
-	}
-	return n, nil
+// traceFigures is a row of traceFiguresSQL.
+type traceFigures struct {
+	Calls int64 `db:"calls"`
+	Total int64 `db:"total"`
 }
+
+// traceFiguresSQL reads a Function Trace result set's calls (Calls: per
+// routine of CALL_TRACE, its ROUTINES row's hit count, else its calls
+// counted, as routineTimes reads them, added up) and total time
+// (TotalTime: the time with children of the calls with no caller) in one
+// pass over its CALL_TRACE rows, without the routines' names that
+// routineTimes joins for show.
+const traceFiguresSQL = `SELECT COALESCE(SUM(COALESCE({rt.` + ftRoutines + `.COL_HIT_COUNT}, a.n)), 0) AS calls,
+	COALESCE(SUM(a.roots), 0) AS total
+	FROM (SELECT COALESCE({c.` + ftCallTrace + `.COL_ROUTINE_NAME}, -1) AS rid, COUNT(*) AS n,
+		SUM(CASE WHEN {c.` + ftCallTrace + `.COL_PARENT_NO} = -1 THEN {c.` + ftCallTrace + `.COL__S_WITH_CHILDREN} ELSE 0 END) AS roots
+		FROM {c:` + ftCallTrace + `} WHERE {c.` + ftCallTrace + `.INST_ID} = {?}
+		GROUP BY COALESCE({c.` + ftCallTrace + `.COL_ROUTINE_NAME}, -1)) a
+	LEFT JOIN {rt:` + ftRoutines + `} ON {rt.` + ftRoutines + `.INST_ID} = {?} AND {rt.` + ftRoutines + `.REC_ID} = a.rid`
 
 // liveObjects sums the live count and live size of a Resource result
 // set's classes.
