@@ -97,8 +97,8 @@ type kind struct {
 	name     string   // coverage, trace
 	profiler string   // the profiler its result sets are of
 	inputs   []string // files, exported in turn
-	export []string // flags of profdb export besides --db
-	sizes  []int
+	export   []string // flags of profdb export besides --db
+	sizes    []int
 }
 
 // cmdSpec is one measured command. args gives its arguments after the

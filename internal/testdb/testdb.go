@@ -67,6 +67,13 @@ func DSN(t testing.TB, dialect string) string {
 	return v
 }
 
+// KeepVar is the environment variable that, set to anything, has Fresh
+// keep the server namespaces it makes (and print their DSNs, password
+// hidden, on standard error) instead of dropping them when the test ends:
+// for looking into a benchmark's database afterwards. SQLite files are
+// left in the test's temporary folder, which goes.
+const KeepVar = "PROFDB_TEST_KEEP"
+
 // Fresh returns the DSN of an empty private namespace on dialect's server:
 // a new schema on PostgreSQL (selected through search_path), a new database
 // on MySQL and SQL Server, a new file on SQLite. It is dropped when the test ends.
@@ -114,6 +121,14 @@ func Fresh(t testing.TB, dialect string) string {
 			continue
 		}
 		t.Fatalf("testdb: %s: %v", create, err)
+	}
+	if os.Getenv(KeepVar) != "" {
+		kept, err := WithNamespace(dsn, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(os.Stderr, "testdb: %s set: keeping %s\n", KeepVar, dialects.Redact(kept))
+		return kept
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
