@@ -16,10 +16,10 @@ var importLayers = []struct {
 }{
 	{0, []string{"ddl", "optionerr", "internal/clibin", "internal/golden", "internal/launch", "internal/pproftop", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/tdstest", "internal/termtext"}},
 	{1, []string{"dialects", "profilers", "internal/xmlscan", "internal/textout"}},
-	{2, []string{"dialects/*", "resultset", "internal/indexplan"}},
+	{2, []string{"dialects/*", "resultset", "internal/plantest"}},
 	{3, []string{"profilers/*", "internal/testdb", "internal/runid"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},
-	{5, []string{"exporter", "input/*", "readback", "selector", "internal/plantest"}},
+	{5, []string{"exporter", "input/*", "readback", "selector"}},
 	{6, []string{"exporter/*", "compare", "gate", "merge", "trend", "internal/examplefig", "internal/historyfig"}},
 	{7, []string{"report"}},
 	{8, []string{"cmd/*", "internal/histbench"}},

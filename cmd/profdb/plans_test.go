@@ -227,10 +227,11 @@ var oneRowPerSet = map[string]bool{profilers.InstancesTable: true, profilers.Res
 // is an index scan stopped at its first entry (MIN, MAX), and one read
 // again for each row of a nested loop's outer side (plantest.Scan.PerRow:
 // rows × rows when the statistics say one) unless it is oneRowPerSet's.
-func planFaults(p plantest.Plan, tables map[string]bool) []string {
-	if p.Err != nil {
-		return []string{fmt.Sprintf("no plan: %v", p.Err)}
+func planFaults(st plantest.Statement, tables map[string]bool) []string {
+	if st.PlanErr != nil {
+		return []string{fmt.Sprintf("no plan: %v", st.PlanErr)}
 	}
+	p := st.Plan
 	var out []string
 	if p.JIT {
 		out = append(out, "compiled with JIT")
@@ -274,21 +275,28 @@ func TestPlansWithStaleStatistics(t *testing.T) {
 			tables := planTables(t, ctx, dsn)
 			misled(t, ctx, dialect, dsn, s.covA)
 
-			db, rec := plantest.Open(t, dsn, store.Options{})
+			sqlDB, d, rec := plantest.Open(t, dsn, plantest.Options{ExplainFirst: true})
+			db := store.New(sqlDB, d, store.Options{})
 			checked := map[string]int{}
 			check := func(command string) {
 				t.Helper()
-				for _, p := range rec.Take() {
-					for _, f := range planFaults(p, tables) {
-						t.Errorf("%s: %s\n%s %v", command, f, p.Query, p.Args)
+				for _, st := range rec.Take() {
+					if !st.Explained() {
+						continue // SET, SHOW and the like
 					}
-					for _, sc := range p.Scans {
+					for _, f := range planFaults(st, tables) {
+						t.Errorf("%s: %s\n%s %v", command, f, st.Query, st.Args)
+					}
+					if st.Plan == nil {
+						continue
+					}
+					for _, sc := range st.Plan.Scans {
 						if tables[strings.ToUpper(sc.Table)] {
 							checked[command]++
 						}
 					}
 					if testing.Verbose() {
-						t.Logf("%s: %s %v: JIT %v, %d workers, %+v", command, p.Query, p.Args, p.JIT, p.Workers, p.Scans)
+						t.Logf("%s: %s %v: JIT %v, %d workers, %v", command, st.Query, st.Args, st.Plan.JIT, st.Plan.Workers, st.Plan.Scans)
 					}
 				}
 			}
@@ -308,7 +316,6 @@ func TestPlansWithStaleStatistics(t *testing.T) {
 			}
 			var copied int64
 			admin := testdb.Open(t, dsn)
-			d := db.Dialect()
 			q := fmt.Sprintf("SELECT MAX(%s) FROM %s", d.Quote(d.StoredName("INST_ID")), d.Quote(d.StoredName(coverageLines)))
 			if err := admin.QueryRowContext(ctx, q).Scan(&copied); err != nil {
 				t.Fatal(err)
@@ -395,7 +402,7 @@ func TestPlansWithStaleStatistics(t *testing.T) {
 					t.Errorf("after a merge into a table whose statistics are stale, %s was analysed %d times, before %d", coverageLines, n, analysed)
 				}
 				if p := planOutsideProfdb(t, ctx, admin, s.covA); len(p.Scans) != 1 || p.Scans[0].Full {
-					t.Errorf("after a merge, the statistics still mislead: %+v", p.Scans)
+					t.Errorf("after a merge, the statistics still mislead: %v", p.Scans)
 				}
 			}
 			exportFile("../../examples/light-coverage.json")
@@ -426,7 +433,7 @@ func misled(t *testing.T, ctx context.Context, dialect, dsn string, inst int64) 
 	switch dialect {
 	case "postgres":
 		if p := planOutsideProfdb(t, ctx, admin, inst); len(p.Scans) != 1 || !p.Scans[0].Full {
-			t.Fatalf("the statistics do not mislead: with the server's settings, %s is planned %+v", p.Query, p.Scans)
+			t.Fatalf("the statistics do not mislead: with the server's settings, the coverage lines of %d are read %v", inst, p.Scans)
 		}
 	case "mysql":
 		var stats, rows int64

@@ -1,19 +1,26 @@
-// Package plantest shows the plans a database server chooses for the
-// statements profdb sends, for tests that check them (docs/performance.md,
-// "Plans and statistics").
+// Package plantest shows tests the statements profdb runs and the plans
+// the database chooses for them (docs/performance.md, "Indexes: what each
+// one serves" and "Plans and statistics").
 //
-// Open returns a store.DB whose connections, just before they run a
-// SELECT, WITH, INSERT, UPDATE or DELETE, ask the server for its plan of
-// that statement: EXPLAIN (FORMAT JSON) on PostgreSQL, EXPLAIN
-// FORMAT=JSON on MySQL and MariaDB. The EXPLAIN runs on the same
-// connection, inside the same transaction, with the same arguments, so its
-// plan is the one the statement then gets, under the session settings
-// profdb gave the transaction. Neither server runs a statement it only
-// explains. The Recorder keeps each statement with its plan, read into
-// Scans (how each table is read), JIT and Workers.
+// Open returns a database handle that records every statement with its
+// arguments. With Options.ExplainFirst its connections, just before they
+// run a SELECT, WITH, INSERT, UPDATE or DELETE, ask the database for its
+// plan of that statement, on the same connection, inside the same
+// transaction, with the same arguments, so that the plan is the one the
+// statement then gets under the session settings profdb gave the
+// transaction; without it, Explain asks for a recorded statement's plan
+// later, on the database as it then is. Neither runs a statement it only
+// explains.
 //
-// A connection of Open hides the driver's own connection and statements:
-// PostgreSQL's bulk path (COPY through lib/pq) fails on it, so an export
-// through it takes exporter.BulkOff, whose INSERTs are explained too.
-// MySQL's LOAD DATA runs as usual.
+// One reader per dialect reads a plan into Scans, how each table is read:
+// SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN (FORMAT JSON) (with
+// its JIT, parallel workers and the nested loops that read a table again
+// for each outer row), MySQL's and MariaDB's EXPLAIN FORMAT=JSON. Shape
+// checks a statement's text for the joins that let a planner read a table
+// by INST_ID alone.
+//
+// It is for tests only. A handle of Open hides the driver's own connection
+// and statements: PostgreSQL's bulk path (COPY through lib/pq) fails on
+// it, so an export through it takes exporter.BulkOff. MySQL's LOAD DATA
+// runs as usual.
 package plantest

@@ -8,31 +8,170 @@ import (
 	"strings"
 )
 
-// read fills Scans, JIT and Workers from p.JSON, as dialect explains.
-func (p *Plan) read(dialect string) error {
-	switch dialect {
-	case "postgres":
-		return p.readPostgres()
-	case "mysql":
-		return p.readMySQL()
-	}
-	return fmt.Errorf("plantest: no plans of %s", dialect)
+// Plan is a server's plan of a statement, read.
+type Plan struct {
+	// Text is the plan as the server gave it: JSON on PostgreSQL and
+	// MySQL; on SQLite the detail column of EXPLAIN QUERY PLAN's rows, a
+	// line a row.
+	Text string
+	// Scans are the reads of tables in the plan, in plan order.
+	Scans []Scan
+	// JIT reports that PostgreSQL would compile the statement's
+	// expressions with JIT.
+	JIT bool
+	// Workers is the number of parallel workers PostgreSQL plans for the
+	// statement (the largest Gather's); 0 for a serial plan.
+	Workers int
 }
 
-// ReadPlan returns the plan of query that the server of dialect
-// ("postgres" or "mysql") gave as planJSON, read.
-func ReadPlan(dialect, query, planJSON string) (Plan, error) {
-	p := Plan{Query: query, JSON: planJSON}
-	err := p.read(dialect)
-	return p, err
+// Scan is how a plan reads one table.
+type Scan struct {
+	// Table is the table's name as the server reports it (lower case on
+	// PostgreSQL, where profdb stores names so). MySQL's and SQLite's
+	// plans name the alias a statement gives a table: Table is then the
+	// table the statement names with that alias, as it spells it. A
+	// derived table keeps the plan's name ("<derived2>" on MySQL).
+	Table string
+	// Alias is the name the plan gives the table where it is not the
+	// table's own: its alias in the statement.
+	Alias string
+	// Method is the server's own name of the access: "Seq Scan", "Index
+	// Scan", "Bitmap Heap Scan", ... on PostgreSQL; the access_type
+	// ("ALL", "index", "range", "ref", ...) on MySQL; "SCAN" or "SEARCH"
+	// on SQLite.
+	Method string
+	// Index is the index the scan uses, "" for none; "PRIMARY KEY" for
+	// SQLite's primary key or rowid.
+	Index string
+	// Columns are the index's columns that bound the scan, in index order
+	// (MySQL's used_key_parts; the columns compared in PostgreSQL's Index
+	// Cond and in SQLite's terms), as the server spells them. Empty for a
+	// scan that reads the whole table or the whole index.
+	Columns []string
+	// Refs are, on MySQL, what the columns are compared with: "const"
+	// for a parameter or a constant, else a column of another table, for
+	// each of whose values the read is repeated.
+	Refs []string
+	// Cond is the server's own words for what bounds the scan:
+	// PostgreSQL's Index Cond (a bitmap's, joined by " / "), SQLite's
+	// terms.
+	Cond string
+	// Full reports that the scan reads every row of the table or every
+	// entry of an index: a sequential scan, an index scan without a
+	// condition (unless a Limit stops it at its first entries and no
+	// filter makes it read on), or an index SQLite builds for the
+	// statement.
+	Full bool
+	// Rows is the server's estimate of the rows the scan returns (for
+	// each loop, on PostgreSQL; examined, on MySQL); 0 on SQLite.
+	Rows float64
+	// PerRow reports, on PostgreSQL, a scan on the inner side of a nested
+	// loop whose index condition names no column but INST_ID: it reads
+	// (or its rows are compared) again for each row of the outer side,
+	// rows × rows for two tables of one result set. The planner picks it
+	// when its estimates say each side holds a row.
+	PerRow bool
+}
+
+func (s Scan) String() string {
+	out := s.Table
+	if s.Alias != "" {
+		out += " (" + s.Alias + ")"
+	}
+	out += fmt.Sprintf(" by %s, index %q on %v", s.Method, s.Index, s.Columns)
+	if len(s.Refs) > 0 {
+		out += fmt.Sprintf(" = %v", s.Refs)
+	}
+	if s.Cond != "" {
+		out += " " + s.Cond
+	}
+	if s.Full {
+		out += ", full"
+	}
+	if s.PerRow {
+		out += ", again for each row"
+	}
+	return out + fmt.Sprintf(", %.0f rows", s.Rows)
+}
+
+// ReadPlan reads the plan planText (see Plan.Text) that the server of
+// dialect ("sqlite", "postgres" or "mysql") gave for query.
+func ReadPlan(dialect, query, planText string) (Plan, error) {
+	p := Plan{Text: planText}
+	var err error
+	switch dialect {
+	case "sqlite":
+		p.readSQLite(planText)
+	case "postgres":
+		err = p.readPostgres()
+	case "mysql":
+		err = p.readMySQL()
+	default:
+		return p, fmt.Errorf("plantest: no plans of %s", dialect)
+	}
+	if err != nil {
+		return p, err
+	}
+	// Name a table that the plan names by its alias by the table.
+	aliases := aliasesOf(query)
+	for i, s := range p.Scans {
+		if t, ok := aliases[s.Table]; ok && s.Alias == "" {
+			p.Scans[i].Table, p.Scans[i].Alias = t, s.Table
+		}
+	}
+	return p, nil
+}
+
+// sqliteStep is a line of SQLite's EXPLAIN QUERY PLAN that reads a table:
+// SCAN or SEARCH, the table's name or alias, the index, the terms that
+// bound it.
+var sqliteStep = regexp.MustCompile(`^(SCAN|SEARCH) (\S+)(?: USING (?:(AUTOMATIC (?:PARTIAL )?(?:COVERING )?INDEX)|(?:COVERING )?INDEX (\S+)|(?:INTEGER )?PRIMARY KEY))?(?: \((.*)\))?`)
+
+// sqliteTerm is a term of a SEARCH: the column and how it is compared.
+var sqliteTerm = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(=|>|<|>=|<=| IN)`)
+
+func (p *Plan) readSQLite(text string) {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		m := sqliteStep.FindStringSubmatch(line)
+		if m == nil || line == "SCAN CONSTANT ROW" {
+			continue // a sort, a subquery, a compound's parts
+		}
+		s := Scan{Table: m[2], Method: m[1], Index: m[4], Cond: m[5], Full: m[1] == "SCAN" || m[3] != ""}
+		switch {
+		case m[3] != "":
+			s.Index = m[3]
+		case strings.Contains(line, "PRIMARY KEY"):
+			s.Index = "PRIMARY KEY"
+		}
+		if !s.Full {
+			for _, term := range strings.Split(m[5], " AND ") {
+				if t := sqliteTerm.FindStringSubmatch(term); t != nil && !containsFold(s.Columns, t[1]) {
+					s.Columns = append(s.Columns, t[1])
+				}
+			}
+		}
+		p.Scans = append(p.Scans, s)
+	}
+}
+
+func containsFold(list []string, s string) bool {
+	for _, e := range list {
+		if strings.EqualFold(e, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // pgNode is a node of a PostgreSQL plan in JSON.
 type pgNode struct {
 	NodeType     string   `json:"Node Type"`
 	RelationName string   `json:"Relation Name"`
+	Alias        string   `json:"Alias"`
 	IndexName    string   `json:"Index Name"`
 	IndexCond    string   `json:"Index Cond"`
+	Filter       string   `json:"Filter"`
 	PlanRows     float64  `json:"Plan Rows"`
 	Workers      int      `json:"Workers Planned"`
 	Plans        []pgNode `json:"Plans"`
@@ -47,7 +186,7 @@ func (p *Plan) readPostgres() error {
 		Plan pgNode          `json:"Plan"`
 		JIT  json.RawMessage `json:"JIT"`
 	}
-	if err := json.Unmarshal([]byte(p.JSON), &out); err != nil {
+	if err := json.Unmarshal([]byte(p.Text), &out); err != nil {
 		return fmt.Errorf("plantest: plan: %w", err)
 	}
 	for _, o := range out {
@@ -55,6 +194,15 @@ func (p *Plan) readPostgres() error {
 		p.walkPostgres(o.Plan, false, false)
 	}
 	return nil
+}
+
+// pgScan is the Scan of node n, a scan of a table.
+func pgScan(n pgNode) Scan {
+	s := Scan{Table: n.RelationName, Method: n.NodeType, Index: n.IndexName, Cond: n.IndexCond, Rows: n.PlanRows}
+	if n.Alias != n.RelationName {
+		s.Alias = n.Alias
+	}
+	return s
 }
 
 // walkPostgres reads node n; limited says that a Limit above it stops it
@@ -71,21 +219,25 @@ func (p *Plan) walkPostgres(n pgNode, limited, inner bool) {
 		// Read their input whole.
 		limited = false
 	case "Seq Scan", "Sample Scan", "Tid Scan", "Tid Range Scan":
-		p.Scans = append(p.Scans, Scan{Table: n.RelationName, Method: n.NodeType, Full: n.NodeType != "Tid Scan", Rows: n.PlanRows})
+		s := pgScan(n)
+		s.Full = n.NodeType != "Tid Scan"
+		p.Scans = append(p.Scans, s)
 	case "Index Scan", "Index Only Scan":
-		cols := condColumns(n.IndexCond)
-		p.Scans = append(p.Scans, Scan{Table: n.RelationName, Method: n.NodeType, Index: n.IndexName,
-			Columns: cols, Full: len(cols) == 0 && !limited, Rows: n.PlanRows, PerRow: inner && onlyInstID(cols) && !outerRef.MatchString(n.IndexCond)})
+		s := pgScan(n)
+		s.Columns = condColumns(n.IndexCond)
+		// A filter may make a scan under a Limit read on to the end.
+		s.Full = len(s.Columns) == 0 && !(limited && n.Filter == "")
+		s.PerRow = inner && onlyInstID(s.Columns) && !outerRef.MatchString(n.IndexCond)
+		p.Scans = append(p.Scans, s)
 	case "Bitmap Heap Scan":
-		s := Scan{Table: n.RelationName, Method: n.NodeType, Rows: n.PlanRows}
-		var indexes []string
-		var conds string
+		s := pgScan(n)
+		var indexes, conds []string
 		var bitmap func(pgNode)
 		bitmap = func(c pgNode) {
 			if c.NodeType == "Bitmap Index Scan" {
 				indexes = append(indexes, c.IndexName)
 				s.Columns = append(s.Columns, condColumns(c.IndexCond)...)
-				conds += c.IndexCond
+				conds = append(conds, c.IndexCond)
 			}
 			for _, cc := range c.Plans {
 				bitmap(cc)
@@ -94,9 +246,9 @@ func (p *Plan) walkPostgres(n pgNode, limited, inner bool) {
 		for _, c := range n.Plans {
 			bitmap(c)
 		}
-		s.Index = strings.Join(indexes, ",")
+		s.Index, s.Cond = strings.Join(indexes, ","), strings.Join(conds, " / ")
 		s.Full = len(s.Columns) == 0
-		s.PerRow = inner && onlyInstID(s.Columns) && !outerRef.MatchString(conds)
+		s.PerRow = inner && onlyInstID(s.Columns) && !outerRef.MatchString(s.Cond)
 		p.Scans = append(p.Scans, s)
 		return // its children are the bitmap's, read above
 	}
@@ -131,40 +283,20 @@ var notNull = regexp.MustCompile(`\(\s*(?:"?[A-Za-z_][A-Za-z0-9_$]*"?\.)?"?[A-Za
 // once; a column only said to be NOT NULL bounds nothing and is left out.
 func condColumns(cond string) []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, m := range pgColumn.FindAllStringSubmatch(notNull.ReplaceAllString(cond, ""), -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
+		if !containsFold(out, m[1]) {
 			out = append(out, m[1])
 		}
 	}
 	return out
 }
 
-// mysqlAlias finds the tables a statement of profdb's names with an alias:
-// FROM `TABLE` t, JOIN `schema`.`TABLE` AS t.
-var mysqlAlias = regexp.MustCompile("(?i)(?:FROM|JOIN)\\s+(?:`[^`]+`\\.)?`([^`]+)`\\s+(?:AS\\s+)?([A-Za-z_][A-Za-z0-9_]*)")
-
 func (p *Plan) readMySQL() error {
 	var doc any
-	if err := json.Unmarshal([]byte(p.JSON), &doc); err != nil {
+	if err := json.Unmarshal([]byte(p.Text), &doc); err != nil {
 		return fmt.Errorf("plantest: plan: %w", err)
 	}
 	p.walkMySQL(doc)
-	// MySQL's plans name a table by its alias: name it by the table.
-	aliases := map[string]string{}
-	for _, m := range mysqlAlias.FindAllStringSubmatch(p.Query, -1) {
-		switch strings.ToUpper(m[2]) {
-		case "WHERE", "ON", "JOIN", "LEFT", "RIGHT", "INNER", "CROSS", "GROUP", "ORDER", "UNION", "LIMIT", "USING", "STRAIGHT_JOIN", "HAVING", "FORCE", "USE", "IGNORE":
-			continue
-		}
-		aliases[m[2]] = m[1]
-	}
-	for i, s := range p.Scans {
-		if t, ok := aliases[s.Table]; ok {
-			p.Scans[i].Alias, p.Scans[i].Table = s.Table, t
-		}
-	}
 	return nil
 }
 
@@ -198,17 +330,28 @@ func mysqlScan(name string, t map[string]any) Scan {
 	s := Scan{Table: name}
 	s.Method, _ = t["access_type"].(string)
 	s.Index, _ = t["key"].(string)
-	if parts, ok := t["used_key_parts"].([]any); ok && s.Method != "index" && s.Method != "ALL" {
-		for _, k := range parts {
-			if str, ok := k.(string); ok {
-				s.Columns = append(s.Columns, str)
-			}
+	s.Full = s.Method == "ALL" || s.Method == "index"
+	if !s.Full {
+		s.Columns = texts(t["used_key_parts"])
+	}
+	s.Refs = texts(t["ref"])
+	for _, k := range []string{"rows", "rows_examined_per_scan"} { // MariaDB, MySQL
+		if r, ok := t[k].(float64); ok {
+			s.Rows = r
+			break
 		}
 	}
-	switch r := t["rows"].(type) {
-	case float64:
-		s.Rows = r
-	}
-	s.Full = s.Method == "ALL" || s.Method == "index"
 	return s
+}
+
+// texts returns the strings of a JSON array.
+func texts(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }

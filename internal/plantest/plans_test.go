@@ -1,4 +1,4 @@
-package indexplan_test
+package plantest_test
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 	"github.com/profdb/profdb/input"
 	_ "github.com/profdb/profdb/input/interchange"
 	"github.com/profdb/profdb/internal/examplefig"
-	"github.com/profdb/profdb/internal/indexplan"
+	"github.com/profdb/profdb/internal/plantest"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/merge"
 	"github.com/profdb/profdb/profilers"
@@ -47,7 +47,7 @@ const copies = 64
 // serves"):
 //
 //   - its text joins no table on another table's INST_ID column, nor reads
-//     an INST_ID IN list in a join (indexplan.Shape): each table of a join
+//     an INST_ID IN list in a join (plantest.Shape): each table of a join
 //     is bound to the INST_ID parameter, so that its lookups use both
 //     columns of the index (MariaDB read every line of a result set once
 //     per routine otherwise);
@@ -65,12 +65,7 @@ func TestOneSetStatementsUseTheirIndex(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			dsn := testdb.Fresh(t, dn)
-			rec := &indexplan.Recorder{}
-			sqldb, d, err := indexplan.Open(dsn, rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sqldb.Close()
+			sqldb, d, rec := plantest.Open(t, dsn, plantest.Options{})
 			db := store.New(sqldb, d, store.Options{})
 			// Batched INSERT: PostgreSQL's COPY needs the driver's own
 			// connection, which the recording hides.
@@ -101,30 +96,30 @@ func TestOneSetStatementsUseTheirIndex(t *testing.T) {
 			checked := 0
 			seen := map[string]bool{}
 			for _, st := range stmts {
-				if seen[st.SQL] || !oneSet(st.SQL, known) {
+				if seen[st.Query] || !oneSet(st.Query, known) {
 					continue
 				}
-				seen[st.SQL] = true
+				seen[st.Query] = true
 				checked++
-				for _, bad := range indexplan.Shape(st.SQL) {
-					t.Errorf("%s\n  joins by INST_ID alone: %s", oneLine(st.SQL), bad)
+				for _, bad := range plantest.Shape(st.Query) {
+					t.Errorf("%s\n  joins by INST_ID alone: %s", oneLine(st.Query), bad)
 				}
-				plan, err := indexplan.Explain(ctx, conn, d.Name(), st.SQL, st.Args)
+				plan, err := plantest.Explain(ctx, conn, d.Name(), st.Query, st.Args)
 				if err != nil {
 					t.Error(err)
 					continue
 				}
-				for _, acc := range plan {
-					if !known[acc.Table] {
+				for _, sc := range plan.Scans {
+					if !known[strings.ToUpper(sc.Table)] {
 						continue // a derived table
 					}
 					switch {
-					case acc.Full:
-						t.Errorf("%s\n  reads all of %s: %s", oneLine(st.SQL), acc.Table, acc)
-					case !byInstID(acc):
-						t.Errorf("%s\n  reads %s not by INST_ID: %s", oneLine(st.SQL), acc.Table, acc)
-					case len(acc.Keys) == 1 && slices.ContainsFunc(acc.Refs, func(r string) bool { return r != "const" }):
-						t.Errorf("%s\n  looks %s up by INST_ID alone inside a join: %s", oneLine(st.SQL), acc.Table, acc)
+					case sc.Full:
+						t.Errorf("%s\n  reads all of %s: %s", oneLine(st.Query), sc.Table, sc)
+					case !byInstID(sc):
+						t.Errorf("%s\n  reads %s not by INST_ID: %s", oneLine(st.Query), sc.Table, sc)
+					case len(sc.Columns) == 1 && slices.ContainsFunc(sc.Refs, func(r string) bool { return r != "const" }):
+						t.Errorf("%s\n  looks %s up by INST_ID alone inside a join: %s", oneLine(st.Query), sc.Table, sc)
 					}
 				}
 			}
@@ -338,8 +333,8 @@ func oneSet(query string, known map[string]bool) bool {
 		return false
 	}
 	names := false
-	for _, tb := range indexplan.Aliases(query) {
-		names = names || known[tb]
+	for _, tb := range plantest.Aliases(query) {
+		names = names || known[strings.ToUpper(tb)]
 	}
 	cond := strings.NewReplacer(`"`, "", "`", "", "[", "", "]", "").Replace(q)
 	return names && (strings.Contains(cond, "INST_ID =") || strings.Contains(cond, "INST_ID IN"))
@@ -347,11 +342,11 @@ func oneSet(query string, known map[string]bool) bool {
 
 // byInstID reports whether a read goes through an index whose first column
 // it binds is INST_ID, or through a primary key.
-func byInstID(a indexplan.Access) bool {
-	if a.Index == "PRIMARY KEY" || a.Index == "PRIMARY" || strings.HasPrefix(strings.ToUpper(a.Index), "PK_") {
+func byInstID(sc plantest.Scan) bool {
+	if sc.Index == "PRIMARY KEY" || sc.Index == "PRIMARY" || strings.HasPrefix(strings.ToUpper(sc.Index), "PK_") {
 		return true
 	}
-	return len(a.Keys) > 0 && a.Keys[0] == "INST_ID"
+	return len(sc.Columns) > 0 && strings.EqualFold(sc.Columns[0], "INST_ID")
 }
 
 func oneLine(s string) string {

@@ -1,9 +1,9 @@
-package indexplan_test
+package plantest_test
 
 import (
 	"testing"
 
-	"github.com/profdb/profdb/internal/indexplan"
+	"github.com/profdb/profdb/internal/plantest"
 )
 
 func TestShape(t *testing.T) {
@@ -21,14 +21,14 @@ func TestShape(t *testing.T) {
 		// Two result sets by an IN list in a join.
 		{`SELECT 1 FROM "L" l JOIN "R" rd ON rd."ID" = l."PARENT_ID" WHERE l."INST_ID" IN (?, ?)`, 1},
 	} {
-		if got := indexplan.Shape(c.query); len(got) != c.bad {
+		if got := plantest.Shape(c.query); len(got) != c.bad {
 			t.Errorf("Shape(%s) = %q, want %d findings", c.query, got, c.bad)
 		}
 	}
 }
 
 func TestAliases(t *testing.T) {
-	got := indexplan.Aliases(`SELECT l."ID" FROM "main"."LINES" l LEFT JOIN "ROUTINES" AS rd ON rd."ID" = l."PARENT_ID" JOIN [META] m ON 1 = 1 WHERE "LINES"."X" = 1`)
+	got := plantest.Aliases(`SELECT l."ID" FROM "main"."LINES" l LEFT JOIN "ROUTINES" AS rd ON rd."ID" = l."PARENT_ID" JOIN [META] m ON 1 = 1 WHERE "LINES"."X" = 1`)
 	for alias, table := range map[string]string{"l": "LINES", "rd": "ROUTINES", "m": "META", "lines": "LINES"} {
 		if got[alias] != table {
 			t.Errorf("Aliases[%s] = %q, want %s (all: %v)", alias, got[alias], table, got)
