@@ -297,16 +297,22 @@ func (r *Reader) Instances(ctx context.Context, ids ...int64) ([]Instance, error
 		if err := l.ProfilerErr(); err != nil {
 			return nil, fmt.Errorf("read: %w", err)
 		}
-		in := Instance{InstID: l.InstID, Caption: l.Caption, Profiler: l.Profiler, Rows: l.Rows, Tables: l.Tables, Counter: l.Counter}
-		if c := l.Counter; c != nil {
-			in.CounterName, in.CounterDescription = c.Name, c.Description
-			if c.Frequency != nil {
-				in.CounterFrequency = NullDec(fmt.Sprint(c.Frequency))
-			}
-		}
-		out[i] = in
+		out[i] = InstanceOf(l)
 	}
 	return out, nil
+}
+
+// InstanceOf returns the description of the result set a listing of the
+// store describes (its rows counted only when the listing counted them).
+func InstanceOf(l store.Listing) Instance {
+	in := Instance{InstID: l.InstID, Caption: l.Caption, Profiler: l.Profiler, Rows: l.Rows, Tables: l.Tables, Counter: l.Counter}
+	if c := l.Counter; c != nil {
+		in.CounterName, in.CounterDescription = c.Name, c.Description
+		if c.Frequency != nil {
+			in.CounterFrequency = NullDec(fmt.Sprint(c.Frequency))
+		}
+	}
+	return in
 }
 
 // Instance returns one result set's description.

@@ -219,6 +219,30 @@ func (l Listing) ProfilerErr() error {
 		l.InstID, strings.Join(named, ", "), more, strings.Join(profilers.Names(), ", "))
 }
 
+// counterCols returns INSTANCES' COUNTER_NAME, COUNTER_DESCRIPTION and
+// COUNTER_FREQUENCY, quoted, or nil when the table lacks one of them.
+func (c *Catalog) counterCols(ctx context.Context) ([]string, error) {
+	names := []string{"COUNTER_NAME", "COUNTER_DESCRIPTION", "COUNTER_FREQUENCY"}
+	has, err := c.hasCols(ctx, profilers.InstancesTable, names...)
+	if err != nil || !has {
+		return nil, err
+	}
+	return c.mustCols(ctx, profilers.InstancesTable, names...)
+}
+
+// counterOf returns result set inst's counter from its INSTANCES row's
+// counter columns (counterCols), nil when they name none.
+func counterOf(inst int64, name, desc sql.NullString, freq any) (*resultset.Counter, error) {
+	if !name.Valid && !desc.Valid && freq == nil {
+		return nil, nil
+	}
+	f, err := Canonical(ddl.Decimal, freq)
+	if err != nil {
+		return nil, fmt.Errorf("INSTANCES.COUNTER_FREQUENCY of result set %d: %w", inst, err)
+	}
+	return &resultset.Counter{Name: name.String, Description: desc.String, Frequency: f}, nil
+}
+
 // instances reads the INSTANCES rows, of every result set or of those ids
 // names.
 func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error) {
@@ -226,17 +250,11 @@ func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error)
 	if err != nil {
 		return nil, err
 	}
-	counter, err := c.hasCols(ctx, profilers.InstancesTable, "COUNTER_NAME", "COUNTER_DESCRIPTION", "COUNTER_FREQUENCY")
+	counter, err := c.counterCols(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if counter {
-		more, err := c.mustCols(ctx, profilers.InstancesTable, "COUNTER_NAME", "COUNTER_DESCRIPTION", "COUNTER_FREQUENCY")
-		if err != nil {
-			return nil, err
-		}
-		cols = append(cols, more...)
-	}
+	cols = append(cols, counter...)
 	query := fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), c.qualified(profilers.InstancesTable))
 	where, args := c.whereInsts(cols[0], ids)
 	rows, err := c.q.QueryContext(ctx, query+where+" ORDER BY "+cols[0], args...)
@@ -254,7 +272,7 @@ func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error)
 		var caption, cname, cdesc sql.NullString
 		var freq any
 		dest := []any{&l.InstID, &caption}
-		if counter {
+		if counter != nil {
 			dest = append(dest, &cname, &cdesc, &freq)
 		}
 		if err := rows.Scan(dest...); err != nil {
@@ -266,12 +284,8 @@ func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error)
 		delete(want, l.InstID)
 		l.Caption = caption.String
 		l.Tables = map[string]int64{}
-		if cname.Valid || cdesc.Valid || freq != nil {
-			f, err := Canonical(ddl.Decimal, freq)
-			if err != nil {
-				return nil, fmt.Errorf("INSTANCES.COUNTER_FREQUENCY of result set %d: %w", l.InstID, err)
-			}
-			l.Counter = &resultset.Counter{Name: cname.String, Description: cdesc.String, Frequency: f}
+		if l.Counter, err = counterOf(l.InstID, cname, cdesc, freq); err != nil {
+			return nil, err
 		}
 		out = append(out, l)
 	}

@@ -91,6 +91,13 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 			cols = append(cols, "l."+q)
 		}
 	}
+	counter, err := c.counterCols(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range counter {
+		cols = append(cols, "i."+q)
+	}
 	ph := c.db.d.Placeholder
 	var where []string
 	var args []any
@@ -158,12 +165,20 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		var when, host, input, version, caption sql.NullString
 		var prof, commit, branch, ci, build, url sql.NullString
 		var dirty sql.NullInt64
+		var cname, cdesc sql.NullString
+		var freq any
 		dest := []any{&l.InstID, &when, &host, &input, &version, &caption}
 		if identity {
 			dest = append(dest, &prof, &commit, &branch, &dirty, &ci, &build, &url)
 		}
+		if counter != nil {
+			dest = append(dest, &cname, &cdesc, &freq)
+		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("read %s: %w", led, err)
+		}
+		if l.Counter, err = counterOf(l.InstID, cname, cdesc, freq); err != nil {
+			return nil, err
 		}
 		l.ExportedAt, l.Host, l.Input, l.Version, l.Caption = when.String, host.String, input.String, version.String, caption.String
 		l.Tables = map[string]int64{}

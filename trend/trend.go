@@ -149,16 +149,9 @@ func Compute(ctx context.Context, r *readback.Reader, o Options) (*Trend, error)
 	}
 	ins := make([]readback.Instance, len(list))
 	for i, l := range list {
-		// The listing says all a run's figures need of it but a trace's
-		// counter, which its INSTANCES row holds: only a trace's is read
-		// (with its rows counted), so that a run of coverage costs the
-		// queries of its figures alone.
-		in := readback.Instance{InstID: l.InstID, Caption: l.Caption, Profiler: l.Profiler}
-		if l.Profiler == functiontrace.Name {
-			if in, err = r.Instance(ctx, l.InstID); err != nil {
-				return nil, fmt.Errorf("trend: %w", err)
-			}
-		}
+		// The listing says all a run's figures need of it, a trace's
+		// counter too: a run costs the queries of its figures alone.
+		in := readback.InstanceOf(l)
 		if i > 0 {
 			if err := readback.Comparable(ins[0], in); err != nil {
 				return nil, fmt.Errorf("trend: %w: %w", ErrMixed, err)
