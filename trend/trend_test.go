@@ -3,6 +3,7 @@ package trend_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	_ "github.com/profdb/profdb/dialects/sqlserver"
+	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/historyfig"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -17,6 +19,7 @@ import (
 	"github.com/profdb/profdb/profilers/referencecount"
 	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 	"github.com/profdb/profdb/trend"
 )
@@ -178,6 +181,9 @@ func sameAsShow(t *testing.T, ctx context.Context, r *readback.Reader, run trend
 		if f.TotalTime == nil || *f.TotalTime != s.Trace.TotalTime || f.Calls == nil || *f.Calls != s.Trace.Calls || s.Trace.TotalTime == 0 {
 			t.Errorf("result set %d: time %v calls %v; show: %d %d", run.InstID, f.TotalTime, f.Calls, s.Trace.TotalTime, s.Trace.Calls)
 		}
+		if f.Counter != s.Instance.CounterName || f.Frequency != s.Instance.CounterFrequency.Float() || f.Counter == "" || f.Frequency == 0 {
+			t.Errorf("result set %d: counter %q at %v a second; show: %q at %v", run.InstID, f.Counter, f.Frequency, s.Instance.CounterName, s.Instance.CounterFrequency)
+		}
 	case s.Resource != nil:
 		if f.LiveCount == nil || f.LiveCount.Float() != s.Resource.LiveCount.Float() || f.LiveSize == nil || f.LiveSize.Float() != s.Resource.LiveSize.Float() ||
 			s.Resource.LiveCount.Float() == 0 {
@@ -190,6 +196,40 @@ func sameAsShow(t *testing.T, ctx context.Context, r *readback.Reader, run trend
 		}
 	default:
 		t.Errorf("result set %d: show has no figures", run.InstID)
+	}
+}
+
+// TestOtherCounters: traces measured with another counter, or at another
+// frequency, are not set in one trend (the counters come with the
+// listing, not from each run's description).
+func TestOtherCounters(t *testing.T) {
+	ctx := ctxT(t)
+	for _, c := range []resultset.Counter{{Name: "CPU", Frequency: 1000}, {Name: "Time", Frequency: 2000}} {
+		dsn := testdb.Fresh(t, "sqlite")
+		x, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			b, err := historyfig.Trace(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 1 {
+				b.SetCounter(&c)
+			}
+			_, err = b.Export(ctx, x, fmt.Sprintf("trace %d", i))
+			b.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		x.Close()
+		r := begin(t, ctx, dsn)
+		_, err = trend.Compute(ctx, r, trend.Options{Filter: store.Filter{Profiler: functiontrace.Name}})
+		if !errors.Is(err, trend.ErrMixed) {
+			t.Errorf("a trace of counter %s at %v beside one of Time at 1000: %v", c.Name, c.Frequency, err)
+		}
 	}
 }
 
