@@ -11,12 +11,6 @@ import (
 	"github.com/profdb/profdb/resultset"
 )
 
-// routineKey is what matches a routine across result sets.
-type routineKey struct {
-	module, file, namespace, class, name string
-	line                                 int64
-}
-
 // covRoutine is a routine of the merged Light Coverage result set.
 type covRoutine struct {
 	info    lightcoverage.RoutineInfo // of the first input holding it
@@ -33,8 +27,7 @@ type covLine struct {
 // coverage is a Light Coverage result set being merged: its routines in
 // order of first mention, each with its lines in order of first mention.
 type coverage struct {
-	routines []*covRoutine
-	idx      map[routineKey]int32
+	routines keyed[routineKey, *covRoutine]
 }
 
 // line returns the routine's line src, added if new.
@@ -90,68 +83,57 @@ var (
 		col("m", lcMeta, "COL_UNIT_NAME"),
 		col("m", lcMeta, "COL_SYMBOL_MONIKER"),
 		col("rd", lcRoutines, "COL_ANALYSIS_RESULT"))
-	lcLineQ = newQuery(from("l", lcLines, "ID"),
-		col("l", lcLines, "PARENT_ID"),
-		col("l", lcLines, "COL_SOURCE_LINE"),
-		col("l", lcLines, "COL_MARK"))
+	lcLineQ = tableQuery("l", lcLines, byID, "PARENT_ID", "COL_SOURCE_LINE", "COL_MARK")
+
+	lcTables = []string{lcRoutines, lcMeta, lcLines}
 )
 
-// readCoverage reads the Light Coverage result sets insts, in order, into
-// one coverage.
-func readCoverage(ctx context.Context, in *inputs, insts []int64) (*coverage, error) {
-	if err := in.need(lcRoutines, lcMeta, lcLines); err != nil {
-		return nil, err
-	}
-	m := &coverage{idx: map[routineKey]int32{}}
+// read adds input i, result set inst.
+func (m *coverage) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	q := lcRoutineQ
 	id, module, file, namespace, class, name := q.at("ID"), q.at("COL_MODULE_NAME"), q.at("COL_SOURCE_FILE"),
 		q.at("COL_NAMESPACE"), q.at("COL_CLASS_NAME"), q.at("COL_ROUTINE_NAME")
 	metaLine, srcLine, mark, codeType := q.at("META_SOURCE_LINE"), q.at("COL_SOURCE_LINE"), q.at("COL_MARK"), q.at("COL_CODE_TYPE")
 	profileLines, address, token, unit := q.at("COL_PROFILELINES"), q.at("COL_ADDRESS"), q.at("COL_TOKEN"), q.at("COL_UNIT_NAME")
 	moniker, analysis := q.at("COL_SYMBOL_MONIKER"), q.at("COL_ANALYSIS_RESULT")
-	parent, lineNo, lineMark := lcLineQ.at("PARENT_ID"), lcLineQ.at("COL_SOURCE_LINE"), lcLineQ.at("COL_MARK")
-	for i, inst := range insts {
-		// The input's routine IDs -> the merged routines.
-		byID := map[int64]*covRoutine{}
-		err := in.scan(ctx, inst, lcRoutineQ, func(row []any) error {
-			line := integer(row[metaLine])
-			if row[metaLine] == nil {
-				line = count(row[srcLine])
-			}
-			k := routineKey{module: str(row[module]), file: str(row[file]), namespace: str(row[namespace]), class: str(row[class]),
-				name: str(row[name]), line: line}
-			j, ok := m.idx[k]
-			if !ok {
-				j = int32(len(m.routines))
-				m.idx[k] = j
-				addr, _ := strconv.ParseUint(str(row[address]), 10, 64)
-				m.routines = append(m.routines, &covRoutine{info: lightcoverage.RoutineInfo{
-					Name: k.name, Class: k.class, Namespace: k.namespace, Module: k.module, SourceFile: k.file,
-					SourceLine: k.line, CodeType: str(row[codeType]), LineLevel: integer(row[profileLines]) != 0, Address: addr,
-					Token: integer(row[token]), UnitName: str(row[unit]), SymbolMoniker: str(row[moniker]), AnalysisResult: str(row[analysis]),
-				}})
-			}
-			r := m.routines[j]
-			r.count.add(i, count(row[mark]))
-			byID[integer(row[id])] = r
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("result set %d: routines: %w", inst, err)
+	// The input's routine IDs -> the merged routines.
+	byID := map[int64]*covRoutine{}
+	err := in.scan(ctx, inst, q, func(row []any) error {
+		line := integer(row[metaLine])
+		if row[metaLine] == nil {
+			line = count(row[srcLine])
 		}
-		err = in.scan(ctx, inst, lcLineQ, func(row []any) error {
-			r, ok := byID[integer(row[parent])]
-			if !ok {
-				return fmt.Errorf("a line's PARENT_ID %d names no routine (run verify)", integer(row[parent]))
-			}
-			r.line(integer(row[lineNo])).add(i, count(row[lineMark]))
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("result set %d: lines: %w", inst, err)
-		}
+		k := routineKey{module: str(row[module]), file: str(row[file]), namespace: str(row[namespace]), class: str(row[class]),
+			name: str(row[name]), line: line}
+		r := m.routines.items[m.routines.at(k, func() *covRoutine {
+			addr, _ := strconv.ParseUint(str(row[address]), 10, 64)
+			return &covRoutine{info: lightcoverage.RoutineInfo{
+				Name: k.name, Class: k.class, Namespace: k.namespace, Module: k.module, SourceFile: k.file,
+				SourceLine: k.line, CodeType: str(row[codeType]), LineLevel: integer(row[profileLines]) != 0, Address: addr,
+				Token: integer(row[token]), UnitName: str(row[unit]), SymbolMoniker: str(row[moniker]), AnalysisResult: str(row[analysis]),
+			}}
+		})]
+		r.count.add(i, count(row[mark]))
+		byID[integer(row[id])] = r
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("routines: %w", err)
 	}
-	return m, nil
+	q = lcLineQ
+	parent, lineNo, lineMark := q.at("PARENT_ID"), q.at("COL_SOURCE_LINE"), q.at("COL_MARK")
+	err = in.scan(ctx, inst, q, func(row []any) error {
+		r, ok := byID[integer(row[parent])]
+		if !ok {
+			return fmt.Errorf("a line's PARENT_ID %d names no routine (run verify)", integer(row[parent]))
+		}
+		r.line(integer(row[lineNo])).add(i, count(row[lineMark]))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("lines: %w", err)
+	}
+	return nil
 }
 
 // resultSet builds the merged result set with the Light Coverage builder,
@@ -159,16 +141,16 @@ func readCoverage(ctx context.Context, in *inputs, insts []int64) (*coverage, er
 // builder as it goes.
 func (m *coverage) resultSet(op Op, caption string) *resultset.ResultSet {
 	b := lightcoverage.NewBuilder()
-	for i, r := range m.routines {
+	for i, r := range m.routines.items {
 		info := r.info
 		info.Count = r.count.value(op)
 		br := b.AddRoutine(info)
 		for j := range r.lines {
 			br.AddLine(r.lines[j].src, r.lines[j].count.value(op))
 		}
-		m.routines[i] = nil
+		m.routines.items[i] = nil
 	}
-	m.idx = nil
+	m.routines.idx = nil
 	return b.ResultSet(caption)
 }
 

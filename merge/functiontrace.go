@@ -24,72 +24,32 @@ const (
 
 // The queries of one Function Trace input, one table each.
 var (
-	ftRoutineQ = newQuery(from("m", ftMeta, "ID"),
-		col("m", ftMeta, "ID"),
-		col("m", ftMeta, "REC_ID"),
-		col("m", ftMeta, "COL_MODULE_NAME"),
-		col("m", ftMeta, "COL_SOURCE_FILE"),
-		col("m", ftMeta, "COL_NAMESPACE"),
-		col("m", ftMeta, "COL_CLASS_NAME"),
-		col("m", ftMeta, "COL_ROUTINE_NAME"),
-		col("m", ftMeta, "COL_SOURCE_LINE"),
-		col("m", ftMeta, "COL_CODE_TYPE"),
-		col("m", ftMeta, "COL_ADDRESS"),
-		col("m", ftMeta, "COL_TOKEN"),
-		col("m", ftMeta, "COL_UNIT_NAME"),
-		col("m", ftMeta, "COL_SYMBOL_MONIKER"),
-		col("m", ftMeta, "COL_ANALYSIS_RESULT"),
-		col("m", ftMeta, "COL_PROFILELINES"),
-		col("m", ftMeta, "COL_LANGUAGEID"),
-		col("m", ftMeta, "COL_CALLINGCONVETION"))
-	ftLineQ = newQuery(from("l", ftLines, "ID"),
-		col("l", ftLines, "PARENT_ID"),
-		col("l", ftLines, "COL_SOURCE_LINE"))
-	ftParamQ = newQuery(from("p", ftParams, "ID"),
-		col("p", ftParams, "PARENT_ID"),
-		col("p", ftParams, "COL_TYPEID"),
-		col("p", ftParams, "COL_TYPEMEMSIZE"),
-		col("p", ftParams, "COL_TYPENAME"))
-	ftThreadQ = newQuery(from("t", ftThreadT, "ID"),
-		col("t", ftThreadT, "ID"),
-		col("t", ftThreadT, "COL_WIN32THREADID"))
+	ftRoutineQ = routineQuery("m", ftMeta, byID, "COL_ROUTINE_NAME", "COL_ANALYSIS_RESULT", "COL_LANGUAGEID",
+		"COL_CALLINGCONVETION")
+	ftLineQ   = tableQuery("l", ftLines, byID, "PARENT_ID", "COL_SOURCE_LINE")
+	ftParamQ  = tableQuery("p", ftParams, byID, "PARENT_ID", "COL_TYPEID", "COL_TYPEMEMSIZE", "COL_TYPENAME")
+	ftThreadQ = tableQuery("t", ftThreadT, byID, "ID", "COL_WIN32THREADID")
 	// A route's routines, from the top of the thread down (COL_CALL_NO 0
 	// is the routine the route leads to).
 	ftStackQ = newQuery(from("s", ftStack, "PARENT_ID", "COL_CALL_NO")+" DESC",
-		col("s", ftStack, "PARENT_ID"),
-		col("s", ftStack, "COL_ROUTINE_NAME"))
-	ftRouteQ = newQuery(from("r", ftRoutes, "ID"),
-		col("r", ftRoutes, "ID"),
-		col("r", ftRoutes, "COL_HIT_COUNT"))
-	ftCallQ = newQuery(from("c", ftCalls, "PARENT_ID", "REC_ID"),
-		col("c", ftCalls, "PARENT_ID"),
-		col("c", ftCalls, "REC_ID"),
-		col("c", ftCalls, "COL_PARENT_NO"),
-		col("c", ftCalls, "COL_ROUTINE_NAME"),
-		col("c", ftCalls, "COL__S"),
-		col("c", ftCalls, "COL__S_WITH_CHILDREN"),
-		col("c", ftCalls, "COL_LINE_NUMBER"),
-		col("c", ftCalls, "ID"))
+		cols("s", ftStack, "PARENT_ID", "COL_ROUTINE_NAME")...)
+	ftRouteQ = tableQuery("r", ftRoutes, byID, "ID", "COL_HIT_COUNT")
+	ftCallQ  = tableQuery("c", ftCalls, byParent, "PARENT_ID", "REC_ID", "COL_PARENT_NO", "COL_ROUTINE_NAME", "COL__S",
+		"COL__S_WITH_CHILDREN", "COL_LINE_NUMBER", "ID")
 	// The parameters of calls, on enter (which have no comment) and on exit.
-	ftEnterQ = newQuery(from("p", ftEnter, "ID"),
-		col("p", ftEnter, "PARENT_ID"),
-		col("p", ftEnter, "COL_PARAM_TYPE"),
-		col("p", ftEnter, "COL_PARAM_VALUE"),
-		column{name: "COL_COMMENT", expr: "NULL", typ: ddl.String})
-	ftExitQ = newQuery(from("p", ftExit, "ID"),
-		col("p", ftExit, "PARENT_ID"),
-		col("p", ftExit, "COL_PARAM_TYPE"),
-		col("p", ftExit, "COL_PARAM_VALUE"),
-		col("p", ftExit, "COL_COMMENT"))
+	ftEnterQ = newQuery(from("p", ftEnter, "ID"), append(cols("p", ftEnter, "PARENT_ID", "COL_PARAM_TYPE", "COL_PARAM_VALUE"),
+		column{name: "COL_COMMENT", expr: "NULL", typ: ddl.String})...)
+	ftExitQ = tableQuery("p", ftExit, byID, "PARENT_ID", "COL_PARAM_TYPE", "COL_PARAM_VALUE", "COL_COMMENT")
+
+	ftTables = []string{ftMeta, ftLines, ftParams, ftThreadT, ftCalls, ftRoutes, ftStack, ftEnter, ftExit}
 )
 
 // ftRoutine is a routine of the merged Function Trace result set.
 type ftRoutine struct {
-	info    functiontrace.RoutineInfo // of the first input holding it
-	first   int                       // that input
-	lines   []int64                   // META_LINES, in order of first mention
-	lineSet map[int64]bool
-	params  []functiontrace.ParameterType // of the first input holding it
+	info     functiontrace.RoutineInfo     // of the first input holding it
+	first    int                           // that input
+	params   []functiontrace.ParameterType // of the first input holding it
+	lineList                               // META_LINES
 }
 
 // ftThread is a thread of the merged result set; root stands for the
@@ -104,6 +64,15 @@ type ftThread struct {
 type ftThreadKey struct {
 	win      bool
 	id, rank int64
+}
+
+// threadKey is the key of an input's thread, the rank-th of its threads,
+// whose COL_WIN32THREADID is win.
+func threadKey(win any, rank int64) ftThreadKey {
+	if win != nil {
+		return ftThreadKey{win: true, id: integer(win)}
+	}
+	return ftThreadKey{rank: rank}
 }
 
 // ftCall is a call of the merged call tree: one per call path of routines
@@ -128,12 +97,14 @@ type ftRouteKey struct{ parent, routine int32 }
 // trace is a Function Trace result set being merged.
 type trace struct {
 	counter  *resultset.Counter
-	routines []*ftRoutine
-	rIdx     map[routineKey]int32
-	threads  []*ftThread
-	tIdx     map[ftThreadKey]int32
+	routines keyed[routineKey, *ftRoutine]
+	threads  keyed[ftThreadKey, *ftThread]
 	calls    map[ftCallKey]*ftCall
 	routes   map[ftRouteKey]int32 // routes by caller's route and routine
+}
+
+func newTrace(counter *resultset.Counter) *trace {
+	return &trace{counter: counter, calls: map[ftCallKey]*ftCall{}, routes: map[ftRouteKey]int32{}}
 }
 
 func (m *trace) route(parent, routine int32) int32 {
@@ -146,22 +117,6 @@ func (m *trace) route(parent, routine int32) int32 {
 	return r
 }
 
-// readTrace reads the Function Trace result sets insts, in order, into one
-// trace.
-func readTrace(ctx context.Context, in *inputs, insts []int64) (*trace, error) {
-	if err := in.need(ftMeta, ftLines, ftParams, ftThreadT, ftCalls, ftRoutes, ftStack, ftEnter, ftExit); err != nil {
-		return nil, err
-	}
-	m := &trace{counter: in.counter, rIdx: map[routineKey]int32{}, tIdx: map[ftThreadKey]int32{},
-		calls: map[ftCallKey]*ftCall{}, routes: map[ftRouteKey]int32{}}
-	for i, inst := range insts {
-		if err := m.read(ctx, in, i, inst); err != nil {
-			return nil, fmt.Errorf("result set %d: %w", inst, err)
-		}
-	}
-	return m, nil
-}
-
 // read adds input i, result set inst.
 func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	// The input's routine IDs and REC_IDs -> the merged routines.
@@ -169,21 +124,17 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	rc := routineColsOf(ftRoutineQ)
 	language, convention := ftRoutineQ.at("COL_LANGUAGEID"), ftRoutineQ.at("COL_CALLINGCONVETION")
 	err := in.scan(ctx, inst, ftRoutineQ, func(row []any) error {
-		k := routineKey{module: str(row[rc.module]), file: str(row[rc.file]), namespace: str(row[rc.namespace]),
-			class: str(row[rc.class]), name: str(row[rc.name]), line: integer(row[rc.line])}
-		j, ok := m.rIdx[k]
-		if !ok {
-			j = int32(len(m.routines))
-			m.rIdx[k] = j
+		k := rc.key(row)
+		j := m.routines.at(k, func() *ftRoutine {
 			addr, _ := strconv.ParseUint(str(row[rc.address]), 10, 64)
-			m.routines = append(m.routines, &ftRoutine{first: i, info: functiontrace.RoutineInfo{
+			return &ftRoutine{first: i, info: functiontrace.RoutineInfo{
 				Name: k.name, Class: k.class, Namespace: k.namespace, Module: k.module, SourceFile: k.file,
 				SourceLine: k.line, CodeType: str(row[rc.codeType]), Address: addr, Token: integer(row[rc.token]),
 				UnitName: str(row[rc.unit]), SymbolMoniker: str(row[rc.moniker]), AnalysisResult: str(row[rc.analysis]),
 				LineLevel: integer(row[rc.profileLines]) != 0, LanguageID: integer(row[language]),
 				CallingConvention: integer(row[convention]),
-			}})
-		}
+			}}
+		})
 		byID[integer(row[rc.id])] = j
 		byRec[integer(row[rc.rec])] = j
 		return nil
@@ -196,7 +147,7 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 		if !ok {
 			return nil, 0, fmt.Errorf("%s names no routine %d (run verify)", what, id)
 		}
-		return m.routines[j], j, nil
+		return m.routines.items[j], j, nil
 	}
 	parent, src := ftLineQ.at("PARENT_ID"), ftLineQ.at("COL_SOURCE_LINE")
 	err = in.scan(ctx, inst, ftLineQ, func(row []any) error {
@@ -204,13 +155,7 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 		if err != nil {
 			return err
 		}
-		if l := integer(row[src]); !r.lineSet[l] {
-			if r.lineSet == nil {
-				r.lineSet = map[int64]bool{}
-			}
-			r.lineSet[l] = true
-			r.lines = append(r.lines, l)
-		}
+		r.add(integer(row[src]))
 		return nil
 	})
 	if err != nil {
@@ -239,19 +184,12 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	rank := int64(0)
 	id, win := ftThreadQ.at("ID"), ftThreadQ.at("COL_WIN32THREADID")
 	err = in.scan(ctx, inst, ftThreadQ, func(row []any) error {
-		k := ftThreadKey{rank: rank}
-		if row[win] != nil {
-			k = ftThreadKey{win: true, id: integer(row[win])}
-		}
+		k := threadKey(row[win], rank)
 		rank++
-		j, ok := m.tIdx[k]
-		if !ok {
-			j = int32(len(m.threads))
-			m.tIdx[k] = j
-			m.threads = append(m.threads, &ftThread{info: functiontrace.ThreadInfo{Win32ThreadID: k.id},
-				root: &ftCall{routine: -1, route: -1}})
-		}
-		threads[integer(row[id])] = m.threads[j]
+		j := m.threads.at(k, func() *ftThread {
+			return &ftThread{info: functiontrace.ThreadInfo{Win32ThreadID: k.id}, root: &ftCall{routine: -1, route: -1}}
+		})
+		threads[integer(row[id])] = m.threads.items[j]
 		return nil
 	})
 	if err != nil {
@@ -390,8 +328,8 @@ func (m *trace) read(ctx context.Context, in *inputs, i int, inst int64) error {
 func (m *trace) resultSet(op Op, caption string) (*resultset.ResultSet, *functiontrace.Builder, error) {
 	b := functiontrace.NewBuilder()
 	b.SetCounter(m.counter)
-	rs := make([]*functiontrace.Routine, len(m.routines))
-	for i, r := range m.routines {
+	rs := make([]*functiontrace.Routine, len(m.routines.items))
+	for i, r := range m.routines.items {
 		rs[i] = b.AddRoutine(r.info)
 		for _, l := range r.lines {
 			rs[i].AddLine(l)
@@ -400,12 +338,12 @@ func (m *trace) resultSet(op Op, caption string) (*resultset.ResultSet, *functio
 			rs[i].AddParameter(p)
 		}
 	}
-	m.routines, m.rIdx, m.calls, m.routes = nil, nil, nil, nil
+	m.routines, m.calls, m.routes = keyed[routineKey, *ftRoutine]{}, nil, nil // the builder holds them now
 	type frame struct {
 		c    *ftCall
 		next int
 	}
-	for _, t := range m.threads {
+	for _, t := range m.threads.items {
 		th := b.AddThread(t.info)
 		stack := []frame{{c: t.root}}
 		for len(stack) > 0 {

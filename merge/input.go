@@ -56,5 +56,18 @@ func begin(ctx context.Context, db *store.DB, insts []int64) (*inputs, error) {
 
 func (in *inputs) close() { in.r.Close() }
 
-// need checks that the database has the tables a merge reads.
-func (in *inputs) need(tables ...string) error { return in.r.Need(in.first, tables...) }
+// readAll checks that the database has the tables a merge reads, then
+// reads the result sets insts, in order, by read (of input i, result set
+// inst).
+func (in *inputs) readAll(ctx context.Context, insts []int64, read func(ctx context.Context, in *inputs, i int, inst int64) error,
+	tables ...string) error {
+	if err := in.r.Need(in.first, tables...); err != nil {
+		return err
+	}
+	for i, inst := range insts {
+		if err := read(ctx, in, i, inst); err != nil {
+			return fmt.Errorf("result set %d: %w", inst, err)
+		}
+	}
+	return nil
+}

@@ -80,12 +80,12 @@ func Merge(ctx context.Context, db *store.DB, insts []int64, op Op, caption stri
 	closeB := func() error { return nil }
 	switch in.profiler {
 	case lightcoverage.Name:
-		var m *coverage
-		m, err = readCoverage(ctx, in, insts)
+		m := &coverage{}
+		err = in.readAll(ctx, insts, m.read, lcTables...)
 		rs = func() (*resultset.ResultSet, error) { return m.resultSet(op, caption), nil }
 	case functiontrace.Name:
-		var m *trace
-		m, err = readTrace(ctx, in, insts)
+		m := newTrace(in.counter)
+		err = in.readAll(ctx, insts, m.read, ftTables...)
 		rs = func() (*resultset.ResultSet, error) {
 			set, b, err := m.resultSet(op, caption)
 			if b != nil {
@@ -94,12 +94,12 @@ func Merge(ctx context.Context, db *store.DB, insts []int64, op Op, caption stri
 			return set, err
 		}
 	case resource.Name:
-		var m *resources
-		m, err = readResources(ctx, in, insts)
+		m := &resources{}
+		err = in.readAll(ctx, insts, m.read, rsTables...)
 		rs = func() (*resultset.ResultSet, error) { return m.resultSet(op, caption), nil }
 	case referencecount.Name:
-		var m *refcounts
-		m, err = readRefcounts(ctx, in, insts)
+		m := &refcounts{nodes: map[rcNodeKey]*rcNode{}}
+		err = in.readAll(ctx, insts, m.read, rcTables...)
 		rs = func() (*resultset.ResultSet, error) { return m.resultSet(op, caption), nil }
 	default:
 		err = fmt.Errorf("result sets of profiler %s: merging them is not supported yet (supported: %s, %s, %s, %s)",
@@ -123,6 +123,28 @@ func Merge(ctx context.Context, db *store.DB, insts []int64, op Op, caption stri
 		return resultset.Result{}, fmt.Errorf("merge: %w", err)
 	}
 	return res, nil
+}
+
+// keyed is the merged items of one kind, in order of first mention, each
+// matched by its key.
+type keyed[K comparable, V any] struct {
+	items []V
+	idx   map[K]int32
+}
+
+// at returns the index of the item of key k, first appending the item add
+// makes when k is new.
+func (l *keyed[K, V]) at(k K, add func() V) int32 {
+	j, ok := l.idx[k]
+	if !ok {
+		if l.idx == nil {
+			l.idx = map[K]int32{}
+		}
+		j = int32(len(l.items))
+		l.idx[k] = j
+		l.items = append(l.items, add())
+	}
+	return j
 }
 
 // acc combines one item's counts: the count of the input being read (an

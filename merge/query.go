@@ -40,6 +40,15 @@ func columnType(table, name string) ddl.Type {
 	panic(fmt.Sprintf("merge: internal: no profiler has a column %s.%s", table, name))
 }
 
+// cols are the columns names of table through alias, as col makes them.
+func cols(alias, table string, names ...string) []column {
+	c := make([]column, len(names))
+	for i, n := range names {
+		c[i] = col(alias, table, n)
+	}
+	return c
+}
+
 // as renames a column, for a query that selects two columns of one name.
 func (c column) as(name string) column { c.name = name; return c }
 
@@ -83,6 +92,20 @@ func (q *query) index(name string) int {
 	}
 	return -1
 }
+
+// tableQuery is the query of one table through alias, for one result set,
+// in the order of the columns order: it selects the columns names.
+func tableQuery(alias, table string, order []string, names ...string) *query {
+	return newQuery(from(alias, table, order...), cols(alias, table, names...)...)
+}
+
+// The orders of tableQuery: by ID; by ID and REC_ID; a child table's rows
+// by parent and REC_ID.
+var (
+	byID     = []string{"ID"}
+	byIDRec  = []string{"ID", "REC_ID"}
+	byParent = []string{"PARENT_ID", "REC_ID"}
+)
 
 // scan runs the query for one result set and calls each with every row, its
 // values in canonical form of the columns' types.

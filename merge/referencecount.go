@@ -23,81 +23,23 @@ const (
 )
 
 // The queries of one Reference Count input, one table each, in the order
-// of their tables' IDs (their parents' for child tables) and REC_IDs.
+// of their tables' IDs (their parents' for child tables) and REC_IDs, and
+// the tables they read.
 var (
-	rcThreadQ = newQuery(from("t", rcThreads, "ID", "REC_ID"),
-		col("t", rcThreads, "REC_ID"),
-		col("t", rcThreads, "COL_NAME"),
-		col("t", rcThreads, "COL_SIZE"),
-		col("t", rcThreads, "COL_WIN32THREADID"))
-	rcMetaClassQ = newQuery(from("t", rcMetaClasses, "ID", "REC_ID"),
-		col("t", rcMetaClasses, "REC_ID"),
-		col("t", rcMetaClasses, "COL_CLASS_NAME"),
-		col("t", rcMetaClasses, "COL_MODULE_NAME"),
-		col("t", rcMetaClasses, "COL_SYMBOL_MONIKER"))
-	rcClassQ = newQuery(from("t", rcClasses, "ID", "REC_ID"),
-		col("t", rcClasses, "COL_CLASS_NAME"),
-		col("t", rcClasses, "COL_MODULE_NAME"),
-		col("t", rcClasses, "COL_LIVE_COUNT"),
-		col("t", rcClasses, "COL_LIVE_SIZE"),
-		col("t", rcClasses, "COL_PEAK_CREATED"),
-		col("t", rcClasses, "COL_PEAK_SIZE"),
-		col("t", rcClasses, "COL_TOTAL_CREATED"),
-		col("t", rcClasses, "COL_TOTAL_SIZE"))
-	rcRoutineQ = newQuery(from("t", rcMeta, "ID", "REC_ID"),
-		col("t", rcMeta, "ID"),
-		col("t", rcMeta, "REC_ID"),
-		col("t", rcMeta, "COL_MODULE_NAME"),
-		col("t", rcMeta, "COL_SOURCE_FILE"),
-		col("t", rcMeta, "COL_NAMESPACE"),
-		col("t", rcMeta, "COL_CLASS_NAME"),
-		col("t", rcMeta, "COL_ROUTINENAME").as("COL_ROUTINE_NAME"),
-		col("t", rcMeta, "COL_SOURCE_LINE"),
-		col("t", rcMeta, "COL_CODE_TYPE"),
-		col("t", rcMeta, "COL_ADDRESS"),
-		col("t", rcMeta, "COL_TOKEN"),
-		col("t", rcMeta, "COL_UNIT_NAME"),
-		col("t", rcMeta, "COL_SYMBOL_MONIKER"),
-		col("t", rcMeta, "COL_ANALYSIS_RESULT"),
-		col("t", rcMeta, "COL_PROFILELINES"),
-		col("t", rcMeta, "COL_HIT_COUNT"))
-	rcLineQ = newQuery(from("t", rcLines, "ID", "REC_ID"),
-		col("t", rcLines, "PARENT_ID"),
-		col("t", rcLines, "REC_ID"),
-		col("t", rcLines, "COL_SOURCE_LINE"))
-	rcObjectQ = newQuery(from("t", rcObjects, "ID", "REC_ID"),
-		col("t", rcObjects, "ID"),
-		col("t", rcObjects, "COL__"),
-		col("t", rcObjects, "COL_ADDRESS"),
-		col("t", rcObjects, "COL_CLASSRID"),
-		col("t", rcObjects, "COL_GET_"),
-		col("t", rcObjects, "COL_LIVE_REFERENCES"),
-		col("t", rcObjects, "COL_PEAK_REFERENCES"),
-		col("t", rcObjects, "COL_SIZE"),
-		col("t", rcObjects, "COL_THREADRID"),
-		col("t", rcObjects, "COL_TOTAL_REFERENCES"))
-	rcCreationQ = newQuery(from("t", rcCreation, "PARENT_ID", "REC_ID"),
-		col("t", rcCreation, "PARENT_ID"),
-		col("t", rcCreation, "COL_HIT_COUNT"),
-		col("t", rcCreation, "COL_LINERID"),
-		col("t", rcCreation, "COL_ROUTINERID"))
-	rcRefQ = newQuery(from("t", rcRefs, "PARENT_ID", "REC_ID"),
-		col("t", rcRefs, "ID"),
-		col("t", rcRefs, "PARENT_ID"),
-		col("t", rcRefs, "COL__"),
-		col("t", rcRefs, "COL_ADDREF_RELEASE"))
-	rcARStackQ = newQuery(from("t", rcARStack, "PARENT_ID", "REC_ID"),
-		col("t", rcARStack, "PARENT_ID"),
-		col("t", rcARStack, "COL_ROUTINE_NAME"),
-		col("t", rcARStack, "COL_SOURCE_LINE"))
-	rcTreeQ = newQuery(from("t", rcTree, "PARENT_ID", "REC_ID"),
-		col("t", rcTree, "PARENT_ID"),
-		col("t", rcTree, "REC_ID"),
-		col("t", rcTree, "COL_PARENT_INDEX"),
-		col("t", rcTree, "COL_ROUTINE_NAME"),
-		col("t", rcTree, "COL_SOURCE_LINE"),
-		col("t", rcTree, "COL_ROUTINE_HITCOUNT_ON_ENTER"),
-		col("t", rcTree, "COL_RESULT_REFCOUNT"))
+	rcThreadQ    = tableQuery("t", rcThreads, byIDRec, "REC_ID", "COL_NAME", "COL_SIZE", "COL_WIN32THREADID")
+	rcMetaClassQ = tableQuery("t", rcMetaClasses, byIDRec, metaClassCols...)
+	rcClassQ     = tableQuery("t", rcClasses, byIDRec, classCols...)
+	rcRoutineQ   = routineQuery("t", rcMeta, byIDRec, "COL_ROUTINENAME", "COL_ANALYSIS_RESULT", "COL_HIT_COUNT")
+	rcLineQ      = tableQuery("t", rcLines, byIDRec, lineCols...)
+	rcObjectQ    = tableQuery("t", rcObjects, byIDRec, "ID", "COL__", "COL_ADDRESS", "COL_CLASSRID", "COL_GET_",
+		"COL_LIVE_REFERENCES", "COL_PEAK_REFERENCES", "COL_SIZE", "COL_THREADRID", "COL_TOTAL_REFERENCES")
+	rcCreationQ = tableQuery("t", rcCreation, byParent, creationCols...)
+	rcRefQ      = tableQuery("t", rcRefs, byParent, "ID", "PARENT_ID", "COL__", "COL_ADDREF_RELEASE")
+	rcARStackQ  = tableQuery("t", rcARStack, byParent, "PARENT_ID", "COL_ROUTINE_NAME", "COL_SOURCE_LINE")
+	rcTreeQ     = tableQuery("t", rcTree, byParent, "PARENT_ID", "REC_ID", "COL_PARENT_INDEX", "COL_ROUTINE_NAME",
+		"COL_SOURCE_LINE", "COL_ROUTINE_HITCOUNT_ON_ENTER", "COL_RESULT_REFCOUNT")
+
+	rcTables = []string{rcThreads, rcMetaClasses, rcClasses, rcMeta, rcLines, rcObjects, rcCreation, rcRefs, rcARStack, rcTree}
 )
 
 type rcThread struct {
@@ -110,18 +52,13 @@ type rcThreadKey struct {
 	rank int64
 }
 
-type rcClass struct {
-	name, module, moniker string
-	figs                  [6]acc
-}
-
 type rcObject struct {
 	class, thread         int32
 	number, address, get  int64
 	size, live, peak, tot acc
-	frames                []rsFrame
-	refs                  []*rcRef
-	tree                  []*rcNode
+	creation
+	refs []*rcRef
+	tree []*rcNode
 }
 
 type rcObjectKey struct {
@@ -164,41 +101,14 @@ type rcNodeKey struct {
 
 // refcounts is a Reference Count result set being merged.
 type refcounts struct {
-	threads []*rcThread
-	tIdx    map[rcThreadKey]int32
-	classes []*rcClass
-	cIdx    map[[2]string]int32
+	threads keyed[rcThreadKey, *rcThread]
+	classTable
 	routineTable
-	objects []*rcObject
-	oIdx    map[rcObjectKey]int32
+	objects keyed[rcObjectKey, *rcObject]
 	nodes   map[rcNodeKey]*rcNode
 }
 
-func readRefcounts(ctx context.Context, in *inputs, insts []int64) (*refcounts, error) {
-	if err := in.need(rcThreads, rcMetaClasses, rcClasses, rcMeta, rcLines, rcObjects, rcCreation, rcRefs, rcARStack, rcTree); err != nil {
-		return nil, err
-	}
-	m := &refcounts{tIdx: map[rcThreadKey]int32{}, cIdx: map[[2]string]int32{}, routineTable: routineTable{rIdx: map[routineKey]int32{}},
-		oIdx: map[rcObjectKey]int32{}, nodes: map[rcNodeKey]*rcNode{}}
-	for i, inst := range insts {
-		if err := m.read(ctx, in, i, inst); err != nil {
-			return nil, fmt.Errorf("result set %d: %w", inst, err)
-		}
-	}
-	return m, nil
-}
-
-func (m *refcounts) class(name, module string) *rcClass {
-	k := [2]string{name, module}
-	j, ok := m.cIdx[k]
-	if !ok {
-		j = int32(len(m.classes))
-		m.cIdx[k] = j
-		m.classes = append(m.classes, &rcClass{name: name, module: module})
-	}
-	return m.classes[j]
-}
-
+// read adds input i, result set inst.
 func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) error {
 	threads := map[int64]int32{}
 	rank := int64(0)
@@ -210,87 +120,29 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 			k = rcThreadKey{win: w, rank: -1}
 		}
 		rank++
-		j, ok := m.tIdx[k]
-		if !ok {
-			j = int32(len(m.threads))
-			m.tIdx[k] = j
-			m.threads = append(m.threads, &rcThread{name: str(row[name]), win: str(row[win])})
-		}
-		m.threads[j].size.add(i, integer(row[size]))
+		j := m.threads.at(k, func() *rcThread { return &rcThread{name: str(row[name]), win: str(row[win])} })
+		m.threads.items[j].size.add(i, integer(row[size]))
 		threads[integer(row[rec])] = j
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("threads: %w", err)
 	}
-	classes := map[int64]int32{}
-	q = rcMetaClassQ
-	rec, name, module, moniker := q.at("REC_ID"), q.at("COL_CLASS_NAME"), q.at("COL_MODULE_NAME"), q.at("COL_SYMBOL_MONIKER")
-	err = in.scan(ctx, inst, q, func(row []any) error {
-		c := m.class(str(row[name]), str(row[module]))
-		if c.moniker == "" {
-			c.moniker = str(row[moniker])
-		}
-		classes[integer(row[rec])] = m.cIdx[[2]string{c.name, c.module}]
-		return nil
-	})
+	classes, err := m.readClasses(ctx, in, i, inst, rcMetaClassQ, rcClassQ, func(v any) (int64, bool) { return integer(v), true })
 	if err != nil {
-		return fmt.Errorf("classes: %w", err)
-	}
-	q = rcClassQ
-	name, module = q.at("COL_CLASS_NAME"), q.at("COL_MODULE_NAME")
-	figs := classFigures(q)
-	err = in.scan(ctx, inst, q, func(row []any) error {
-		c := m.class(str(row[name]), str(row[module]))
-		for f, at := range figs {
-			c.figs[f].add(i, integer(row[at]))
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("class figures: %w", err)
-	}
-	byID, byRec := map[int64]int32{}, map[int64]int32{}
-	rc := routineColsOf(rcRoutineQ)
-	err = in.scan(ctx, inst, rcRoutineQ, func(row []any) error {
-		j := m.addRoutine(i, row, rc)
-		byID[integer(row[rc.id])] = j
-		byRec[integer(row[rc.rec])] = j
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("routines: %w", err)
+		return err
 	}
 	lineOf := map[int64]int64{} // line REC_ID -> source line
-	q = rcLineQ
-	parent, rec, src := q.at("PARENT_ID"), q.at("REC_ID"), q.at("COL_SOURCE_LINE")
-	err = in.scan(ctx, inst, q, func(row []any) error {
-		l, err := m.addLine(row, parent, src, byID)
-		if err != nil {
-			return err
-		}
-		lineOf[integer(row[rec])] = l
-		return nil
-	})
+	routines, err := m.readRoutines(ctx, in, i, inst, rcRoutineQ, rcLineQ, func(_, rec, src int64) { lineOf[rec] = src })
 	if err != nil {
-		return fmt.Errorf("lines: %w", err)
-	}
-	ref := func(ids map[int64]int32, v any, what string) (int32, error) {
-		if v == nil {
-			return -1, nil
-		}
-		j, ok := ids[integer(v)]
-		if !ok {
-			return 0, fmt.Errorf("%s %d names nothing (run verify)", what, integer(v))
-		}
-		return j, nil
+		return err
 	}
 	entry := func(code int64) (rcEntry, error) {
 		switch {
 		case code == -1:
 			return rcEntry{}, nil
 		case code >= 0:
-			j, err := ref(byRec, code, "a stack entry's routine")
+			j, err := ref(routines, code, "a stack entry's routine")
 			return rcEntry{kind: 1, idx: j}, err
 		}
 		j, err := ref(threads, -2-code, "a stack entry's thread")
@@ -313,15 +165,11 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 			return err
 		}
 		k := rcObjectKey{class: cls, thread: th, number: integer(row[number])}
-		j, ok := m.oIdx[k]
-		if !ok {
-			j = int32(len(m.objects))
-			m.oIdx[k] = j
+		o := m.objects.items[m.objects.at(k, func() *rcObject {
 			o := &rcObject{class: cls, thread: th, number: k.number, address: integer(row[address]), get: integer(row[get])}
-			m.objects = append(m.objects, o)
 			added[o] = true
-		}
-		o := m.objects[j]
+			return o
+		})]
 		o.live.add(i, integer(row[live]))
 		o.peak.add(i, integer(row[peak]))
 		o.size.add(i, integer(row[size]))
@@ -332,49 +180,23 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 	if err != nil {
 		return fmt.Errorf("objects: %w", err)
 	}
-	object := func(id int64, what string) (*rcObject, error) {
-		o, ok := objects[id]
-		if !ok {
-			return nil, fmt.Errorf("%s names no object %d (run verify)", what, id)
+	// A creation call stack's line is the result set's (line REC_IDs count
+	// within the result set).
+	err = readCreation(ctx, in, i, inst, rcCreationQ, objects, routines, func(_, rec any) int64 {
+		if rec == nil {
+			return 0
 		}
-		return o, nil
-	}
-	pos, cur := 0, int64(-1)
-	q = rcCreationQ
-	parent = q.at("PARENT_ID")
-	hits, lineRec, routine := q.at("COL_HIT_COUNT"), q.at("COL_LINERID"), q.at("COL_ROUTINERID")
-	err = in.scan(ctx, inst, q, func(row []any) error {
-		o, err := object(integer(row[parent]), "a creation call stack's PARENT_ID")
-		if err != nil {
-			return err
-		}
-		if integer(row[parent]) != cur {
-			pos, cur = 0, integer(row[parent])
-		}
-		if pos == len(o.frames) {
-			r, err := ref(byRec, row[routine], "a creation call stack's COL_ROUTINERID")
-			if err != nil {
-				return err
-			}
-			f := rsFrame{routine: r}
-			if row[lineRec] != nil {
-				f.line = lineOf[integer(row[lineRec])]
-			}
-			o.frames = append(o.frames, f)
-		}
-		o.frames[pos].hits.add(i, integer(row[hits]))
-		pos++
-		return nil
+		return lineOf[integer(rec)]
 	})
 	if err != nil {
-		return fmt.Errorf("creation call stacks: %w", err)
+		return err
 	}
 	refs := map[int64]*rcRef{} // this input's references that the merge takes
 	q = rcRefQ
-	id, parent, number = q.at("ID"), q.at("PARENT_ID"), q.at("COL__")
-	addRef := q.at("COL_ADDREF_RELEASE")
+	parent := q.at("PARENT_ID")
+	id, number, addRef := q.at("ID"), q.at("COL__"), q.at("COL_ADDREF_RELEASE")
 	err = in.scan(ctx, inst, q, func(row []any) error {
-		o, err := object(integer(row[parent]), "a reference's PARENT_ID")
+		o, err := object(objects, integer(row[parent]), "a reference's PARENT_ID")
 		if err != nil {
 			return err
 		}
@@ -390,7 +212,7 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 		return fmt.Errorf("references: %w", err)
 	}
 	q = rcARStackQ
-	parent, routine, src = q.at("PARENT_ID"), q.at("COL_ROUTINE_NAME"), q.at("COL_SOURCE_LINE")
+	parent, routine, src := q.at("PARENT_ID"), q.at("COL_ROUTINE_NAME"), q.at("COL_SOURCE_LINE")
 	err = in.scan(ctx, inst, q, func(row []any) error {
 		r, ok := refs[integer(row[parent])]
 		if !ok {
@@ -409,12 +231,12 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 	}
 	var recs map[int64]*rcNode
 	var occ map[rcNodeKey]int32
-	cur = -1
+	cur := int64(-1)
 	q = rcTreeQ
 	parent, rec, routine, src = q.at("PARENT_ID"), q.at("REC_ID"), q.at("COL_ROUTINE_NAME"), q.at("COL_SOURCE_LINE")
 	parentIndex, hits, delta := q.at("COL_PARENT_INDEX"), q.at("COL_ROUTINE_HITCOUNT_ON_ENTER"), q.at("COL_RESULT_REFCOUNT")
 	err = in.scan(ctx, inst, q, func(row []any) error {
-		o, err := object(integer(row[parent]), "a call tree node's PARENT_ID")
+		o, err := object(objects, integer(row[parent]), "a call tree node's PARENT_ID")
 		if err != nil {
 			return err
 		}
@@ -456,20 +278,20 @@ func (m *refcounts) read(ctx context.Context, in *inputs, i int, inst int64) err
 // resultSet builds the merged result set with the Reference Count builder.
 func (m *refcounts) resultSet(op Op, caption string) *resultset.ResultSet {
 	b := referencecount.NewBuilder()
-	ths := make([]*referencecount.Thread, len(m.threads))
-	for i, t := range m.threads {
+	ths := make([]*referencecount.Thread, len(m.threads.items))
+	for i, t := range m.threads.items {
 		ths[i] = b.AddThread(referencecount.ThreadInfo{Name: t.name, Win32ThreadID: t.win, Size: t.size.value(op)})
 	}
-	cls := make([]*referencecount.Class, len(m.classes))
-	for i, c := range m.classes {
+	cls := make([]*referencecount.Class, len(m.classes.items))
+	for i, c := range m.classes.items {
 		cls[i] = b.Class(c.name, c.module)
 		cls[i].SetSymbolMoniker(c.moniker)
 		v := func(f int) int64 { return c.figs[f].value(op) }
 		cls[i].Add(referencecount.ClassStats{LiveCount: v(0), LiveSize: v(1), PeakCreated: v(2), PeakSize: v(3),
 			TotalCreated: v(4), TotalSize: v(5)})
 	}
-	rs := make([]*referencecount.Routine, len(m.routines))
-	for i, r := range m.routines {
+	rs := make([]*referencecount.Routine, len(m.routines.items))
+	for i, r := range m.routines.items {
 		in := r.info
 		rs[i] = b.AddRoutine(referencecount.RoutineInfo{Name: in.Name, Class: in.Class, Namespace: in.Namespace,
 			Module: in.Module, SourceFile: in.SourceFile, SourceLine: in.SourceLine, CodeType: in.CodeType,
@@ -489,7 +311,7 @@ func (m *refcounts) resultSet(op Op, caption string) *resultset.ResultSet {
 		}
 		return s
 	}
-	for _, o := range m.objects {
+	for _, o := range m.objects.items {
 		info := referencecount.ObjectInfo{Number: o.number, Get: o.get, Address: uint64(o.address), Size: o.size.value(op),
 			LiveReferences: o.live.value(op), PeakReferences: o.peak.value(op), TotalReferences: o.tot.value(op)}
 		if o.class >= 0 {

@@ -168,3 +168,22 @@ func IndexedRows(n int, row func(i int) []any) iter.Seq2[[]any, error] {
 		}
 	}
 }
+
+// ChildRows returns the rows of a child table held as lists under its
+// parents: for each parent p, in order, row(p, pos, c, id) builds the row
+// of its pos-th child c (children(p)[pos]), id counting the table's rows
+// from 0 in that order, as a builder numbers a child table's IDs. It suits
+// TableRows.Rows as IndexedRows does.
+func ChildRows[P, C any](parents []P, children func(p P) []C, row func(p P, pos int, c C, id int64) []any) iter.Seq2[[]any, error] {
+	return func(yield func([]any, error) bool) {
+		id := int64(0)
+		for _, p := range parents {
+			for pos, c := range children(p) {
+				if !yield(row(p, pos, c, id), nil) {
+					return
+				}
+				id++
+			}
+		}
+	}
+}

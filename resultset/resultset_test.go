@@ -141,3 +141,32 @@ func TestExportToMemory(t *testing.T) {
 		t.Errorf("a failed result set was committed: %d sets", len(m.Sets))
 	}
 }
+
+// TestChildRows numbers a child table's rows across its parents (ID) and
+// within each parent (REC_ID), skips a parent without children, and stops
+// when the consumer stops.
+func TestChildRows(t *testing.T) {
+	parents := [][]string{{"a", "b"}, nil, {"c"}}
+	rows := resultset.ChildRows(parents, func(p []string) []string { return p },
+		func(p []string, pos int, c string, id int64) []any { return []any{c, id, int64(pos), len(p)} })
+	var got [][]any
+	for row, err := range rows {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, row)
+	}
+	want := [][]any{{"a", int64(0), int64(0), 2}, {"b", int64(1), int64(1), 2}, {"c", int64(2), int64(0), 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+	n := 0
+	for range rows {
+		if n++; n == 2 {
+			break
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d rows read before stopping at the second", n)
+	}
+}

@@ -427,28 +427,14 @@ func (b *Builder) ResultSet(caption string) *resultset.ResultSet {
 				return []any{in.Address, in.AnalysisResult, in.Class, in.CodeType, r.hits, in.Module,
 					in.Namespace, in.SourceFile, in.SourceLine, in.Token, in.UnitName, r.id, int64(-1), r.id}
 			})},
-			{Name: MetaLines, Columns: colsMetaLines, Rows: func(yield func([]any, error) bool) {
-				id := int64(0)
-				for _, r := range routines {
-					for pos, l := range r.lines {
-						if !yield([]any{l, id, r.id, int64(pos)}, nil) {
-							return
-						}
-						id++
-					}
-				}
-			}},
-			{Name: MetaParameters, Columns: colsMetaParameters, Rows: func(yield func([]any, error) bool) {
-				id := int64(0)
-				for _, r := range routines {
-					for pos, p := range r.params {
-						if !yield([]any{p.TypeID, p.MemSize, p.TypeName, id, r.id, int64(pos)}, nil) {
-							return
-						}
-						id++
-					}
-				}
-			}},
+			{Name: MetaLines, Columns: colsMetaLines, Rows: resultset.ChildRows(routines,
+				func(r *Routine) []int64 { return r.lines },
+				func(r *Routine, pos int, l, id int64) []any { return []any{l, id, r.id, int64(pos)} })},
+			{Name: MetaParameters, Columns: colsMetaParameters, Rows: resultset.ChildRows(routines,
+				func(r *Routine) []ParameterType { return r.params },
+				func(r *Routine, pos int, p ParameterType, id int64) []any {
+					return []any{p.TypeID, p.MemSize, p.TypeName, id, r.id, int64(pos)}
+				})},
 			{Name: CallTrace, Columns: colsCallTrace, Rows: b.spooled(func() *spool.Spool { return b.calls })},
 			{Name: ParametersOnEnter, Columns: colsOnEnter, Rows: b.spooled(func() *spool.Spool { return b.onEnter })},
 			{Name: ParametersOnExit, Columns: colsOnExit, Rows: b.spooled(func() *spool.Spool { return b.onExit })},

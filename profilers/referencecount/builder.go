@@ -361,24 +361,18 @@ func (b *Builder) ResultSet(caption string) *resultset.ResultSet {
 				return []any{in.Number, in.Address, cls, in.Get, in.LiveReferences, in.PeakReferences, in.Size,
 					th, in.TotalReferences, o.id, int64(-1), o.id}
 			})},
-			{Name: CreationCallStack, Columns: colsCreation, Rows: func(yield func([]any, error) bool) {
-				id := int64(0)
-				for _, o := range objects {
-					for pos, f := range o.creation {
-						var lineRec, routine any
-						if f.Routine != nil {
-							routine = f.Routine.id
-							if f.SourceLine != 0 {
-								lineRec = f.Routine.lineIdx[f.SourceLine]
-							}
+			{Name: CreationCallStack, Columns: colsCreation, Rows: resultset.ChildRows(objects,
+				func(o *Object) []Frame { return o.creation },
+				func(o *Object, pos int, f Frame, id int64) []any {
+					var lineRec, routine any
+					if f.Routine != nil {
+						routine = f.Routine.id
+						if f.SourceLine != 0 {
+							lineRec = f.Routine.lineIdx[f.SourceLine]
 						}
-						if !yield([]any{f.HitCount, lineRec, routine, id, o.id, int64(pos)}, nil) {
-							return
-						}
-						id++
 					}
-				}
-			}},
+					return []any{f.HitCount, lineRec, routine, id, o.id, int64(pos)}
+				})},
 			{Name: References, Columns: colsReferences, Rows: resultset.IndexedRows(len(refs), func(i int) []any {
 				r := refs[i]
 				ar := int64(0)
@@ -387,33 +381,20 @@ func (b *Builder) ResultSet(caption string) *resultset.ResultSet {
 				}
 				return []any{r.number, ar, r.id, r.object.id, r.rec}
 			})},
-			{Name: AddrefReleaseCallStack, Columns: colsARStack, Rows: func(yield func([]any, error) bool) {
-				id := int64(0)
-				for _, r := range refs {
-					for pos, e := range r.stack {
-						var line any
-						if e.SourceLine != 0 {
-							line = strconv.FormatInt(e.SourceLine, 10) // documented String
-						}
-						if !yield([]any{int64(pos), e.code(), line, id, r.id, int64(pos)}, nil) {
-							return
-						}
-						id++
+			{Name: AddrefReleaseCallStack, Columns: colsARStack, Rows: resultset.ChildRows(refs,
+				func(r *Reference) []StackEntry { return r.stack },
+				func(r *Reference, pos int, e StackEntry, id int64) []any {
+					var line any
+					if e.SourceLine != 0 {
+						line = strconv.FormatInt(e.SourceLine, 10) // documented String
 					}
-				}
-			}},
-			{Name: RefcountTree, Columns: colsTree, Rows: func(yield func([]any, error) bool) {
-				id := int64(0)
-				for _, o := range objects {
-					for pos, n := range o.tree {
-						if !yield([]any{n.hitsOnEnter, n.parent, n.refCountChange, n.entry.code(), n.entry.line(),
-							id, o.id, int64(pos)}, nil) {
-							return
-						}
-						id++
-					}
-				}
-			}},
+					return []any{int64(pos), e.code(), line, id, r.id, int64(pos)}
+				})},
+			{Name: RefcountTree, Columns: colsTree, Rows: resultset.ChildRows(objects,
+				func(o *Object) []treeNode { return o.tree },
+				func(o *Object, pos int, n treeNode, id int64) []any {
+					return []any{n.hitsOnEnter, n.parent, n.refCountChange, n.entry.code(), n.entry.line(), id, o.id, int64(pos)}
+				})},
 		},
 	}
 }

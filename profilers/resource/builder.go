@@ -330,15 +330,10 @@ func (b *Builder) ResultSet(caption string) *resultset.ResultSet {
 					in.Module, in.Namespace, pl, in.Name, in.SourceFile, in.SourceLine, in.SymbolMoniker,
 					in.Token, in.UnitName, r.id, int64(-1), r.id}
 			})},
-			{Name: MetaLines, Columns: colsMetaLines, Rows: func(yield func([]any, error) bool) {
-				for _, r := range routines {
-					for pos, l := range r.lines {
-						if !yield([]any{l.src, l.id, r.id, int64(pos)}, nil) {
-							return
-						}
-					}
-				}
-			}},
+			// A line's ID is in the order lines were added (AddLine), not in this one.
+			{Name: MetaLines, Columns: colsMetaLines, Rows: resultset.ChildRows(routines,
+				func(r *Routine) []line { return r.lines },
+				func(r *Routine, pos int, l line, _ int64) []any { return []any{l.src, l.id, r.id, int64(pos)} })},
 			{Name: Objects, Columns: colsObjects, Rows: resultset.IndexedRows(len(objects), func(i int) []any {
 				o := objects[i]
 				var cls, th any
@@ -350,44 +345,32 @@ func (b *Builder) ResultSet(caption string) *resultset.ResultSet {
 				}
 				return []any{o.info.Number, o.info.Address, cls, o.info.Get, o.info.Size, th, o.id, int64(-1), o.id}
 			})},
-			{Name: CreationCallStack, Columns: colsCreation, Rows: func(yield func([]any, error) bool) {
-				id := int64(0)
-				for _, o := range objects {
-					for pos, f := range o.stack {
-						var lineRec, routine any
-						if f.Routine != nil {
-							routine = f.Routine.id
-							if f.SourceLine != 0 {
-								lineRec = f.Routine.lineIdx[f.SourceLine]
-							}
+			{Name: CreationCallStack, Columns: colsCreation, Rows: resultset.ChildRows(objects,
+				func(o *Object) []Frame { return o.stack },
+				func(o *Object, pos int, f Frame, id int64) []any {
+					var lineRec, routine any
+					if f.Routine != nil {
+						routine = f.Routine.id
+						if f.SourceLine != 0 {
+							lineRec = f.Routine.lineIdx[f.SourceLine]
 						}
-						if !yield([]any{f.HitCount, lineRec, routine, id, o.id, int64(pos)}, nil) {
-							return
-						}
-						id++
 					}
-				}
-			}},
+					return []any{f.HitCount, lineRec, routine, id, o.id, int64(pos)}
+				})},
 			{Name: Errors, Columns: colsErrors, Rows: resultset.IndexedRows(len(errs), func(i int) []any {
 				e := errs[i]
 				return []any{e.info.Number, e.info.Description, e.info.Code, e.info.Kind, e.info.Name,
 					e.id, e.thread.id, e.rec}
 			})},
-			{Name: CallStack, Columns: colsCallStack, Rows: func(yield func([]any, error) bool) {
-				id := int64(0)
-				for _, e := range errs {
-					for pos, r := range e.stack {
-						var routine any
-						if r != nil {
-							routine = r.id
-						}
-						if !yield([]any{routine, id, e.id, int64(pos)}, nil) {
-							return
-						}
-						id++
+			{Name: CallStack, Columns: colsCallStack, Rows: resultset.ChildRows(errs,
+				func(e *Error) []*Routine { return e.stack },
+				func(e *Error, pos int, r *Routine, id int64) []any {
+					var routine any
+					if r != nil {
+						routine = r.id
 					}
-				}
-			}},
+					return []any{routine, id, e.id, int64(pos)}
+				})},
 		},
 	}
 }
