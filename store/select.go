@@ -155,12 +155,11 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	known := 0        // listings of f.Profiler by the ledger's word
 	for rows.Next() {
 		var l Listing
-		var when, host, input, version, caption sql.NullString
-		var prof, commit, branch, ci, build, url sql.NullString
-		var dirty sql.NullInt64
+		var when, host, input, version, caption, prof sql.NullString
+		var id runColumns
 		dest := []any{&l.InstID, &when, &host, &input, &version, &caption}
 		if identity {
-			dest = append(dest, &prof, &commit, &branch, &dirty, &ci, &build, &url)
+			dest = append(append(dest, &prof), id.dest()...)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("read %s: %w", led, err)
@@ -168,13 +167,7 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		l.ExportedAt, l.Host, l.Input, l.Version, l.Caption = when.String, host.String, input.String, version.String, caption.String
 		l.Tables = map[string]int64{}
 		l.Profiler = prof.String
-		if commit.Valid || branch.Valid || dirty.Valid || ci.Valid || build.Valid || url.Valid {
-			l.Run = &resultset.Run{Commit: commit.String, Branch: branch.String, CI: ci.String, BuildID: build.String, BuildURL: url.String}
-			if dirty.Valid {
-				d := dirty.Int64 != 0
-				l.Run.Dirty = &d
-			}
-		}
+		l.Run = id.run()
 		if f.Profiler != "" && l.Profiler != "" && l.Profiler != f.Profiler {
 			continue
 		}
