@@ -157,13 +157,20 @@ func (c *Catalog) mergeSources(ctx context.Context, out []Listing) error {
 		if !ok {
 			continue
 		}
-		if out[i].Run == nil {
-			out[i].Run = &resultset.Run{}
-		}
-		out[i].Run.MergedFrom = append(out[i].Run.MergedFrom, src)
+		run := out[i].run()
+		run.MergedFrom = append(run.MergedFrom, src)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read %s: %w", profilers.MergeSourcesTable, err)
 	}
 	return nil
+}
+
+// run is the listing's Run, made empty when it has none, for what is read
+// of it from PROFDB_LABELS and PROFDB_MERGE_SOURCES.
+func (l *Listing) run() *resultset.Run {
+	if l.Run == nil {
+		l.Run = &resultset.Run{}
+	}
+	return l.Run
 }

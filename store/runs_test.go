@@ -21,11 +21,7 @@ func TestRuns(t *testing.T) {
 	for _, dialect := range testdb.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
-			x, err := exporter.Open(ctx, testdb.Fresh(t, dialect), store.Options{}, exporter.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { x.Close() })
+			x := exporterOn(t, dialect)
 			dirty := true
 			full := resultset.Run{Commit: "0123456789abcdef0123456789abcdef01234567", Branch: "main", Dirty: &dirty, CI: "github-actions",
 				BuildID: "7", BuildURL: "https://ci.example/7", Labels: map[string]string{"suite": "unit", "os": "linux"}}
@@ -92,4 +88,16 @@ func runsText(m map[int64]*resultset.Run) map[int64]resultset.Run {
 		out[k] = *v
 	}
 	return out
+}
+
+// exporterOn opens an exporter on a fresh database of the dialect, closed
+// when the test ends.
+func exporterOn(t *testing.T, dialect string) *exporter.Exporter {
+	t.Helper()
+	x, err := exporter.Open(ctxT(t), testdb.Fresh(t, dialect), store.Options{}, exporter.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x
 }

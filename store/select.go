@@ -11,7 +11,6 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
-	"github.com/profdb/profdb/resultset"
 )
 
 // Filter chooses result sets by what profdb recorded of them. The zero
@@ -515,13 +514,11 @@ func (c *Catalog) readLabels(ctx context.Context, q string, args []any, out []Li
 		if !ok {
 			continue
 		}
-		if out[i].Run == nil {
-			out[i].Run = &resultset.Run{}
+		run := out[i].run()
+		if run.Labels == nil {
+			run.Labels = map[string]string{}
 		}
-		if out[i].Run.Labels == nil {
-			out[i].Run.Labels = map[string]string{}
-		}
-		out[i].Run.Labels[k.String] = v.String
+		run.Labels[k.String] = v.String
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read %s: %w", profilers.LabelsTable, err)
