@@ -6,13 +6,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/examplefig"
 	"github.com/profdb/profdb/internal/golden"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/readback"
@@ -57,18 +55,6 @@ func TestSummaryTextAndJSON(t *testing.T) {
 	}
 }
 
-// withRun is a target that records run as the identity of every result set
-// it is given, as profdb export does with what it captured.
-type withRun struct {
-	resultset.Target
-	run *resultset.Run
-}
-
-func (w withRun) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
-	h.Run = w.run
-	return w.Target.Begin(ctx, h)
-}
-
 // show names the run under its head line (commit, +dirty, branch, CI,
 // build, URL; labels and merge sources on a second line), and --json gives
 // it as the instance's "run"; text from the database is escaped there
@@ -77,30 +63,20 @@ func (w withRun) Begin(ctx context.Context, h resultset.Header) (resultset.Resul
 func TestSummaryNamesTheRun(t *testing.T) {
 	ctx := context.Background()
 	dsn := testdb.Fresh(t, "sqlite")
-	x, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
 	dirty := true
 	run := &resultset.Run{Commit: "0123456789abcdef0123456789abcdef01234567", Branch: "feature/\x1b]0;pwned\a<b>", Dirty: &dirty,
 		CI: "github-actions", BuildID: "7134", BuildURL: "https://github.com/acme/calc/actions/runs/7134",
 		Labels: map[string]string{"suite": "unit", "os": "linux\u202e"}, MergedFrom: []int64{3, 5}}
-	f, err := os.Open("../examples/light-coverage.json")
+	inst, err := examplefig.ExportRun(ctx, "..", dsn, "light-coverage", run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := input.Read(ctx, "", f, "light-coverage", withRun{x, run}, input.Options{})
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := readback.Begin(ctx, x.DB())
+	r, err := readback.Open(ctx, dsn, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	s, err := r.Summarize(ctx, res[0].InstID, readback.Options{Top: 2})
+	s, err := r.Summarize(ctx, inst, readback.Options{Top: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
