@@ -48,7 +48,7 @@ func TestReportNamesEachRun(t *testing.T) {
 		`</code>+dirty</span>`,
 		`branch <span class="branch">&#34;&lt;script&gt;alert(1)&lt;/script&gt;\x1b[2J&#34;</span>`,
 		`<span class="id">ci github-actions</span>`,
-		`<span class="id">build <a class="build" href="https://ci.example/build/2?a=1&amp;b=%3c2%3e" rel="noopener noreferrer">2</a></span>`,
+		`<span class="id"><a class="build" href="https://ci.example/build/2?a=1&amp;b=%3c2%3e" rel="noopener noreferrer">build 2</a></span>`,
 		`labels <span class="labels">os=&#34;&gt;&lt;img src=x onerror=alert(2)&gt;,suite=unit</span>`,
 		fmt.Sprintf(`merged from INST_ID %d, %d</span>`, h.Trace[0], h.Trace[1]),
 	} {
