@@ -163,12 +163,18 @@ type Result struct {
 }
 
 // Compare compares result sets a and b with the comparison their profiler
-// has (Coverage, Trace or Classes).
+// has (Coverage, Trace or Classes). A and B carry the identity of their
+// runs (readback.Instance.Run).
 func Compare(ctx context.Context, r *readback.Reader, a, b int64, o Options) (*Result, error) {
 	ia, ib, err := pair(ctx, r, a, b, "")
 	if err != nil {
 		return nil, err
 	}
+	runs, err := r.Runs(ctx, a, b)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	ia.Run, ib.Run = runs[a], runs[b]
 	res := &Result{A: ia, B: ib, Style: o.style()}
 	switch ia.Profiler {
 	case lightcoverage.Name:

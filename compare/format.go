@@ -46,14 +46,23 @@ func points(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 func (res *Result) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, res) }
 
 // WriteText writes the comparison as `profdb compare` prints it: the two
-// result sets, the style, the totals and aligned tables no wider than width
-// terminal columns, largest change first, long names cut keeping their
-// end. Names are printed as termtext.Name prints them.
+// result sets, each with its run's commit and branch where recorded
+// (readback.RunHead), the style, the totals and aligned tables no wider
+// than width terminal columns, largest change first, long names cut
+// keeping their end. Names are printed as termtext.Name prints them.
 func (res *Result) WriteText(w io.Writer, width int) error {
 	p := textout.NewPrinter(w, width)
 	st := res.Style
-	p.Line("A: INST_ID %d  %s  %s", res.A.InstID, termtext.Name(res.A.Profiler), termtext.Quote(res.A.Caption))
-	p.Line("B: INST_ID %d  %s  %s", res.B.InstID, termtext.Name(res.B.Profiler), termtext.Quote(res.B.Caption))
+	for _, x := range []struct {
+		side string
+		in   readback.Instance
+	}{{"A", res.A}, {"B", res.B}} {
+		line := fmt.Sprintf("%s: INST_ID %d  %s  %s", x.side, x.in.InstID, termtext.Name(x.in.Profiler), termtext.Quote(x.in.Caption))
+		if h := readback.RunHead(x.in.Run); h != "" {
+			line += "  " + h
+		}
+		p.Line("%s", line)
+	}
 	p.Line("Changes: %s", st.Describe())
 	switch {
 	case res.Coverage != nil:

@@ -11,6 +11,7 @@ import (
 	"github.com/profdb/profdb/internal/golden"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
 
@@ -53,5 +54,26 @@ func TestResultTextAndJSON(t *testing.T) {
 				golden.Check(t, fmt.Sprintf("%s-%s-top%d.json", c.name, st, top), b.Bytes(), *update)
 			}
 		}
+	}
+}
+
+// The head names each side's run by its commit and branch as show does
+// (readback.RunHead), escaped; a side without an identity, by nothing.
+func TestResultTextNamesTheRuns(t *testing.T) {
+	dirty := true
+	res := &compare.Result{
+		A:     readback.Instance{InstID: 1, Profiler: "light-coverage", Caption: "before"},
+		B:     readback.Instance{InstID: 2, Profiler: "light-coverage", Caption: "after", Run: &resultset.Run{Commit: "89abcdef0123456789abcdef0123456789abcdef", Dirty: &dirty, Branch: "x\x1b[2J", CI: "git"}},
+		Style: compare.Difference,
+	}
+	var b bytes.Buffer
+	if err := res.WriteText(&b, 100); err != nil {
+		t.Fatal(err)
+	}
+	want := "A: INST_ID 1  light-coverage  \"before\"\n" +
+		"B: INST_ID 2  light-coverage  \"after\"  commit 89abcdef0123+dirty  branch \"x\\x1b[2J\"\n" +
+		"Changes: difference (B - A)\n"
+	if b.String() != want {
+		t.Errorf("compare prints\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -278,6 +278,10 @@ type Instance struct {
 	// Counter is the INSTANCES row's counter as a writer takes it, nil
 	// when the row names none (merge writes it on).
 	Counter *resultset.Counter `json:"-"`
+	// Run is the run's identity where profdb recorded one, as list --json
+	// gives it: Summarize and package compare read it (Runs); Instances
+	// leaves it nil.
+	Run *resultset.Run `json:"run,omitempty"`
 }
 
 // Instances lists the result sets in INSTANCES by INST_ID (store.Catalog's

@@ -32,12 +32,18 @@ type Summary struct {
 	ReferenceCount *ReferenceCount `json:"reference_count,omitempty"`
 }
 
-// Summarize reads the figures of result set inst.
+// Summarize reads the figures of result set inst, and the identity of its
+// run (Instance.Run).
 func (r *Reader) Summarize(ctx context.Context, inst int64, o Options) (*Summary, error) {
 	in, err := r.Instance(ctx, inst)
 	if err != nil {
 		return nil, err
 	}
+	runs, err := r.Runs(ctx, inst)
+	if err != nil {
+		return nil, err
+	}
+	in.Run = runs[inst]
 	s := &Summary{Instance: in}
 	switch in.Profiler {
 	case "light-coverage":

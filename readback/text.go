@@ -13,13 +13,16 @@ import (
 func (s *Summary) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, s) }
 
 // WriteText writes the summary as `profdb show` prints it: a head line,
-// the headline figure and aligned tables no wider than width terminal
-// columns, long names cut keeping their end. Names are printed as
-// termtext.Name prints them.
+// the run's identity where one is recorded (RunLines), the headline figure
+// and aligned tables no wider than width terminal columns, long names cut
+// keeping their end. Names are printed as termtext.Name prints them.
 func (s *Summary) WriteText(w io.Writer, width int) error {
 	p := textout.NewPrinter(w, width)
 	in := s.Instance
 	p.Line("INST_ID %d  %s  %s  (%d rows)", in.InstID, termtext.Name(in.Profiler), termtext.Quote(in.Caption), in.Rows)
+	for _, l := range RunLines(in.Run) {
+		p.Line("%s", l)
+	}
 	p.Line("%s", s.Headline())
 	switch {
 	case s.Coverage != nil:

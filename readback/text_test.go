@@ -3,13 +3,18 @@ package readback_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/profdb/profdb/internal/examplefig"
 	"github.com/profdb/profdb/internal/golden"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
 
@@ -46,6 +51,86 @@ func TestSummaryTextAndJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden.Check(t, fmt.Sprintf("show/%s-top%d.json", profiler, top), b.Bytes(), *update)
+		}
+	}
+}
+
+// show names the run under its head line (commit, +dirty, branch, CI,
+// build, URL; labels and merge sources on a second line), and --json gives
+// it as the instance's "run"; text from the database is escaped there
+// as names are, and given back exactly in JSON. A result set without an
+// identity has no such line (the goldens of TestSummaryTextAndJSON).
+func TestSummaryNamesTheRun(t *testing.T) {
+	ctx := context.Background()
+	dsn := testdb.Fresh(t, "sqlite")
+	dirty := true
+	run := &resultset.Run{Commit: "0123456789abcdef0123456789abcdef01234567", Branch: "feature/\x1b]0;pwned\a<b>", Dirty: &dirty,
+		CI: "github-actions", BuildID: "7134", BuildURL: "https://github.com/acme/calc/actions/runs/7134",
+		Labels: map[string]string{"suite": "unit", "os": "linux\u202e"}, MergedFrom: []int64{3, 5}}
+	inst, err := examplefig.ExportRun(ctx, "..", dsn, "light-coverage", run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := readback.Open(ctx, dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	s, err := r.Summarize(ctx, inst, readback.Options{Top: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s.Instance.Run, run) {
+		t.Errorf("Summarize read the run as %+v, want %+v", s.Instance.Run, run)
+	}
+	var b bytes.Buffer
+	if err := s.WriteText(&b, 100); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "show/light-coverage-run-top2-w100.txt", b.Bytes(), *update)
+	if strings.ContainsAny(b.String(), "\x1b\a\u202e") {
+		t.Errorf("show printed a control character from the database:\n%q", b.String())
+	}
+	b.Reset()
+	if err := s.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "show/light-coverage-run-top2.json", b.Bytes(), *update)
+	var back struct {
+		Instance struct {
+			Run *resultset.Run `json:"run"`
+		} `json:"instance"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Instance.Run, run) {
+		t.Errorf("show --json gives the run as %+v, want %+v", back.Instance.Run, run)
+	}
+}
+
+func TestRunLines(t *testing.T) {
+	clean, dirty := false, true
+	for _, c := range []struct {
+		run  *resultset.Run
+		head string
+		want []string
+	}{
+		{nil, "", nil},
+		{&resultset.Run{}, "", nil},
+		{&resultset.Run{Commit: "0123456789abcdef0123456789abcdef01234567", Dirty: &clean, Branch: "main", CI: "git"},
+			"commit 0123456789ab  branch main", []string{"Run: commit 0123456789ab  branch main  ci git"}},
+		{&resultset.Run{Commit: "0123456789abcdef0123456789abcdef01234567", Dirty: &dirty, BuildURL: "javascript:alert(1)"},
+			"commit 0123456789ab+dirty", []string{"Run: commit 0123456789ab+dirty  javascript:alert(1)"}},
+		{&resultset.Run{Branch: `"quoted"`, BuildID: "9\n", Labels: map[string]string{"b": "2", "a": "1"}},
+			`branch "\"quoted\""`, []string{`Run: branch "\"quoted\""  build "9\n"`, "     labels a=1,b=2"}},
+		{&resultset.Run{MergedFrom: []int64{1, 2}}, "", []string{"Run: merged from INST_ID 1, 2"}},
+	} {
+		if got := readback.RunHead(c.run); got != c.head {
+			t.Errorf("RunHead(%+v) = %q, want %q", c.run, got, c.head)
+		}
+		if got := readback.RunLines(c.run); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("RunLines(%+v) = %q, want %q", c.run, got, c.want)
 		}
 	}
 }

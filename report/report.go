@@ -17,6 +17,7 @@ import (
 	"github.com/profdb/profdb/internal/srcroot"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
+	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/trend"
 )
 
@@ -100,6 +101,7 @@ func sourceHash(text []byte) string {
 
 type set struct {
 	Summary      *readback.Summary
+	Run          *runView // the run's identity; nil when none is recorded
 	Anchor       string
 	Sources      []*source
 	Lines        []readback.Line
@@ -112,6 +114,29 @@ type set struct {
 	Folded       int64 // calls folded below MaxDepth
 	MaxDepth     int
 	Warnings     []string // source files refused, for instance
+}
+
+// runView is a run's identity as a result set's page shows it: the
+// commit's first 12 digits (the whole name in its title), the build
+// linked only when its URL is http or https (webURL, as the trend page
+// does; another URL is not shown).
+type runView struct {
+	Commit, Full string
+	Dirty        bool
+	Branch, CI   string
+	BuildID      string
+	Link         string // the build URL, when http(s)
+	Labels       string // readback.LabelText
+	MergedFrom   []int64
+}
+
+// runViewOf is the view of a run's identity; nil for none.
+func runViewOf(r *resultset.Run) *runView {
+	if r == nil {
+		return nil
+	}
+	return &runView{Commit: readback.ShortCommit(r.Commit), Full: r.Commit, Dirty: r.Dirty != nil && *r.Dirty, Branch: r.Branch, CI: r.CI,
+		BuildID: r.BuildID, Link: webURL(r.BuildURL), Labels: readback.LabelText(r.Labels), MergedFrom: r.MergedFrom}
 }
 
 type source struct {
@@ -225,8 +250,8 @@ func setOf(ctx context.Context, r *readback.Reader, in readback.Instance, src *s
 	if err != nil {
 		return nil, err
 	}
-	s := &set{Summary: sum, Anchor: fmt.Sprintf("inst-%d", in.InstID), MaxLines: o.MaxLines, MaxNodes: o.MaxNodes,
-		MaxDepth: o.MaxDepth}
+	s := &set{Summary: sum, Run: runViewOf(sum.Instance.Run), Anchor: fmt.Sprintf("inst-%d", in.InstID), MaxLines: o.MaxLines,
+		MaxNodes: o.MaxNodes, MaxDepth: o.MaxDepth}
 	switch {
 	case sum.Coverage != nil:
 		if err := s.coverage(ctx, r, in, src, o); err != nil {

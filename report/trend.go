@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/trend"
 )
 
@@ -164,7 +165,7 @@ func chart(t *trend.Trend, series []trend.Series, unit string) template.HTML {
 			tip := fmt.Sprintf("INST_ID %d", run.InstID)
 			if id := run.Identity; id != nil {
 				if id.Commit != "" {
-					tip += ", commit " + shortHex(id.Commit)
+					tip += ", commit " + readback.ShortCommit(id.Commit)
 				}
 				if id.Branch != "" {
 					tip += ", branch " + id.Branch
@@ -189,11 +190,4 @@ func chart(t *trend.Trend, series []trend.Series, unit string) template.HTML {
 	}
 	b.WriteString(`</figcaption></figure>`)
 	return template.HTML(b.String())
-}
-
-func shortHex(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
 }

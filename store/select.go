@@ -11,7 +11,6 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
-	"github.com/profdb/profdb/resultset"
 )
 
 // Filter chooses result sets by what profdb recorded of them. The zero
@@ -162,14 +161,13 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	known := 0        // listings of f.Profiler by the ledger's word
 	for rows.Next() {
 		var l Listing
-		var when, host, input, version, caption sql.NullString
-		var prof, commit, branch, ci, build, url sql.NullString
-		var dirty sql.NullInt64
+		var when, host, input, version, caption, prof sql.NullString
+		var id runColumns
 		var cname, cdesc sql.NullString
 		var freq any
 		dest := []any{&l.InstID, &when, &host, &input, &version, &caption}
 		if identity {
-			dest = append(dest, &prof, &commit, &branch, &dirty, &ci, &build, &url)
+			dest = append(append(dest, &prof), id.dest()...)
 		}
 		if counter != nil {
 			dest = append(dest, &cname, &cdesc, &freq)
@@ -183,13 +181,7 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		l.ExportedAt, l.Host, l.Input, l.Version, l.Caption = when.String, host.String, input.String, version.String, caption.String
 		l.Tables = map[string]int64{}
 		l.Profiler = prof.String
-		if commit.Valid || branch.Valid || dirty.Valid || ci.Valid || build.Valid || url.Valid {
-			l.Run = &resultset.Run{Commit: commit.String, Branch: branch.String, CI: ci.String, BuildID: build.String, BuildURL: url.String}
-			if dirty.Valid {
-				d := dirty.Int64 != 0
-				l.Run.Dirty = &d
-			}
-		}
+		l.Run = id.run()
 		if f.Profiler != "" && l.Profiler != "" && l.Profiler != f.Profiler {
 			continue
 		}
@@ -537,13 +529,11 @@ func (c *Catalog) readLabels(ctx context.Context, q string, args []any, out []Li
 		if !ok {
 			continue
 		}
-		if out[i].Run == nil {
-			out[i].Run = &resultset.Run{}
+		run := out[i].run()
+		if run.Labels == nil {
+			run.Labels = map[string]string{}
 		}
-		if out[i].Run.Labels == nil {
-			out[i].Run.Labels = map[string]string{}
-		}
-		out[i].Run.Labels[k.String] = v.String
+		run.Labels[k.String] = v.String
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read %s: %w", profilers.LabelsTable, err)

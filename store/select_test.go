@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	_ "github.com/profdb/profdb/dialects/sqlserver"
-	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -19,11 +18,7 @@ func TestSelect(t *testing.T) {
 	for _, dialect := range testdb.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
-			x, err := exporter.Open(ctx, testdb.Fresh(t, dialect), store.Options{}, exporter.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { x.Close() })
+			x := exporterOn(t, dialect)
 			clean, dirty := false, true
 			runs := []struct {
 				profiler string

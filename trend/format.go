@@ -75,14 +75,6 @@ func ends(values []*float64) (first, last *float64) {
 	return first, last
 }
 
-// shortCommit is the first 12 hexadecimal digits of a commit.
-func shortCommit(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
-}
-
 // WriteText writes the trend as `profdb trend` prints it: a head line, a
 // sparkline per figure with its first and last value, a table of the runs
 // and the movers, no wider than width terminal columns. Names from the
@@ -124,7 +116,7 @@ func (t *Trend) WriteText(w io.Writer, width int) error {
 	for i, run := range t.Runs {
 		var commit, branch, build string
 		if id := run.Identity; id != nil {
-			commit, branch, build = shortCommit(id.Commit), id.Branch, id.BuildID
+			commit, branch, build = readback.ShortCommit(id.Commit), id.Branch, id.BuildID
 		}
 		row := []string{strconv.FormatInt(run.InstID, 10), textout.OrDash(strings.TrimSuffix(strings.Replace(run.ExportedAt, "T", " ", 1), "Z")),
 			textout.OrDash(commit), textout.OrDash(branch), textout.OrDash(build)}

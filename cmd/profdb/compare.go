@@ -38,7 +38,8 @@ A and B are INST_IDs or selectors (latest, branch:NAME, commit:SHA,
 label:KEY=VALUE, ancestor:REV, each with an optional ~N; docs/selectors.md).
 A selector for B picks among the result sets of A's profiler other than A:
 compare latest latest~1 compares the newest with the one before it of the
-same profiler.
+same profiler. The head names each one's run by its commit and branch,
+as show does, where profdb recorded them.
 
 Changes are in the --style: difference (B - A; for % covered, percentage
 points), ratio (B / A) or percent ((B - A) / A x 100); ratio and percent of

@@ -201,12 +201,16 @@ func TestCompareCLI(t *testing.T) {
 
 // The guide's worked example: two go test -coverprofile runs of a small
 // module (testdata/calc, before and after its tests changed), exported
-// and compared, print what the guide shows.
+// and compared, print what the guide shows. The commits git would give
+// the two exports are given by --commit and --branch.
 func TestCompareGuideExample(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "prof.db")
-	for _, run := range []string{"before", "after"} {
-		mustRun(t, "export", "--db", db, "--source-root", filepath.Join("testdata", "calc"), "--caption", run,
-			filepath.Join("testdata", "calc", run+".out"))
+	for _, run := range []struct{ name, commit string }{
+		{"before", "4c1e9f0a7b2350d6e8f91a2b3c4d5e6f70819a2b"},
+		{"after", "9d27b5e3c8401f6a2b3c4d5e6f708192a3b4c5d6"},
+	} {
+		mustRun(t, "export", "--db", db, "--source-root", filepath.Join("testdata", "calc"), "--caption", run.name,
+			"--no-identity", "--commit", run.commit, "--branch", "main", filepath.Join("testdata", "calc", run.name+".out"))
 	}
 	out := mustRun(t, "compare", "--db", db, "1", "2")
 	guide := readRepoFile(t, "docs/guide.md")

@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/internal/textout"
+	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -127,17 +127,9 @@ func identityCells(r *resultset.Run) []string {
 	if r == nil {
 		return []string{"-", "-", "-"}
 	}
-	commit := r.Commit
-	if len(commit) > 12 {
-		commit = commit[:12]
-	}
+	commit := readback.ShortCommit(r.Commit)
 	if commit != "" && r.Dirty != nil && *r.Dirty {
 		commit += "+"
 	}
-	labels := make([]string, 0, len(r.Labels))
-	for k, v := range r.Labels {
-		labels = append(labels, k+"="+v)
-	}
-	sort.Strings(labels)
-	return []string{textout.OrDash(commit), termtext.Name(textout.OrDash(r.Branch)), termtext.Name(textout.OrDash(strings.Join(labels, ",")))}
+	return []string{textout.OrDash(commit), termtext.Name(textout.OrDash(r.Branch)), termtext.Name(textout.OrDash(readback.LabelText(r.Labels)))}
 }

@@ -29,8 +29,9 @@ func newReportCmd(rep *ledger) *cobra.Command {
 		Long: `report writes one self-contained HTML file (inline CSS, JavaScript and SVG; it
 loads nothing from the network) about the result sets (all, or those --inst
 names): an index with each one's caption, profiler, rows and headline
-figure, and per result set the figures of show as sortable, filterable
-tables; for coverage the sources with covered and uncovered lines marked
+figure, and per result set its run's identity as show gives it (the build
+linked when its URL is http or https) and the figures of show as sortable,
+filterable tables; for coverage the sources with covered and uncovered lines marked
 when --source-root finds them (only files under it are read: no .., link
 or absolute name leads out of it, and a file refused is a warning), else
 the line table; for a function trace a

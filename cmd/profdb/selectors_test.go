@@ -12,46 +12,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/input/interchange"
+	"github.com/profdb/profdb/internal/examplefig"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
 
-// withRun gives every result set begun through it the identity run, as
-// export will once it records one from its flags, the CI or git.
-type withRun struct {
-	resultset.Target
-	run *resultset.Run
-}
-
-func (t withRun) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
-	h.Run = t.run
-	return t.Target.Begin(ctx, h)
-}
-
-// exportWithRun exports the interchange file into dsn with the identity
-// run and returns its INST_ID.
-func exportWithRun(t *testing.T, dsn, file string, run resultset.Run) int64 {
+// exportWithRun exports the example name of the repository at root into
+// dsn with the identity run and returns its INST_ID.
+func exportWithRun(t *testing.T, dsn, root, name string, run resultset.Run) int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	db, err := store.Open(ctx, dsn, store.Options{})
+	inst, err := examplefig.ExportRun(ctx, root, dsn, name, &run)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("export %s: %v", name, err)
 	}
-	defer db.Close()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	res, err := interchange.Read(ctx, f, file, withRun{exporter.New(db, exporter.Options{}), &run})
-	if err != nil || len(res) != 1 {
-		t.Fatalf("export %s: %v", file, err)
-	}
-	return res[0].InstID
+	return inst
 }
 
 // selectorRepo makes a git history: main m1 - m2, feature f1 off m1; it
@@ -101,22 +78,18 @@ func selectorRepo(t *testing.T) (dir, m1, m2, f1 string) {
 // every form on all four databases (a CLI run on Babelfish took 3 minutes).
 func TestSelectorsCLI(t *testing.T) {
 	dir, m1, m2, f1 := selectorRepo(t)
-	lc, ft := filepath.Join("..", "..", "examples", "light-coverage.json"), filepath.Join("..", "..", "examples", "function-trace.json")
-	for _, lc := range []string{lc, ft} {
-		if _, err := os.Stat(lc); err != nil {
-			t.Fatal(err)
-		}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
 	}
-	lcAbs, _ := filepath.Abs(lc)
-	ftAbs, _ := filepath.Abs(ft)
 	for _, dialect := range testdb.Dialects("mysql", "sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dialect)
 			ids := []int64{
-				exportWithRun(t, dsn, lcAbs, resultset.Run{Commit: m1, Branch: "main", Labels: map[string]string{"suite": "unit"}}),
-				exportWithRun(t, dsn, ftAbs, resultset.Run{Commit: m1, Branch: "main"}),
-				exportWithRun(t, dsn, lcAbs, resultset.Run{Commit: f1, Branch: "feature", Labels: map[string]string{"suite": "e2e"}}),
-				exportWithRun(t, dsn, lcAbs, resultset.Run{Commit: m2, Branch: "main"}),
+				exportWithRun(t, dsn, root, "light-coverage", resultset.Run{Commit: m1, Branch: "main", Labels: map[string]string{"suite": "unit"}}),
+				exportWithRun(t, dsn, root, "function-trace", resultset.Run{Commit: m1, Branch: "main"}),
+				exportWithRun(t, dsn, root, "light-coverage", resultset.Run{Commit: f1, Branch: "feature", Labels: map[string]string{"suite": "e2e"}}),
+				exportWithRun(t, dsn, root, "light-coverage", resultset.Run{Commit: m2, Branch: "main"}),
 			}
 			id := func(i int) string { return strconv.FormatInt(ids[i], 10) }
 			t.Chdir(dir)

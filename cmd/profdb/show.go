@@ -35,7 +35,15 @@ func newShowCmd(rep *ledger) *cobra.Command {
 RESULT_SET is an INST_ID or a selector: latest, branch:NAME, commit:SHA,
 label:KEY=VALUE or ancestor:REV, each with an optional ~N (docs/selectors.md).
 Lists hold the first --top entries and say how many there are in all. --json
-prints the same figures as one JSON object.`,
+prints the same figures as one JSON object.
+
+Under the head line, show names the run where profdb recorded its identity
+(docs/layout.md, "A run's identity"): its commit (the first 12 digits,
+"+dirty" when the tree had changes not committed), branch, CI, build ID and
+build URL, its labels and, for a merge, the INST_IDs it combined; nothing
+for a result set without one (one AQTime wrote, an export with
+--no-identity). --json gives it as the instance's "run", as list --json
+does.`,
 		Example: `  profdb show 1
   profdb show --db postgres://me@db/prof 12 --json
   profdb show latest

@@ -10,6 +10,7 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
 
@@ -142,18 +143,49 @@ func Export(ctx context.Context, root, dsn string, names ...string) (map[string]
 	defer db.Close()
 	ids := map[string]int64{}
 	for _, ex := range names {
-		f, err := os.Open(filepath.Join(root, "examples", ex+".json"))
-		if err != nil {
+		if ids[ex], err = exportOne(ctx, root, ex, db); err != nil {
 			return nil, err
 		}
-		res, err := input.Read(ctx, "", f, ex, db, input.Options{})
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		ids[ex] = res[0].InstID
 	}
 	return ids, nil
+}
+
+// ExportRun exports the example name from the repository at root into dsn
+// with the identity run, as profdb export records the one it found, and
+// returns its INST_ID. The caller imports the dialect, the profiler and
+// input/interchange.
+func ExportRun(ctx context.Context, root, dsn, name string, run *resultset.Run) (int64, error) {
+	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	return exportOne(ctx, root, name, withRun{db, run})
+}
+
+// exportOne exports the example name through t.
+func exportOne(ctx context.Context, root, name string, t resultset.Target) (int64, error) {
+	f, err := os.Open(filepath.Join(root, "examples", name+".json"))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	res, err := input.Read(ctx, "", f, name, t, input.Options{})
+	if err != nil {
+		return 0, err
+	}
+	return res[0].InstID, nil
+}
+
+// withRun gives every result set begun through it the identity run.
+type withRun struct {
+	resultset.Target
+	run *resultset.Run
+}
+
+func (w withRun) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
+	h.Run = w.run
+	return w.Target.Begin(ctx, h)
 }
 
 // UncoveredLines returns "file:line" of every line of a Light Coverage

@@ -87,7 +87,8 @@ func TestOneSetStatementsUseTheirIndex(t *testing.T) {
 
 			conn := explainConn(ctx, t, sqldb, d)
 			defer conn.Close()
-			known := map[string]bool{profilers.InstancesTable: true, profilers.RelationsTable: true, profilers.ResultSetsTable: true}
+			known := map[string]bool{profilers.InstancesTable: true, profilers.RelationsTable: true, profilers.ResultSetsTable: true,
+				profilers.LabelsTable: true, profilers.MergeSourcesTable: true}
 			for _, def := range profilers.All() {
 				for _, tb := range def.Tables {
 					known[tb.Name] = true
