@@ -22,7 +22,9 @@ package histbench_test
 // (i-1) mod V + 1, as if the V inputs had been exported in turn; every
 // tenth is on branch feature and the others on main, for the commands
 // that name result sets by selector (show latest, check latest --baseline
-// branch:main, trend --branch main --last 100). profdb
+// branch:main, trend --branch main --last 100). With -beside T a coverage
+// history holds T function traces too, built first, so older than its
+// coverage sets. profdb
 // verify checks the whole database before anything else runs (that run is
 // the first of the command verify's). No
 // ANALYZE runs after the build: the statistics are those the server keeps
@@ -63,6 +65,7 @@ var (
 	histRepeat     = flag.Int("repeat", 3, "BenchmarkHistory: runs of each command; the median is printed")
 	histOnly       = flag.String("only", "", "BenchmarkHistory: measure only these commands, comma-separated (names as printed: compare, check, show, report, verify-inst, copy-inst, list, list-last, delete-dry-10, verify, merge-100, delete-10, delete-1, export)")
 	histSkip       = flag.String("skip", "", "BenchmarkHistory: do not measure these commands; with verify among them, the history built is checked with verify --inst on its first, middle and last result sets instead of the whole database")
+	histBeside     = flag.Int("beside", 0, "BenchmarkHistory: function traces a coverage history holds beside its coverage sets, exported and copied before them (issue 34's database: -sizes 1000,5000 -beside 200)")
 	histCache      = flag.String("cache", "", "BenchmarkHistory: folder for the generated inputs (default: profdb-histbench in the user's cache folder)")
 )
 
@@ -97,6 +100,11 @@ type kind struct {
 	name     string   // coverage, trace
 	profiler string   // the profiler its result sets are of
 	inputs   []string // files, exported in turn
+	// before, when set, is another kind whose history of beside result
+	// sets is built first, in the same database: older sets of another
+	// profiler that every command of this kind must pass over.
+	before *kind
+	beside int
 	export   []string // flags of profdb export besides --db
 	sizes    []int
 }
@@ -113,18 +121,26 @@ type cmdSpec struct {
 	args    func(h *history, repeat int) []string
 }
 
-// history is one database holding n result sets of one kind.
+// history is one database holding n result sets of one kind, numbered
+// from first+1 (k.beside sets of k.before come first).
 type history struct {
 	dsn, tmp string
 	k        *kind
 	n        int
+	first    int
 	// verified is the run of profdb verify that checked the history after
 	// it was built: the first run of the command verify.
 	verified *launch.Result
 }
 
-func (h *history) a() string { return strconv.Itoa(h.n - 1) }
-func (h *history) b() string { return strconv.Itoa(h.n) }
+func (h *history) a() string { return h.inst(h.n - 1) }
+func (h *history) b() string { return h.inst(h.n) }
+
+// inst is the INST_ID of the history's i-th result set of its kind.
+func (h *history) inst(i int) string { return strconv.Itoa(h.first + i) }
+
+// span is "--inst" of the history's i-th to j-th result sets of its kind.
+func (h *history) span(i, j int) string { return h.inst(i) + "-" + h.inst(j) }
 
 var commands = []cmdSpec{
 	{name: "compare", sub: "compare", args: func(h *history, _ int) []string {
@@ -176,7 +192,7 @@ var commands = []cmdSpec{
 		if h.n < 12 {
 			return nil
 		}
-		return []string{"delete", "--db", h.dsn, "--inst", "1-10", "--dry-run"}
+		return []string{"delete", "--db", h.dsn, "--inst", h.span(1, 10), "--dry-run"}
 	}},
 	// The whole database: its first run is the check of the history built.
 	{name: "verify", sub: "verify", args: func(h *history, _ int) []string {
@@ -188,7 +204,7 @@ var commands = []cmdSpec{
 	{name: "merge-100", sub: "merge", mutates: true, args: func(h *history, _ int) []string {
 		args := []string{"merge", "--db", h.dsn, "--caption", "merge of the newest 100"}
 		for i := max(1, h.n-99); i <= h.n; i++ {
-			args = append(args, strconv.Itoa(i))
+			args = append(args, h.inst(i))
 		}
 		return args
 	}},
@@ -196,13 +212,13 @@ var commands = []cmdSpec{
 		if 11*(*histRepeat) > h.n-2 {
 			return nil
 		}
-		return []string{"delete", "--db", h.dsn, "--inst", fmt.Sprintf("%d-%d", 10*r+1, 10*r+10)}
+		return []string{"delete", "--db", h.dsn, "--inst", h.span(10*r+1, 10*r+10)}
 	}},
 	{name: "delete-1", sub: "delete", mutates: true, args: func(h *history, r int) []string {
 		if 11*(*histRepeat) > h.n-2 {
 			return nil
 		}
-		return []string{"delete", "--db", h.dsn, "--inst", strconv.Itoa(10*(*histRepeat) + 1 + r)}
+		return []string{"delete", "--db", h.dsn, "--inst", h.inst(10*(*histRepeat) + 1 + r)}
 	}},
 	{name: "export", sub: "export", mutates: true, args: func(h *history, _ int) []string {
 		return append(append([]string{"export", "--db", h.dsn, "-q"}, h.k.export...), h.k.inputs[0])
@@ -260,12 +276,18 @@ func BenchmarkHistory(b *testing.B) {
 		}
 		kinds = append(kinds, &kind{name: "coverage", profiler: "light-coverage", inputs: inputs, export: []string{"--source-root", srcRoot}, sizes: coverSizes})
 	}
-	if len(traceSizes) > 0 {
+	if len(traceSizes) > 0 || *histBeside > 0 && len(coverSizes) > 0 {
 		inputs, err := traceInputs(ctx, cache)
 		if err != nil {
 			b.Fatal(err)
 		}
-		kinds = append(kinds, &kind{name: "trace", profiler: "function-trace", inputs: inputs, sizes: traceSizes})
+		traces := &kind{name: "trace", profiler: "function-trace", inputs: inputs, sizes: traceSizes}
+		if *histBeside > 0 && len(coverSizes) > 0 {
+			kinds[0].before, kinds[0].beside = traces, *histBeside
+		}
+		if len(traceSizes) > 0 {
+			kinds = append(kinds, traces)
+		}
 	}
 	for _, k := range kinds {
 		for _, in := range k.inputs {
@@ -418,17 +440,31 @@ func stderrOf(err error) string {
 // the last).
 func build(b *testing.B, bin, dbName string, h *history, full bool) {
 	start := time.Now()
-	real := min(h.n, len(h.k.inputs))
-	for _, in := range h.k.inputs[:real] {
-		run(b, bin, append(append([]string{"export", "--db", h.dsn, "-q"}, h.k.export...), in)...)
-	}
-	exported := time.Since(start)
 	db := testdb.Open(b, h.dsn)
 	d, err := dialects.ForDSN(h.dsn)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := replicate(b.Context(), db, d, real, h.n); err != nil {
+	var exported time.Duration
+	if k := h.k.before; k != nil {
+		// The other kind's history first: its sets are the older ones.
+		real := min(h.k.beside, len(k.inputs))
+		for _, in := range k.inputs[:real] {
+			run(b, bin, append(append([]string{"export", "--db", h.dsn, "-q"}, k.export...), in)...)
+		}
+		exported = time.Since(start)
+		if err := replicate(b.Context(), db, d, 1, real, h.k.beside); err != nil {
+			b.Fatal(err)
+		}
+		h.first = h.k.beside
+	}
+	mark := time.Now()
+	real := min(h.n, len(h.k.inputs))
+	for _, in := range h.k.inputs[:real] {
+		run(b, bin, append(append([]string{"export", "--db", h.dsn, "-q"}, h.k.export...), in)...)
+	}
+	exported += time.Since(mark)
+	if err := replicate(b.Context(), db, d, h.first+1, real, h.n); err != nil {
 		b.Fatal(err)
 	}
 	if err := setBranches(b.Context(), db, d); err != nil {
@@ -437,7 +473,7 @@ func build(b *testing.B, bin, dbName string, h *history, full bool) {
 	replicated := time.Since(start) - exported
 	verify := []string{bin, "verify", "--db", h.dsn}
 	if !full {
-		verify = append(verify, "--inst", fmt.Sprintf("1-%d,%d,%d-%d", min(5, h.n), (h.n+1)/2, max(1, h.n-4), h.n))
+		verify = append(verify, "--inst", h.span(1, min(5, h.n))+","+h.inst((h.n+1)/2)+","+h.span(max(1, h.n-4), h.n))
 	}
 	v := launch.Measure(b, nil, verify...)
 	if v.Err != "" {
@@ -446,8 +482,12 @@ func build(b *testing.B, bin, dbName string, h *history, full bool) {
 	if full {
 		h.verified = &v
 	}
-	fmt.Printf("%-9s %-8s %5d sets: built in %.1f s (%d exports %.1f s, copies %.1f s), %s in %.1f s\n",
-		dbName, h.k.name, h.n, (exported + replicated).Seconds(), real, exported.Seconds(), replicated.Seconds(), strings.Join(append([]string{"verify"}, verify[4:]...), " "), v.Elapsed.Seconds())
+	beside := ""
+	if h.k.before != nil {
+		beside = fmt.Sprintf(" beside %d sets of %s before them", h.k.beside, h.k.before.profiler)
+	}
+	fmt.Printf("%-9s %-8s %5d sets%s: built in %.1f s (exports %.1f s, copies %.1f s), %s in %.1f s\n",
+		dbName, h.k.name, h.n, beside, (exported + replicated).Seconds(), exported.Seconds(), replicated.Seconds(), strings.Join(append([]string{"verify"}, verify[4:]...), " "), v.Elapsed.Seconds())
 	var inBytes int64
 	for _, in := range h.k.inputs[:real] {
 		st, err := os.Stat(in)
@@ -456,19 +496,22 @@ func build(b *testing.B, bin, dbName string, h *history, full bool) {
 		}
 		inBytes += st.Size()
 	}
-	if err := printStorage(b.Context(), db, dbName, h, float64(inBytes)/float64(real)); err != nil {
+	if h.k.before != nil {
+		fmt.Printf("%-9s %-8s %5d sets: storage not measured beside another profiler's sets\n", dbName, h.k.name, h.n)
+	} else if err := printStorage(b.Context(), db, dbName, h, float64(inBytes)/float64(real)); err != nil {
 		b.Error(err)
 	}
 }
 
-// replicate copies result sets 1..have inside the database, doubling them
-// until it holds want: the copy of set i is set i+have. It writes what
+// replicate copies result sets first..first+have-1 inside the database,
+// doubling them until there are want from first on: the copy of set i is
+// set i+have. It writes what
 // exports of the same inputs would: INST_ID in every table that has one
 // (INSTANCES, RELATIONS, the profiler tables, PROFDB_RESULT_SETS), and
 // RELATIONS' ID, which is unique in the whole table, past the largest.
 // Every other column is copied as it is; a column the server numbers by
 // itself (PROFDB_ROW_ID) is left to it.
-func replicate(ctx context.Context, db *sql.DB, d dialects.Dialect, have, want int) error {
+func replicate(ctx context.Context, db *sql.DB, d dialects.Dialect, first, have, want int) error {
 	names, err := d.Tables(ctx, db, "")
 	if err != nil {
 		return fmt.Errorf("replicate: %w", err)
@@ -525,8 +568,8 @@ func replicate(ctx context.Context, db *sql.DB, d dialects.Dialect, have, want i
 					exprs[i] = fmt.Sprintf("%s + %d", c, top)
 				}
 			}
-			q := fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s BETWEEN 1 AND %d",
-				t.name, strings.Join(t.cols, ", "), strings.Join(exprs, ", "), t.name, t.inst, n)
+			q := fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s BETWEEN %d AND %d",
+				t.name, strings.Join(t.cols, ", "), strings.Join(exprs, ", "), t.name, t.inst, first, first+n-1)
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				tx.Rollback()
 				return fmt.Errorf("replicate: %s: %w", q, err)
