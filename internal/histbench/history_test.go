@@ -105,8 +105,8 @@ type kind struct {
 	// profiler that every command of this kind must pass over.
 	before *kind
 	beside int
-	export   []string // flags of profdb export besides --db
-	sizes    []int
+	export []string // flags of profdb export besides --db
+	sizes  []int
 }
 
 // cmdSpec is one measured command. args gives its arguments after the
