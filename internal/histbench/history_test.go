@@ -100,13 +100,13 @@ type kind struct {
 	name     string   // coverage, trace
 	profiler string   // the profiler its result sets are of
 	inputs   []string // files, exported in turn
+	export   []string // flags of profdb export besides --db
+	sizes    []int
 	// before, when set, is another kind whose history of beside result
 	// sets is built first, in the same database: older sets of another
 	// profiler that every command of this kind must pass over.
 	before *kind
 	beside int
-	export []string // flags of profdb export besides --db
-	sizes  []int
 }
 
 // cmdSpec is one measured command. args gives its arguments after the
