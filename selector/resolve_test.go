@@ -3,9 +3,6 @@ package selector_test
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +13,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/gittest"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -192,40 +190,13 @@ func resolve(t *testing.T, ctx context.Context, r *selector.Resolver, text strin
 	return l
 }
 
-// gitRepo makes a git repository in a temporary folder and returns it and
-// a function running git there (failing the test on an error), which
-// returns git's output trimmed.
-func gitRepo(t *testing.T) (string, func(args ...string) string) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git on the PATH")
-	}
-	dir := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-			"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q", "-b", "main")
-	return dir, git
-}
+// gitRepo makes a git repository on branch main in a temporary folder.
+func gitRepo(t *testing.T) (string, gittest.Git) { return gittest.Repo(t, "main") }
 
 // commit makes a commit changing a file and returns its object name.
-func commit(t *testing.T, dir string, git func(...string) string, msg string) string {
+func commit(t *testing.T, dir string, git gittest.Git, msg string) string {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(msg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git("add", "f.txt")
-	git("commit", "-q", "-m", msg)
-	return git("rev-parse", "HEAD")
+	return gittest.Commit(t, dir, git, "f.txt", msg, msg)
 }
 
 // TestAncestor: ancestor:REV on a real git history, result sets exported

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/profdb/profdb/internal/gittest"
 	"github.com/profdb/profdb/internal/runid"
 	"github.com/profdb/profdb/resultset"
 )
@@ -93,33 +94,12 @@ func TestFromEnv(t *testing.T) {
 	}
 }
 
-// gitRepo makes a repository with one commit in a new folder and returns
-// the folder and the commit.
+// gitRepo makes a repository with one commit (a.go) on branch trunk in a
+// new folder and returns the folder and the commit.
 func gitRepo(t *testing.T) (string, string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-			"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	run("init", "-q", "-b", "trunk")
-	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run("add", "a.go")
-	run("commit", "-q", "-m", "one")
-	return dir, run("rev-parse", "HEAD")
+	dir, git := gittest.Repo(t, "trunk")
+	return dir, gittest.Commit(t, dir, git, "a.go", "package a\n", "one")
 }
 
 func boolp(b bool) *bool { return &b }

@@ -1,0 +1,6 @@
+// Package gittest makes git repositories for tests: a repository in a
+// temporary folder, git run there with an identity and configuration of
+// its own (the user's and the system's git configuration are not read),
+// and commits that change a file. The tests of run identity (package
+// runid, profdb export) and of the ancestor: selector use it.
+package gittest
