@@ -69,6 +69,35 @@ func browser(t testing.TB) context.Context {
 	return ctx
 }
 
+// openTab opens a new tab of the browser ctx for the page at path, with
+// 60 s for all it does there, listening for what the page must not do
+// (pageLog) with the network, log and runtime events on. The tab closes
+// when the test ends.
+func openTab(t *testing.T, ctx context.Context, path string) (context.Context, *pageLog) {
+	t.Helper()
+	tctx, cancel := chromedp.NewContext(ctx)
+	t.Cleanup(cancel)
+	tctx, cancel = context.WithTimeout(tctx, 60*time.Second)
+	t.Cleanup(cancel)
+	pl := &pageLog{file: path}
+	if err := chromedp.Do(tctx); err != nil { // open the tab
+		t.Fatal(err)
+	}
+	if err := pl.listen(tctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tctx, log.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tctx, runtime.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	return tctx, pl
+}
+
 // pageLog collects what a page must not do: console errors, uncaught
 // exceptions, browser log errors (a CSP violation, a failed load) and
 // requests for anything but the report file itself.
@@ -147,26 +176,7 @@ func TestReportsInChromium(t *testing.T) {
 	shots := os.Getenv("PROFDB_SCREENSHOTS") // a folder to keep the screenshots in
 	for _, f := range files {
 		t.Run(f.profiler, func(t *testing.T) {
-			tctx, cancel := chromedp.NewContext(ctx)
-			defer cancel()
-			tctx, cancel = context.WithTimeout(tctx, 60*time.Second)
-			defer cancel()
-			pl := &pageLog{file: f.path}
-			if err := chromedp.Do(tctx); err != nil { // open the tab
-				t.Fatal(err)
-			}
-			if err := pl.listen(tctx); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(tctx, network.Enable, network.EnableParams{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(tctx, log.Enable, cdp.Empty{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(tctx, runtime.Enable, cdp.Empty{}); err != nil {
-				t.Fatal(err)
-			}
+			tctx, pl := openTab(t, ctx, f.path)
 			start := time.Now()
 			if err := chromedp.Do(tctx, chromedp.Navigate("file://"+f.path), chromedp.WaitReady("body")); err != nil {
 				t.Fatal(err)

@@ -14,10 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/profdb/profdb/exporter"
@@ -263,26 +259,7 @@ func hostileStrings(t *testing.T) map[string]bool {
 // not do (pageLog), and waits until it is loaded.
 func openPage(t *testing.T, ctx context.Context, path string) (context.Context, *pageLog) {
 	t.Helper()
-	tctx, cancel := chromedp.NewContext(ctx)
-	t.Cleanup(cancel)
-	tctx, cancel = context.WithTimeout(tctx, 60*time.Second)
-	t.Cleanup(cancel)
-	pl := &pageLog{file: path}
-	if err := chromedp.Do(tctx); err != nil { // open the tab
-		t.Fatal(err)
-	}
-	if err := pl.listen(tctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(tctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(tctx, log.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(tctx, runtime.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
+	tctx, pl := openTab(t, ctx, path)
 	if err := chromedp.Do(tctx, chromedp.Navigate("file://"+path), chromedp.WaitReady("body")); err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/profdb/profdb/internal/historyfig"
@@ -110,26 +105,7 @@ func TestTrendPageInChromium(t *testing.T) {
 			if err := os.WriteFile(path, []byte(render(t, dsn, report.Options{Trend: &o, Title: "trend " + c.name})), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			tctx, cancel := chromedp.NewContext(ctx)
-			defer cancel()
-			tctx, cancel = context.WithTimeout(tctx, 60*time.Second)
-			defer cancel()
-			pl := &pageLog{file: path}
-			if err := chromedp.Do(tctx); err != nil {
-				t.Fatal(err)
-			}
-			if err := pl.listen(tctx); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(tctx, network.Enable, network.EnableParams{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(tctx, log.Enable, cdp.Empty{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(tctx, runtime.Enable, cdp.Empty{}); err != nil {
-				t.Fatal(err)
-			}
+			tctx, pl := openTab(t, ctx, path)
 			if err := chromedp.Do(tctx, chromedp.Navigate("file://"+path), chromedp.WaitReady("body")); err != nil {
 				t.Fatal(err)
 			}
