@@ -225,8 +225,8 @@ var oneRowPerSet = map[string]bool{profilers.InstancesTable: true, profilers.Res
 // read otherwise than through an index on INST_ID (a sequential scan, a
 // whole index, an index whose first bounded column is another), unless it
 // is an index scan stopped at its first entry (MIN, MAX), and one read
-// again for each row of a nested loop's outer side (plantest.Scan.PerRow:
-// rows × rows when the statistics say one) unless it is oneRowPerSet's.
+// again for each row of a nested loop's outer side (plantest.Scan.PerRow,
+// on PostgreSQL and MariaDB: rows × rows) unless it is oneRowPerSet's.
 func planFaults(st plantest.Statement, tables map[string]bool) []string {
 	if st.PlanErr != nil {
 		return []string{fmt.Sprintf("no plan: %v", st.PlanErr)}
@@ -260,7 +260,8 @@ func planFaults(st plantest.Statement, tables map[string]bool) []string {
 // (staleDatabase), every statement of show, compare, check --baseline,
 // report, verify --inst, copy --inst, merge, delete --inst and export is
 // planned to read each table of result sets through an index on INST_ID,
-// with no parallel workers and no JIT compilation. Each statement is
+// none of them again for each row of another table, with no parallel
+// workers and no JIT compilation. Each statement is
 // explained on its own connection, in its own transaction, just before it
 // runs (package plantest), so the plans are those the commands get. That
 // the statistics mislead is checked first: PostgreSQL, outside profdb's

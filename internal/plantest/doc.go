@@ -14,8 +14,9 @@
 //
 // One reader per dialect reads a plan into Scans, how each table is read:
 // SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN (FORMAT JSON) (with
-// its JIT, parallel workers and the nested loops that read a table again
-// for each outer row), MySQL's and MariaDB's EXPLAIN FORMAT=JSON. Shape
+// its JIT and parallel workers), MySQL's and MariaDB's EXPLAIN
+// FORMAT=JSON; on the last three, the nested loops that read a table
+// again for each outer row (Scan.PerRow). Shape
 // checks a statement's text for the joins that let a planner read a table
 // by INST_ID alone.
 //

@@ -65,11 +65,15 @@ type Scan struct {
 	// Rows is the server's estimate of the rows the scan returns (for
 	// each loop, on PostgreSQL; examined, on MySQL); 0 on SQLite.
 	Rows float64
-	// PerRow reports, on PostgreSQL, a scan on the inner side of a nested
-	// loop whose index condition names no column but INST_ID: it reads
-	// (or its rows are compared) again for each row of the outer side,
-	// rows × rows for two tables of one result set. The planner picks it
-	// when its estimates say each side holds a row.
+	// PerRow reports a scan that reads the same rows again for each row
+	// of the tables joined before it, rows × rows for two tables of one
+	// result set: on PostgreSQL, an index scan on the inner side of a
+	// nested loop whose index condition names no column but INST_ID (the
+	// planner picks it when its estimates say each side holds a row); on
+	// MySQL and MariaDB, which join by nested loops only, a lookup (ref)
+	// of a table after the first of a join whose used_key_parts are
+	// INST_ID alone, compared with constants only, without a hashed join
+	// buffer (MariaDB's BNLH and BKAH, MySQL's hash join).
 	PerRow bool
 }
 
@@ -296,16 +300,39 @@ func (p *Plan) readMySQL() error {
 	if err := json.Unmarshal([]byte(p.Text), &doc); err != nil {
 		return fmt.Errorf("plantest: plan: %w", err)
 	}
-	p.walkMySQL(doc)
+	p.walkMySQL(doc, &mysqlJoin{}, "")
 	return nil
+}
+
+// mysqlJoin is what walkMySQL knows of the join of a query block: how many
+// of its tables it has read so far, in join order (but those of one row
+// that the server reads once before the join: "const", "system"), and the
+// join buffer of
+// the table it is in ("join_type" of MariaDB's block-nl-join,
+// "using_join_buffer" of MySQL's table).
+type mysqlJoin struct {
+	tables int
+	buffer string
 }
 
 // walkMySQL finds the tables of a MySQL or MariaDB plan: every object under
 // a "table" key that names one, at any depth (nested loops, subqueries,
-// materialized derived tables, sorts and temporary tables).
-func (p *Plan) walkMySQL(v any) {
+// materialized derived tables, sorts and temporary tables). Both join by
+// nested loops only: a query block's tables are read in the order its
+// "nested_loop" lists them (and a semi-join's "duplicates_removal"), each
+// after the first again for each row of those before it, unless a join
+// buffer holds their rows. A query block nested in another (a subquery, a
+// derived table) starts a join of its own; key names the value v.
+func (p *Plan) walkMySQL(v any, join *mysqlJoin, key string) {
 	switch x := v.(type) {
 	case map[string]any:
+		if key == "query_block" {
+			join = &mysqlJoin{}
+		}
+		if jt, ok := x["join_type"].(string); ok && key == "block-nl-join" { // MariaDB
+			join.buffer = jt
+			defer func() { join.buffer = "" }()
+		}
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
@@ -314,16 +341,47 @@ func (p *Plan) walkMySQL(v any) {
 		for _, k := range keys {
 			if t, ok := x[k].(map[string]any); ok && k == "table" {
 				if name, _ := t["table_name"].(string); name != "" {
-					p.Scans = append(p.Scans, mysqlScan(name, t))
+					s := mysqlScan(name, t)
+					buffer := join.buffer
+					if b, ok := t["using_join_buffer"].(string); ok { // MySQL
+						buffer = b
+					}
+					s.PerRow = join.tables > 0 && perRowMySQL(s, buffer)
+					if s.Method != "const" && s.Method != "system" {
+						join.tables++ // a table of one row, read before the join, repeats nothing
+					}
+					p.Scans = append(p.Scans, s)
 				}
 			}
-			p.walkMySQL(x[k])
+			p.walkMySQL(x[k], join, k)
 		}
 	case []any:
 		for _, e := range x {
-			p.walkMySQL(e)
+			p.walkMySQL(e, join, key)
 		}
 	}
+}
+
+// perRowMySQL reports whether s, a table read after others in a join,
+// reads the same rows again for each row of the tables before it: a
+// lookup (ref) bounded by no column but INST_ID and by nothing but
+// constants, not through a hashed join buffer (buffer, MariaDB's "BNLH"
+// and "BKAH", MySQL's "hash join"), which reads the table once for many
+// rows and compares them in memory. A lookup bounded by a column of an
+// earlier table too reads only the rows that match it.
+func perRowMySQL(s Scan, buffer string) bool {
+	if s.Method != "ref" && s.Method != "ref_or_null" {
+		return false
+	}
+	if strings.HasSuffix(buffer, "H") || strings.Contains(strings.ToLower(buffer), "hash") {
+		return false
+	}
+	for _, r := range s.Refs {
+		if r != "const" {
+			return false
+		}
+	}
+	return len(s.Columns) > 0 && onlyInstID(s.Columns)
 }
 
 func mysqlScan(name string, t map[string]any) Scan {

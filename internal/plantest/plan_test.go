@@ -7,11 +7,18 @@ import (
 	"testing"
 )
 
+// myLeftJoin is the statement of the MariaDB plans of a nested loop: the
+// lines of each routine of set 5, through L_P on (INST_ID, PARENT_ID) or,
+// without it, L_ID on (INST_ID, ID).
+const myLeftJoin = "SELECT r.NAME, COUNT(l.ID) FROM `R` r LEFT JOIN `L` l ON l.INST_ID = 5 AND l.PARENT_ID = r.ID WHERE r.INST_ID = 5 GROUP BY r.NAME"
+
 // TestReadPlan reads plans the servers gave (testdata: PostgreSQL 15,
 // MariaDB 10.11, SQLite 3 of modernc.org/sqlite) into their scans, JIT and
 // workers. A nested loop's inner scan bounded by INST_ID alone is read per
-// row; one bounded by the outer side's key too is not. A table the plan
-// names by its alias is named by the table the statement gives it.
+// row; one bounded by the outer side's key too is not, nor, on MariaDB, one
+// through a hash join's buffer or one after a table of one row. A table
+// the plan names by its alias is named by the table the statement gives
+// it.
 func TestReadPlan(t *testing.T) {
 	for _, c := range []struct {
 		file, dialect, query string
@@ -50,6 +57,31 @@ func TestReadPlan(t *testing.T) {
 			scans: []Scan{
 				{Table: "P", Alias: "p", Method: "ref", Index: "P_ID", Columns: []string{"INST_ID"}, Refs: []string{"const"}, Rows: 43},
 				{Table: "C", Alias: "c", Method: "ref", Index: "C_P", Columns: []string{"INST_ID", "PARENT_ID"}, Refs: []string{"const", "plans_exp4.p.ID"}, Rows: 1},
+			}},
+		{file: "my-nestloop-per-row.json", dialect: "mysql", query: myLeftJoin,
+			scans: []Scan{
+				{Table: "R", Alias: "r", Method: "ref", Index: "R_ID", Columns: []string{"INST_ID"}, Refs: []string{"const"}, Rows: 30},
+				{Table: "L", Alias: "l", Method: "ref", Index: "L_ID", Columns: []string{"INST_ID"}, Refs: []string{"const"}, Rows: 300, PerRow: true},
+			}},
+		{file: "my-nestloop-param.json", dialect: "mysql", query: myLeftJoin,
+			scans: []Scan{
+				{Table: "R", Alias: "r", Method: "ref", Index: "R_ID", Columns: []string{"INST_ID"}, Refs: []string{"const"}, Rows: 30},
+				{Table: "L", Alias: "l", Method: "ref", Index: "L_P", Columns: []string{"INST_ID", "PARENT_ID"}, Refs: []string{"const", "myperrow_scratch.r.ID"}, Rows: 4},
+			}},
+		{file: "my-nestloop-hash.json", dialect: "mysql", query: myLeftJoin, // join_cache_level=4: a hash join reads l once
+			scans: []Scan{
+				{Table: "R", Alias: "r", Method: "ref", Index: "R_ID", Columns: []string{"INST_ID"}, Refs: []string{"const"}, Rows: 30},
+				{Table: "L", Alias: "l", Method: "hash_range", Index: "#hash#L_ID:L_ID", Columns: []string{"INST_ID"}, Refs: []string{"const"}, Rows: 300},
+			}},
+		{file: "my-nestloop-bkah.json", dialect: "mysql", query: myLeftJoin, // join_cache_level=8: batched lookups of one key, hashed
+			scans: []Scan{
+				{Table: "R", Alias: "r", Method: "ref", Index: "R_ID", Columns: []string{"INST_ID"}, Refs: []string{"const"}, Rows: 30},
+				{Table: "L", Alias: "l", Method: "ref", Index: "L_ID", Columns: []string{"INST_ID"}, Refs: []string{"const"}, Rows: 300},
+			}},
+		{file: "my-const-first.json", dialect: "mysql", query: "SELECT i.CAPTION, l.ID FROM `I` i JOIN `L` l ON l.INST_ID = 5 WHERE i.INST_ID = 5",
+			scans: []Scan{ // i is one row, read before the join
+				{Table: "I", Alias: "i", Method: "const", Index: "PRIMARY", Columns: []string{"INST_ID"}, Refs: []string{"const"}, Rows: 1},
+				{Table: "L", Alias: "l", Method: "ref", Index: "L_ID", Columns: []string{"INST_ID"}, Refs: []string{"const"}, Rows: 300},
 			}},
 		{file: "my-full.json", dialect: "mysql", query: "SELECT COUNT(*) FROM `C` WHERE PARENT_ID = 5",
 			scans: []Scan{{Table: "C", Method: "index", Index: "C_P", Full: true, Rows: 2000}}},
