@@ -224,23 +224,16 @@ func TestEmpty(t *testing.T) {
 		`<coverage line-rate="1"><sources><source>/src</source></sources><packages/></coverage>`,
 		cls+`</lines></method></methods><lines/></class></classes></package></packages></coverage>`,
 	)
-	res, err := read(t, "one.xml", []byte(cls+`<line number="3" hits="0"/></lines></method></methods></class></classes></package></packages></coverage>`), input.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(res.Set.Tables[lightcoverage.Lines].Rows); n != 1 {
-		t.Errorf("one line: %d LINES rows, want 1", n)
-	}
+	inputtest.CheckRows(t, Read, "one.xml", cls+`<line number="3" hits="0"/></lines></method></methods></class></classes></package></packages></coverage>`, lightcoverage.Lines, 1)
 }
 
 // TestDeep: elements nested deeper than xmlscan.MaxDepth are refused with
 // an error naming the line, without recursion (3 million of them once
 // overflowed the stack).
 func TestDeep(t *testing.T) {
-	const want = "deep.xml:2: elements nested more than 256 deep, inside <"
-	inputtest.CheckRefused(t, Read, "deep.xml", input.Options{}, []inputtest.Refused{
-		{"<coverage>\n" + strings.Repeat("<x>", 3_000_000), want},
-		{"<coverage>\n" + strings.Repeat("<x>", 300) + strings.Repeat("</x>", 300) + "</coverage>", want},
-		{"<coverage><packages>\n" + strings.Repeat("<package>", 300), want},
-	})
+	inputtest.CheckDeep(t, Read,
+		"<coverage>\n"+strings.Repeat("<x>", 3_000_000),
+		"<coverage>\n"+strings.Repeat("<x>", 300)+strings.Repeat("</x>", 300)+"</coverage>",
+		"<coverage><packages>\n"+strings.Repeat("<package>", 300),
+	)
 }

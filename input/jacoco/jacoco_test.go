@@ -223,22 +223,15 @@ func TestEmpty(t *testing.T) {
 		`<report name="x"><group name="g"><package name="p"/></group></report>`,
 		`<report name="x"><package name="p"><class name="p/I" sourcefilename="I.java"/><sourcefile name="I.java"/></package></report>`,
 	)
-	res, err := read(t, "methods.xml", []byte(`<report name="x"><package name="p"><class name="p/A"><method name="m"><counter type="METHOD" missed="0" covered="1"/></method></class></package></report>`), input.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(res.Set.Tables[lightcoverage.RoutinesData].Rows); n != 1 {
-		t.Errorf("methods without lines: %d routines, want 1", n)
-	}
+	inputtest.CheckRows(t, Read, "methods.xml", `<report name="x"><package name="p"><class name="p/A"><method name="m"><counter type="METHOD" missed="0" covered="1"/></method></class></package></report>`, lightcoverage.RoutinesData, 1)
 }
 
 // TestDeep: elements nested deeper than xmlscan.MaxDepth are refused with
 // an error naming the line, without recursion (3 million groups once
 // overflowed the stack).
 func TestDeep(t *testing.T) {
-	const want = "deep.xml:2: elements nested more than 256 deep, inside <"
-	inputtest.CheckRefused(t, Read, "deep.xml", input.Options{}, []inputtest.Refused{
-		{"<report name='r'>\n" + strings.Repeat("<group name='g'>", 3_000_000), want},
-		{"<report name='r'>\n" + strings.Repeat("<x>", 300) + strings.Repeat("</x>", 300) + "</report>", want},
-	})
+	inputtest.CheckDeep(t, Read,
+		"<report name='r'>\n"+strings.Repeat("<group name='g'>", 3_000_000),
+		"<report name='r'>\n"+strings.Repeat("<x>", 300)+strings.Repeat("</x>", 300)+"</report>",
+	)
 }

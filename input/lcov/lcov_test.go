@@ -1,7 +1,6 @@
 package lcov
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -403,9 +402,5 @@ func TestEmpty(t *testing.T) {
 		"TN:\nSF:a.c\nend_of_record\n",
 		"TN:\nSF:a.c\nFN:1,f\nFNDA:3,f\nFNF:1\nFNH:1\nLF:0\nLH:0\nend_of_record\n",
 	)
-	m := &resultset.Memory{}
-	res, err := Read(context.Background(), strings.NewReader("SF:a.c\nFN:1,f\nDA:2,0\nend_of_record\n"), "one.info", m, input.Options{})
-	if err != nil || len(res) != 1 || len(m.Sets) != 1 || len(m.Sets[0].Tables[lightcoverage.Lines].Rows) != 1 {
-		t.Errorf("one DA record: %d results, %d sets, error %v; want one set of one line", len(res), len(m.Sets), err)
-	}
+	inputtest.CheckRows(t, Read, "one.info", "SF:a.c\nFN:1,f\nDA:2,0\nend_of_record\n", lightcoverage.Lines, 1)
 }

@@ -207,6 +207,31 @@ func CheckEmpty(t testing.TB, read Reader, name string, docs ...string) {
 	}
 }
 
+// CheckRows asserts that doc, named name, reads into one result set whose
+// table has want rows: the least input that is not empty.
+func CheckRows(t testing.TB, read Reader, name, doc, table string, want int) {
+	t.Helper()
+	res, err := Read(t, read, name, []byte(doc), input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Set.Tables[table].Rows); n != want {
+		t.Errorf("%s: %d %s rows, want %d", name, n, table, want)
+	}
+}
+
+// CheckDeep asserts that each XML document, named deep.xml, whose elements
+// nest past xmlscan.MaxDepth from its line 2 on is refused with an error
+// naming that line.
+func CheckDeep(t testing.TB, read Reader, docs ...string) {
+	t.Helper()
+	cases := make([]Refused, len(docs))
+	for i, doc := range docs {
+		cases[i] = Refused{doc, "deep.xml:2: elements nested more than 256 deep, inside <"}
+	}
+	CheckRefused(t, read, "deep.xml", input.Options{}, cases)
+}
+
 // Missing fails the test under CI=true, where the comparison with a real
 // tool must run (ci says what CI installs), and skips it otherwise: what
 // could not be found, err, is needed.
