@@ -535,7 +535,7 @@ func TestBadSources(t *testing.T) {
 func TestRegistered(t *testing.T) {
 	inputtest.CheckRegistered(t, "gocover", map[string]bool{
 		"mode: set\nx": true, "mode: atomic\n": true, "TN:\nSF:x": false, " mode: set": false,
-	}, filepath.Join("testdata", "cov.out"), input.Options{SourceRoot: testdataRoot(t)}, map[string]int64{lightcoverage.RoutinesData: 11})
+	}, filepath.Join("testdata", "cov.out"), 0, input.Options{SourceRoot: testdataRoot(t)}, map[string]int64{lightcoverage.RoutinesData: 11})
 	d, err := input.Detect([]byte("mode: atomic\n"))
 	if err != nil || d.Name != "gocover" {
 		t.Errorf("Detect: %v %v", d.Name, err)

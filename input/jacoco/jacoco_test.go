@@ -78,16 +78,6 @@ func setCounts(t *testing.T, set resultset.MemorySet) map[string]counts {
 	return out
 }
 
-func read(t *testing.T, name string, data []byte, o input.Options) (inputtest.Result, error) {
-	t.Helper()
-	return inputtest.Read(t, Read, name, data, o)
-}
-
-func readFile(t *testing.T, file string, o input.Options) inputtest.Result {
-	t.Helper()
-	return inputtest.ReadFile(t, Read, file, o)
-}
-
 // checkAgainstCSV asserts that per class, lines covered and missed and
 // methods covered and missed are JaCoCo's own (its CSV report of the same
 // run), and the note gives the totals.
@@ -118,7 +108,7 @@ func checkAgainstCSV(t *testing.T, res inputtest.Result, csvFile string) {
 // the methods, with their classes, modules and files, and the counts per
 // class are those of JaCoCo's CSV.
 func TestReport(t *testing.T) {
-	res := readFile(t, filepath.Join("testdata", "jacoco.xml"), input.Options{})
+	res := inputtest.ReadFile(t, Read, filepath.Join("testdata", "jacoco.xml"), input.Options{})
 	if h := res.Set.Header; h.Caption != "jacoco: jacoco.xml (demo)" || h.Profiler != lightcoverage.Name {
 		t.Errorf("header %+v", h)
 	}
@@ -139,7 +129,7 @@ func TestReport(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("routines\n got %q\nwant %q", got, want)
 	}
-	res = readFile(t, filepath.Join("testdata", "jacoco.xml"), input.Options{SourceRoot: `C:\src`})
+	res = inputtest.ReadFile(t, Read, filepath.Join("testdata", "jacoco.xml"), input.Options{SourceRoot: `C:\src`})
 	if f := inputtest.Str(res.Set.Tables[lightcoverage.MetaSourceFiles].Value(0, "COL_FILE_NAME")); f != `C:\src\demo\Util.java` {
 		t.Errorf("with --source-root C:\\src: %s", f)
 	}
@@ -157,7 +147,7 @@ func TestRegenerate(t *testing.T) {
 	if b, err := exec.Command("sh", filepath.Join("testdata", "make.sh"), dir).CombinedOutput(); err != nil {
 		t.Fatalf("make.sh: %v\n%s", err, b)
 	}
-	checkAgainstCSV(t, readFile(t, filepath.Join(dir, "jacoco.xml"), input.Options{}), filepath.Join(dir, "jacoco.csv"))
+	checkAgainstCSV(t, inputtest.ReadFile(t, Read, filepath.Join(dir, "jacoco.xml"), input.Options{}), filepath.Join(dir, "jacoco.csv"))
 }
 
 // TestRefused: an internal subset, undefined entities and malformed
@@ -165,7 +155,7 @@ func TestRegenerate(t *testing.T) {
 // without fetching its DTD.
 func TestRefused(t *testing.T) {
 	const doctype = `<!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "http://127.0.0.1:1/report.dtd">`
-	if _, err := read(t, "ok.xml", []byte(doctype+`<report name="x"><package name="p"><class name="p/A"><method name="m"/></class></package></report>`), input.Options{}); err != nil {
+	if _, err := inputtest.Read(t, Read, "ok.xml", []byte(doctype+`<report name="x"><package name="p"><class name="p/A"><method name="m"/></class></package></report>`), input.Options{}); err != nil {
 		t.Errorf("JaCoCo's DOCTYPE: %v", err)
 	}
 	inputtest.CheckRefused(t, Read, "bad.xml", input.Options{}, []inputtest.Refused{
@@ -187,7 +177,7 @@ func TestOutside(t *testing.T) {
 	doc := `<report><package name="p"><class name="p/A" sourcefilename="A.java"><method name="m" line="5"><counter type="METHOD" missed="0" covered="1"/></method></class>` +
 		`<class name="p/B" sourcefilename="B.java"><method name="n"/></class>` +
 		`<sourcefile name="A.java"><line nr="2" mi="1" ci="0"/><line nr="5" mi="0" ci="3"/><line nr="6" mi="2" ci="0"/></sourcefile></package></report>`
-	res, err := read(t, "o.xml", []byte(doc), input.Options{})
+	res, err := inputtest.Read(t, Read, "o.xml", []byte(doc), input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,17 +190,12 @@ func TestOutside(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	report, err := os.ReadFile(filepath.Join("testdata", "jacoco.xml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	inputtest.CheckRegistered(t, FormatName, map[string]bool{
-		string(report[:150]):                    true,
 		"<report name='x'>\n<sessioninfo id=''": true,
 		"<report><title>x</title>":              false,
 		"<coverage>":                            false,
 		"":                                      false,
-	}, filepath.Join("testdata", "jacoco.xml"), input.Options{}, map[string]int64{lightcoverage.RoutinesData: 9})
+	}, filepath.Join("testdata", "jacoco.xml"), 150, input.Options{}, map[string]int64{lightcoverage.RoutinesData: 9})
 }
 
 // TestEmpty: a report with no method and no line holds no result set, so

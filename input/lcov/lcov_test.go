@@ -389,7 +389,7 @@ func TestRegistered(t *testing.T) {
 	inputtest.CheckRegistered(t, "lcov", map[string]bool{
 		"TN:\nSF:a.c\n": true, "SF:/x/a.c\n": true, "\n\n  TN:x\n": true, "\uFEFFTN:\n": true,
 		"mode: set\n": false, "DA:1,1\n": false, "": false, "<xml>": false,
-	}, filepath.Join("testdata", "llvm.info"), input.Options{}, map[string]int64{lightcoverage.RoutinesData: 3, lightcoverage.Lines: 10})
+	}, filepath.Join("testdata", "llvm.info"), 0, input.Options{}, map[string]int64{lightcoverage.RoutinesData: 3, lightcoverage.Lines: 10})
 }
 
 // TestEmpty: a tracefile with no DA record (no SF record, or SF records

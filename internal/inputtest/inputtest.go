@@ -318,10 +318,11 @@ func (z Fuzz) Run(f *testing.F) {
 }
 
 // CheckRegistered asserts that format is registered, that its Sniff says
-// of each head what heads says, and that input.Read of file without a
+// of each head what heads says and, when head > 0, recognises the file's
+// first head bytes, and that input.Read of file without a
 // format (detected from its head; named by its base name) gives one result
 // set with the table row counts of rows.
-func CheckRegistered(t testing.TB, format string, heads map[string]bool, file string, o input.Options, rows map[string]int64) {
+func CheckRegistered(t testing.TB, format string, heads map[string]bool, file string, head int, o input.Options, rows map[string]int64) {
 	t.Helper()
 	f, err := input.Lookup(format)
 	if err != nil {
@@ -335,6 +336,9 @@ func CheckRegistered(t testing.TB, format string, heads map[string]bool, file st
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if head > 0 && !f.Sniff(data[:min(head, len(data))]) {
+		t.Errorf("Sniff of the first %d bytes of %s = false", head, file)
 	}
 	m := &resultset.Memory{}
 	res, err := input.Read(context.Background(), "", bytes.NewReader(data), filepath.Base(file), m, o)
