@@ -19,7 +19,7 @@ var importLayers = []struct {
 	{2, []string{"dialects/*", "resultset", "internal/plantest"}},
 	{3, []string{"profilers/*", "internal/testdb", "internal/runid"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},
-	{5, []string{"exporter", "input/*", "readback", "selector"}},
+	{5, []string{"exporter", "input/*", "readback", "selector", "internal/inputtest"}},
 	{6, []string{"exporter/*", "compare", "gate", "merge", "trend", "internal/examplefig", "internal/historyfig"}},
 	{7, []string{"report"}},
 	{8, []string{"cmd/*", "internal/histbench"}},

@@ -2,10 +2,7 @@ package cobertura
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,147 +12,48 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/inputtest"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
 )
 
-// routine is one routine of a result set, joined from META_ROUTINES,
-// ROUTINES_DATA and LINES.
+// routine is one routine of a result set: what gcovr, coverage.py and
+// coverlet give of it.
 type routine struct {
 	File, Class, Module string
 	Line, Count         int64
 	Lines               map[int64]int64
 }
 
-func num(t *testing.T, v any) int64 {
-	t.Helper()
-	switch x := v.(type) {
-	case int64:
-		return x
-	case ddl.Dec:
-		n, err := strconv.ParseInt(string(x), 10, 64)
-		if err != nil {
-			t.Fatalf("decimal %q: %v", x, err)
-		}
-		return n
-	}
-	t.Fatalf("unexpected value %#v (%T)", v, v)
-	return 0
-}
-
-func str(v any) string { s, _ := v.(string); return s }
-
 // routines returns the routines of set by "file:name".
 func routines(t *testing.T, set resultset.MemorySet) map[string]routine {
 	t.Helper()
-	meta, data, lines := set.Tables[lightcoverage.MetaRoutines], set.Tables[lightcoverage.RoutinesData], set.Tables[lightcoverage.Lines]
-	if meta == nil || data == nil || lines == nil || len(meta.Rows) != len(data.Rows) {
-		t.Fatalf("routine tables missing or inconsistent: %v", set.Order)
-	}
-	byID := map[int64]*routine{}
-	names := map[int64]string{}
-	for i := range meta.Rows {
-		id := num(t, meta.Value(i, "ID"))
-		byID[id] = &routine{File: str(meta.Value(i, "COL_SOURCE_FILE")), Class: str(meta.Value(i, "COL_CLASS_NAME")),
-			Module: str(meta.Value(i, "COL_MODULE_NAME")), Line: num(t, meta.Value(i, "COL_SOURCE_LINE")), Lines: map[int64]int64{}}
-		names[id] = str(meta.Value(i, "COL_ROUTINE_NAME"))
-	}
-	for i := range data.Rows {
-		byID[num(t, data.Value(i, "ID"))].Count = num(t, data.Value(i, "COL_MARK"))
-	}
-	for i := range lines.Rows {
-		r := byID[num(t, lines.Value(i, "PARENT_ID"))]
-		r.Lines[num(t, lines.Value(i, "COL_SOURCE_LINE"))] = num(t, lines.Value(i, "COL_MARK"))
-	}
 	out := map[string]routine{}
-	for id, r := range byID {
-		out[r.File+":"+names[id]] = *r
+	for _, r := range inputtest.Routines(t, set) {
+		out[r.File+":"+r.Name] = routine{r.File, r.Class, r.Module, r.Line, r.Count, r.Lines}
 	}
 	return out
-}
-
-// percentages returns COL____COVERED by name of MODULES_DATA or
-// SOURCE_FILES_DATA.
-func percentages(set resultset.MemorySet, table, nameCol string) map[string]float64 {
-	out := map[string]float64{}
-	tb := set.Tables[table]
-	for i := range tb.Rows {
-		out[str(tb.Value(i, nameCol))] = tb.Value(i, "COL____COVERED").(float64)
-	}
-	return out
-}
-
-func approx(got, want map[string]float64) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for k, w := range want {
-		if g, ok := got[k]; !ok || math.Abs(g-w) > 1e-9 {
-			return false
-		}
-	}
-	return true
-}
-
-type result struct {
-	set   resultset.MemorySet
-	notes []string
-}
-
-func read(t *testing.T, name string, data []byte, o input.Options) (result, error) {
-	t.Helper()
-	m := &resultset.Memory{}
-	var res result
-	o.Notef = func(f string, a ...any) { res.notes = append(res.notes, fmt.Sprintf(f, a...)) }
-	_, err := Read(context.Background(), bytes.NewReader(data), name, m, o)
-	if err != nil {
-		if len(m.Sets) != 0 {
-			t.Errorf("error %v, yet %d result sets committed", err, len(m.Sets))
-		}
-		return res, err
-	}
-	if len(m.Sets) != 1 {
-		t.Fatalf("%d result sets, want 1", len(m.Sets))
-	}
-	res.set = m.Sets[0]
-	return res, nil
-}
-
-func readFile(t *testing.T, file string, o input.Options) result {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := read(t, file, data, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // TestGcovr reads gcovr's report of the C program of input/lcov's tests:
 // gcovr writes no methods, so each file's lines are one routine named
 // after its class.
 func TestGcovr(t *testing.T) {
-	res := readFile(t, filepath.Join("testdata", "gcovr.xml"), input.Options{})
-	if h := res.set.Header; h.Caption != "cobertura: gcovr.xml" || h.Profiler != lightcoverage.Name {
+	res := inputtest.ReadFile(t, Read, filepath.Join("testdata", "gcovr.xml"), input.Options{})
+	if h := res.Set.Header; h.Caption != "cobertura: gcovr.xml" || h.Profiler != lightcoverage.Name {
 		t.Errorf("header %+v", h)
 	}
 	want := map[string]routine{
 		"main.c:main_c": {"main.c", "main_c", ".", 4, 1, map[int64]int64{4: 1, 6: 1, 7: 6, 8: 5, 9: 1, 12: 1, 14: 1, 15: 1, 16: 1}},
 		"util.c:util_c": {"util.c", "util_c", ".", 3, 5, map[int64]int64{3: 5, 5: 5, 8: 1, 10: 1, 11: 0, 12: 1, 13: 1, 14: 0, 17: 0, 19: 0, 20: 0}},
 	}
-	if got := routines(t, res.set); !reflect.DeepEqual(got, want) {
+	if got := routines(t, res.Set); !reflect.DeepEqual(got, want) {
 		t.Errorf("routines\n got %+v\nwant %+v", got, want)
 	}
-	if files := percentages(res.set, lightcoverage.SourceFilesData, "COL_FILE_NAME"); !approx(files, map[string]float64{"util.c": 600.0 / 11, "main.c": 100}) {
-		t.Errorf("source files %% covered %v", files)
-	}
-	if want := []string{filepath.Join("testdata", "gcovr.xml") + ": lines: 75.0% (15 of 20 lines)"}; !reflect.DeepEqual(res.notes, want) {
-		t.Errorf("notes %q, want %q", res.notes, want)
+	inputtest.CheckCovered(t, res.Set, lightcoverage.SourceFilesData, "COL_FILE_NAME", map[string]float64{"util.c": 600.0 / 11, "main.c": 100})
+	if want := []string{filepath.Join("testdata", "gcovr.xml") + ": lines: 75.0% (15 of 20 lines)"}; !reflect.DeepEqual(res.Notes, want) {
+		t.Errorf("notes %q, want %q", res.Notes, want)
 	}
 }
 
@@ -202,21 +100,14 @@ func gcovCounts(t *testing.T, file string) map[int64]int64 {
 // the totals gcovr's own summary; under CI=true missing tools fail the
 // test.
 func TestRegenerate(t *testing.T) {
-	for _, tool := range []string{"gcc", "gcov", "gcovr", "sh"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed (CI installs gcovr): %v", tool, err)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	inputtest.NeedTools(t, "gcovr", "gcc", "gcov", "gcovr", "sh")
 	dir := t.TempDir()
 	if b, err := exec.Command("sh", filepath.Join("testdata", "make.sh"), dir).CombinedOutput(); err != nil {
 		t.Fatalf("make.sh: %v\n%s", err, b)
 	}
-	res := readFile(t, filepath.Join(dir, "gcovr.xml"), input.Options{})
+	res := inputtest.ReadFile(t, Read, filepath.Join(dir, "gcovr.xml"), input.Options{})
 	got := map[string]map[int64]int64{}
-	for _, r := range routines(t, res.set) {
+	for _, r := range routines(t, res.Set) {
 		if got[r.File] == nil {
 			got[r.File] = map[int64]int64{}
 		}
@@ -238,8 +129,8 @@ func TestRegenerate(t *testing.T) {
 		t.Fatalf("no lines total in gcovr's summary:\n%s", summary)
 	}
 	want := fmt.Sprintf("lines: %s%% (%s of %s lines)", m[1], m[2], m[3])
-	if len(res.notes) != 1 || !strings.HasSuffix(res.notes[0], want) {
-		t.Errorf("notes %q, want %q (gcovr --print-summary)", res.notes, want)
+	if len(res.Notes) != 1 || !strings.HasSuffix(res.Notes[0], want) {
+		t.Errorf("notes %q, want %q (gcovr --print-summary)", res.Notes, want)
 	}
 }
 
@@ -248,18 +139,16 @@ func TestRegenerate(t *testing.T) {
 func TestCoveragePy(t *testing.T) {
 	file := filepath.Join("testdata", "coveragepy.xml")
 	for root, prefix := range map[string]string{"": "/home/dev/calc/", "src": "src/", `C:\work\`: `C:\work\`} {
-		res := readFile(t, file, input.Options{SourceRoot: root})
+		res := inputtest.ReadFile(t, Read, file, input.Options{SourceRoot: root})
 		want := map[string]routine{
 			prefix + "main.py:main.py": {prefix + "main.py", "main.py", ".", 1, 1, map[int64]int64{1: 1, 3: 1, 4: 1}},
 			prefix + "pkg/calc.py:calc.py": {prefix + "pkg/calc.py", "calc.py", "pkg", 1, 1,
 				map[int64]int64{1: 1, 2: 1, 5: 1, 6: 1, 7: 0, 8: 1, 9: 1, 10: 0, 13: 1, 14: 0, 15: 0}},
 		}
-		if got := routines(t, res.set); !reflect.DeepEqual(got, want) {
+		if got := routines(t, res.Set); !reflect.DeepEqual(got, want) {
 			t.Errorf("root %q: routines\n got %+v\nwant %+v", root, got, want)
 		}
-		if mods := percentages(res.set, lightcoverage.ModulesData, "COL_MODULE_NAME"); !approx(mods, map[string]float64{".": 100, "pkg": 700.0 / 11}) {
-			t.Errorf("modules %% covered %v", mods)
-		}
+		inputtest.CheckCovered(t, res.Set, lightcoverage.ModulesData, "COL_MODULE_NAME", map[string]float64{".": 100, "pkg": 700.0 / 11})
 	}
 }
 
@@ -267,19 +156,17 @@ func TestCoveragePy(t *testing.T) {
 // lines they list are not repeated, branches are left out, and a Windows
 // <source> keeps its separator.
 func TestCoverlet(t *testing.T) {
-	res := readFile(t, filepath.Join("testdata", "coverlet.xml"), input.Options{})
+	res := inputtest.ReadFile(t, Read, filepath.Join("testdata", "coverlet.xml"), input.Options{})
 	f := `C:\src\Calc\MathUtil.cs`
 	want := map[string]routine{
 		f + ":Square":      {f, "Calc.MathUtil", "Calc", 6, 5, map[int64]int64{6: 5, 7: 5, 8: 5}},
 		f + ":Clamp":       {f, "Calc.MathUtil", "Calc", 11, 1, map[int64]int64{11: 1, 12: 1, 13: 0, 14: 1, 15: 1, 16: 1}},
 		f + ":NeverCalled": {f, "Calc.MathUtil", "Calc", 19, 0, map[int64]int64{19: 0, 20: 0}},
 	}
-	if got := routines(t, res.set); !reflect.DeepEqual(got, want) {
+	if got := routines(t, res.Set); !reflect.DeepEqual(got, want) {
 		t.Errorf("routines\n got %+v\nwant %+v", got, want)
 	}
-	if files := percentages(res.set, lightcoverage.SourceFilesData, "COL_FILE_NAME"); !approx(files, map[string]float64{f: 800.0 / 11}) {
-		t.Errorf("source files %% covered %v", files)
-	}
+	inputtest.CheckCovered(t, res.Set, lightcoverage.SourceFilesData, "COL_FILE_NAME", map[string]float64{f: 800.0 / 11})
 }
 
 // TestRefused: entity declarations, undefined entities, other
@@ -287,7 +174,7 @@ func TestCoverlet(t *testing.T) {
 // nothing is written.
 func TestRefused(t *testing.T) {
 	const cls = `<packages><package name="p"><classes><class name="c" filename="f.c"><lines>`
-	for _, tc := range []struct{ doc, want string }{
+	inputtest.CheckRefused(t, Read, "bad.xml", input.Options{}, []inputtest.Refused{
 		{"<?xml version='1.0'?>\n<!DOCTYPE coverage [\n<!ENTITY a 'x'>\n]>\n<coverage/>", "bad.xml:4: a DOCTYPE with an internal subset"},
 		{"<!DOCTYPE coverage SYSTEM 'file:///etc/passwd' [<!ENTITY x SYSTEM 'file:///etc/passwd'>]><coverage>&x;</coverage>", "bad.xml:1: a DOCTYPE with an internal subset"},
 		{"<coverage>\n<sources><source>&x;</source></sources></coverage>", "bad.xml:2: invalid character entity &x;"},
@@ -301,77 +188,37 @@ func TestRefused(t *testing.T) {
 		{"", "bad.xml:1: no <coverage> element"},
 		{"<coverage></coverage>\n<coverage/>", "bad.xml:2: element <coverage> where the root"},
 		{"<?xml version='1.0' encoding='ISO-8859-1'?><coverage/>", "bad.xml:1:"},
-	} {
-		_, err := read(t, "bad.xml", []byte(tc.doc), input.Options{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%.70q: error %v, want %q", tc.doc, err, tc.want)
-		}
-	}
+	})
 }
 
 func TestRegistered(t *testing.T) {
-	f, err := input.Lookup(FormatName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gcovr, err := os.ReadFile(filepath.Join("testdata", "gcovr.xml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for head, want := range map[string]bool{
-		string(gcovr[:200]):                                 true,
+	inputtest.CheckRegistered(t, FormatName, map[string]bool{
 		"<?xml version='1.0'?>\n<!-- x -->\n<coverage>":     true,
 		"<coverage generated='1' clover='4.4.1'>":           false,
 		"<!DOCTYPE report PUBLIC 'x' 'report.dtd'><report>": false,
-		"TN:\nSF:a.c\n":                                     false, "": false,
-	} {
-		if got := f.Sniff([]byte(head)); got != want {
-			t.Errorf("Sniff(%.50q) = %v", head, got)
-		}
-	}
-	m := &resultset.Memory{}
-	res, err := input.Read(context.Background(), "", bytes.NewReader(gcovr), "gcovr.xml", m, input.Options{})
-	if err != nil || len(res) != 1 || res[0].Tables[lightcoverage.Lines] != 20 {
-		t.Errorf("input.Read: %v %+v", err, res)
-	}
+		"TN:\nSF:a.c\n": false, "": false,
+	}, filepath.Join("testdata", "gcovr.xml"), 200, input.Options{}, map[string]int64{lightcoverage.Lines: 20})
 }
 
 // TestEmpty: a report with no line holds no result set, so that export
 // refuses it unless --allow-empty; one line makes one.
 func TestEmpty(t *testing.T) {
 	const cls = `<coverage><packages><package name="p"><classes><class name="c" filename="f.c"><methods><method name="m"><lines>`
-	for _, doc := range []string{
+	inputtest.CheckEmpty(t, Read, "empty.xml",
 		`<coverage/>`,
 		`<coverage line-rate="1"><sources><source>/src</source></sources><packages/></coverage>`,
-		cls + `</lines></method></methods><lines/></class></classes></package></packages></coverage>`,
-	} {
-		m := &resultset.Memory{}
-		res, err := Read(context.Background(), strings.NewReader(doc), "empty.xml", m, input.Options{})
-		if err != nil || len(res) != 0 || len(m.Sets) != 0 {
-			t.Errorf("%s: %d results, %d sets, error %v; want none", doc, len(res), len(m.Sets), err)
-		}
-	}
-	res, err := read(t, "one.xml", []byte(cls+`<line number="3" hits="0"/></lines></method></methods></class></classes></package></packages></coverage>`), input.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(res.set.Tables[lightcoverage.Lines].Rows); n != 1 {
-		t.Errorf("one line: %d LINES rows, want 1", n)
-	}
+		cls+`</lines></method></methods><lines/></class></classes></package></packages></coverage>`,
+	)
+	inputtest.CheckRows(t, Read, "one.xml", cls+`<line number="3" hits="0"/></lines></method></methods></class></classes></package></packages></coverage>`, lightcoverage.Lines, 1)
 }
 
 // TestDeep: elements nested deeper than xmlscan.MaxDepth are refused with
 // an error naming the line, without recursion (3 million of them once
 // overflowed the stack).
 func TestDeep(t *testing.T) {
-	for _, doc := range []string{
-		"<coverage>\n" + strings.Repeat("<x>", 3_000_000),
-		"<coverage>\n" + strings.Repeat("<x>", 300) + strings.Repeat("</x>", 300) + "</coverage>",
-		"<coverage><packages>\n" + strings.Repeat("<package>", 300),
-	} {
-		_, err := read(t, "deep.xml", []byte(doc), input.Options{})
-		if err == nil || !strings.Contains(err.Error(), "deep.xml:2: elements nested more than 256 deep, inside <") {
-			t.Errorf("%.40q: %v", doc, err)
-		}
-	}
+	inputtest.CheckDeep(t, Read,
+		"<coverage>\n"+strings.Repeat("<x>", 3_000_000),
+		"<coverage>\n"+strings.Repeat("<x>", 300)+strings.Repeat("</x>", 300)+"</coverage>",
+		"<coverage><packages>\n"+strings.Repeat("<package>", 300),
+	)
 }

@@ -1,7 +1,6 @@
 package gocover
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -14,26 +13,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/inputtest"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
 )
 
-// routine is one routine of a result set, joined from META_ROUTINES,
-// ROUTINES_DATA and LINES.
-type routine struct {
-	File, Name, Class, Namespace, Module, CodeType, Moniker string
-	Line                                                    int64
-	Count                                                   int64
-	ProfileLines                                            int64
-	Lines                                                   map[int64]int64 // source line -> count
-}
-
-func (r routine) key() string { return fmt.Sprintf("%s:%d:%s", r.File, r.Line, r.Name) }
+// key names a routine as go tool cover -func does: file:line:name.
+func key(r inputtest.Routine) string { return fmt.Sprintf("%s:%d:%s", r.File, r.Line, r.Name) }
 
 // covered returns the covered and total lines of r.
-func (r routine) covered() (int, int) {
+func covered(r inputtest.Routine) (int, int) {
 	n := 0
 	for _, c := range r.Lines {
 		if c > 0 {
@@ -43,87 +33,15 @@ func (r routine) covered() (int, int) {
 	return n, len(r.Lines)
 }
 
-func dec(t *testing.T, v any) int64 {
+// routines returns the routines of set by key.
+func routines(t *testing.T, set resultset.MemorySet) map[string]inputtest.Routine {
 	t.Helper()
-	switch x := v.(type) {
-	case int64:
-		return x
-	case ddl.Dec:
-		n, err := strconv.ParseInt(string(x), 10, 64)
-		if err != nil {
-			t.Fatalf("decimal %q: %v", x, err)
+	out := map[string]inputtest.Routine{}
+	for _, r := range inputtest.Routines(t, set) {
+		if _, dup := out[key(r)]; dup {
+			t.Errorf("routine %s twice", key(r))
 		}
-		return n
-	}
-	t.Fatalf("unexpected value %#v (%T)", v, v)
-	return 0
-}
-
-func str(v any) string { s, _ := v.(string); return s }
-
-// routines returns the routines of set by key file:line:name.
-func routines(t *testing.T, set resultset.MemorySet) map[string]routine {
-	t.Helper()
-	meta, data, lines := set.Tables[lightcoverage.MetaRoutines], set.Tables[lightcoverage.RoutinesData], set.Tables[lightcoverage.Lines]
-	if meta == nil || data == nil || lines == nil {
-		t.Fatalf("tables missing: %v", set.Order)
-	}
-	if len(meta.Rows) != len(data.Rows) {
-		t.Fatalf("%d META_ROUTINES rows, %d ROUTINES_DATA rows", len(meta.Rows), len(data.Rows))
-	}
-	byID := map[int64]*routine{}
-	out := map[string]routine{}
-	for i := range meta.Rows {
-		r := &routine{
-			File: str(meta.Value(i, "COL_SOURCE_FILE")), Name: str(meta.Value(i, "COL_ROUTINE_NAME")),
-			Class: str(meta.Value(i, "COL_CLASS_NAME")), Namespace: str(meta.Value(i, "COL_NAMESPACE")),
-			Module: str(meta.Value(i, "COL_MODULE_NAME")), CodeType: str(meta.Value(i, "COL_CODE_TYPE")),
-			Moniker: str(meta.Value(i, "COL_SYMBOL_MONIKER")), Line: dec(t, meta.Value(i, "COL_SOURCE_LINE")),
-			ProfileLines: dec(t, meta.Value(i, "COL_PROFILELINES")), Lines: map[int64]int64{},
-		}
-		byID[dec(t, meta.Value(i, "ID"))] = r
-	}
-	for i := range data.Rows {
-		r := byID[dec(t, data.Value(i, "ID"))]
-		if r == nil {
-			t.Fatalf("ROUTINES_DATA row %d has no META_ROUTINES row", i)
-		}
-		r.Count = dec(t, data.Value(i, "COL_MARK"))
-		if got := dec(t, data.Value(i, "COL_SOURCE_LINE")); got != r.Line {
-			t.Errorf("%s: ROUTINES_DATA source line %d, META_ROUTINES %d", r.Name, got, r.Line)
-		}
-	}
-	for i := range lines.Rows {
-		r := byID[dec(t, lines.Value(i, "PARENT_ID"))]
-		if r == nil {
-			t.Fatalf("LINES row %d has no routine", i)
-		}
-		l := dec(t, lines.Value(i, "COL_SOURCE_LINE"))
-		if _, dup := r.Lines[l]; dup {
-			t.Errorf("%s: line %d twice", r.Name, l)
-		}
-		r.Lines[l] = dec(t, lines.Value(i, "COL_MARK"))
-	}
-	for _, r := range byID {
-		if _, dup := out[r.key()]; dup {
-			t.Errorf("routine %s twice", r.key())
-		}
-		out[r.key()] = *r
-	}
-	return out
-}
-
-// percentages returns COL____COVERED by name of a MODULES_DATA or
-// SOURCE_FILES_DATA table.
-func percentages(t *testing.T, set resultset.MemorySet, table, nameCol string) map[string]float64 {
-	t.Helper()
-	tb := set.Tables[table]
-	if tb == nil {
-		t.Fatalf("no table %s", table)
-	}
-	out := map[string]float64{}
-	for i := range tb.Rows {
-		out[str(tb.Value(i, nameCol))] = tb.Value(i, "COL____COVERED").(float64)
+		out[key(r)] = r
 	}
 	return out
 }
@@ -226,28 +144,15 @@ func checkCovModule(t *testing.T, set resultset.MemorySet) {
 	// covered (all but Never's 3); shapes.go: 7 (1+1+5), 3 covered. The
 	// module: 19 of 26, the 73.1% that go tool cover -func gives as its
 	// total.
-	files := percentages(t, set, lightcoverage.SourceFilesData, "COL_FILE_NAME")
+	files := inputtest.Percentages(t, set, lightcoverage.SourceFilesData, "COL_FILE_NAME")
 	wantFiles := map[string]float64{calc: 16.0 / 19 * 100, shapes: 3.0 / 7 * 100}
-	if !approx(files, wantFiles) {
+	if !inputtest.Approx(files, wantFiles) {
 		t.Errorf("source files %% covered %v, want %v", files, wantFiles)
 	}
-	mods := percentages(t, set, lightcoverage.ModulesData, "COL_MODULE_NAME")
-	if want := map[string]float64{"example.com/cov": 19.0 / 26 * 100}; !approx(mods, want) {
+	mods := inputtest.Percentages(t, set, lightcoverage.ModulesData, "COL_MODULE_NAME")
+	if want := map[string]float64{"example.com/cov": 19.0 / 26 * 100}; !inputtest.Approx(mods, want) {
 		t.Errorf("modules %% covered %v, want %v", mods, want)
 	}
-}
-
-func approx(got, want map[string]float64) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for k, w := range want {
-		g, ok := got[k]
-		if !ok || math.Abs(g-w) > 1e-9 {
-			return false
-		}
-	}
-	return true
 }
 
 func TestCheckedInProfile(t *testing.T) {
@@ -275,7 +180,7 @@ func TestCheckedInProfile(t *testing.T) {
 // TestRegeneratedProfile makes the profile of testdata/cov again with the
 // go tool (as testdata/make.sh does) and checks the same results.
 func TestRegeneratedProfile(t *testing.T) {
-	goTool(t)
+	inputtest.NeedTools(t, "Go", "go")
 	out := filepath.Join(t.TempDir(), "cov.out")
 	cmd := exec.Command("go", "test", "-count=1", "-covermode=count", "-coverprofile="+out, "./...")
 	cmd.Dir = testdataRoot(t)
@@ -290,16 +195,6 @@ func TestRegeneratedProfile(t *testing.T) {
 	checkCovModule(t, m.Sets[0])
 }
 
-func goTool(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("go is not on PATH (CI=true: the comparison with go tool cover must run): %v", err)
-		}
-		t.Skip("go is not on PATH")
-	}
-}
-
 // TestAgainstGoToolCover profiles real packages of this repository and
 // compares with `go tool cover -func`: the same functions, the same set of
 // functions with any coverage, and 0% / 100% where cover says so (cover
@@ -307,7 +202,7 @@ func goTool(t *testing.T) {
 // -coverpkg makes both test binaries report both packages: the profile then
 // repeats blocks, which must be merged as cover merges them.
 func TestAgainstGoToolCover(t *testing.T) {
-	goTool(t)
+	inputtest.NeedTools(t, "Go", "go")
 	root := repoRoot(t)
 	prof := filepath.Join(t.TempDir(), "repo.out")
 	pkgs := []string{"./ddl/", "./dialects/", "./profilers/"}
@@ -353,9 +248,9 @@ func TestAgainstGoToolCover(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := routines(t, m.Sets[0])
-	mine := map[string]routine{}
+	mine := map[string]inputtest.Routine{}
 	for _, r := range rs {
-		mine[fmt.Sprintf("%s:%d:%s", r.File, r.Line, r.Name)] = r
+		mine[key(r)] = r
 	}
 	if got, want := slices.Sorted(mapKeys(mine)), slices.Sorted(mapKeys(cover)); !slices.Equal(got, want) {
 		t.Fatalf("functions differ from cover -func:\n got %v\nwant %v", got, want)
@@ -363,7 +258,7 @@ func TestAgainstGoToolCover(t *testing.T) {
 	var any0, checked int
 	var allCov, allTotal int
 	for k, pct := range cover {
-		cov, total := mine[k].covered()
+		cov, total := covered(mine[k])
 		allCov += cov
 		allTotal += total
 		// Lines where statements start, as cover counts statements: the
@@ -541,7 +436,7 @@ func TestMergeDuplicates(t *testing.T) {
 func TestMalformed(t *testing.T) {
 	root := testdataRoot(t)
 	ok := "example.com/cov/calc.go:6.24,8.23 2 1\n"
-	for _, tc := range []struct{ profile, want string }{
+	inputtest.CheckRefused(t, Read, "bad.out", input.Options{SourceRoot: root}, []inputtest.Refused{
 		{"", "bad.out:1: not a Go coverage profile"},
 		{"hello\n", "bad.out:1: not a Go coverage profile"},
 		{"mode: sometimes\n", "bad.out:1: unknown coverage mode"},
@@ -558,12 +453,7 @@ func TestMalformed(t *testing.T) {
 		{"mode: count\n" + ok + "\n" + "example.com/cov/calc.go:6.24,8.23 3 1\n", "bad.out:4: block 6.24,8.23 has 3 statements here but 2 on line 2"},
 		{"mode: count\nexample.com/cov/calc.go:6.24,8.23 2 9223372036854775807\n" + ok, "bad.out:3: count of block 6.24,8.23 overflows"},
 		{"mode: set\nexample.com/cov/calc.go:6.24,8.23 2 1 " + strings.Repeat("x", maxLine) + "\n", "bad.out:2: line longer than"},
-	} {
-		_, err := readString(t, "bad.out", tc.profile, input.Options{SourceRoot: root})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%.60q: error %v, want %q", tc.profile, err, tc.want)
-		}
-	}
+	})
 }
 
 func TestMissingSource(t *testing.T) {
@@ -643,24 +533,11 @@ func TestBadSources(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	f, err := input.Lookup("gocover")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !f.Sniff([]byte("mode: set\nx")) || f.Sniff([]byte("TN:\nSF:x")) || f.Sniff([]byte(" mode: set")) {
-		t.Error("Sniff")
-	}
+	inputtest.CheckRegistered(t, "gocover", map[string]bool{
+		"mode: set\nx": true, "mode: atomic\n": true, "TN:\nSF:x": false, " mode: set": false,
+	}, filepath.Join("testdata", "cov.out"), 0, input.Options{SourceRoot: testdataRoot(t)}, map[string]int64{lightcoverage.RoutinesData: 11})
 	d, err := input.Detect([]byte("mode: atomic\n"))
 	if err != nil || d.Name != "gocover" {
 		t.Errorf("Detect: %v %v", d.Name, err)
-	}
-	data, err := os.ReadFile(filepath.Join("testdata", "cov.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &resultset.Memory{}
-	res, err := input.Read(context.Background(), "", bytes.NewReader(data), "cov.out", m, input.Options{SourceRoot: testdataRoot(t)})
-	if err != nil || len(res) != 1 || res[0].Tables[lightcoverage.RoutinesData] != 11 {
-		t.Errorf("input.Read: %v %+v", err, res)
 	}
 }

@@ -1,8 +1,6 @@
 package jacoco
 
 import (
-	"bytes"
-	"context"
 	"encoding/csv"
 	"fmt"
 	"os"
@@ -13,29 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/inputtest"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
 )
-
-func num(t *testing.T, v any) int64 {
-	t.Helper()
-	switch x := v.(type) {
-	case int64:
-		return x
-	case ddl.Dec:
-		n, err := strconv.ParseInt(string(x), 10, 64)
-		if err != nil {
-			t.Fatalf("decimal %q: %v", x, err)
-		}
-		return n
-	}
-	t.Fatalf("unexpected value %#v (%T)", v, v)
-	return 0
-}
-
-func str(v any) string { s, _ := v.(string); return s }
 
 // counts is what JaCoCo's CSV report gives per class.
 type counts struct {
@@ -78,83 +58,36 @@ func csvCounts(t *testing.T, file string) map[string]counts {
 // the lines of its routines covered or not, and its routines ran or not.
 func setCounts(t *testing.T, set resultset.MemorySet) map[string]counts {
 	t.Helper()
-	meta, data, lines := set.Tables[lightcoverage.MetaRoutines], set.Tables[lightcoverage.RoutinesData], set.Tables[lightcoverage.Lines]
-	class := map[int64]string{}
-	for i := range meta.Rows {
-		class[num(t, meta.Value(i, "ID"))] = str(meta.Value(i, "COL_CLASS_NAME"))
-	}
 	out := map[string]counts{}
-	for i := range data.Rows {
-		c := class[num(t, data.Value(i, "ID"))]
-		x := out[c]
-		if num(t, data.Value(i, "COL_MARK")) > 0 {
+	for _, r := range inputtest.Routines(t, set) {
+		x := out[r.Class]
+		if r.Count > 0 {
 			x.MethodCovered++
 		} else {
 			x.MethodMissed++
 		}
-		out[c] = x
-	}
-	for i := range lines.Rows {
-		c := class[num(t, lines.Value(i, "PARENT_ID"))]
-		x := out[c]
-		if num(t, lines.Value(i, "COL_MARK")) > 0 {
-			x.LineCovered++
-		} else {
-			x.LineMissed++
+		for _, c := range r.Lines {
+			if c > 0 {
+				x.LineCovered++
+			} else {
+				x.LineMissed++
+			}
 		}
-		out[c] = x
+		out[r.Class] = x
 	}
 	return out
-}
-
-type result struct {
-	set             resultset.MemorySet
-	notes, warnings []string
-}
-
-func read(t *testing.T, name string, data []byte, o input.Options) (result, error) {
-	t.Helper()
-	m := &resultset.Memory{}
-	var res result
-	o.Notef = func(f string, a ...any) { res.notes = append(res.notes, fmt.Sprintf(f, a...)) }
-	o.Warnf = func(f string, a ...any) { res.warnings = append(res.warnings, fmt.Sprintf(f, a...)) }
-	_, err := Read(context.Background(), bytes.NewReader(data), name, m, o)
-	if err != nil {
-		if len(m.Sets) != 0 {
-			t.Errorf("error %v, yet %d result sets committed", err, len(m.Sets))
-		}
-		return res, err
-	}
-	if len(m.Sets) != 1 {
-		t.Fatalf("%d result sets, want 1", len(m.Sets))
-	}
-	res.set = m.Sets[0]
-	return res, nil
-}
-
-func readFile(t *testing.T, file string, o input.Options) result {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := read(t, file, data, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // checkAgainstCSV asserts that per class, lines covered and missed and
 // methods covered and missed are JaCoCo's own (its CSV report of the same
 // run), and the note gives the totals.
-func checkAgainstCSV(t *testing.T, res result, csvFile string) {
+func checkAgainstCSV(t *testing.T, res inputtest.Result, csvFile string) {
 	t.Helper()
-	if len(res.warnings) != 0 {
-		t.Errorf("warnings %q", res.warnings)
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings %q", res.Warnings)
 	}
 	want := csvCounts(t, csvFile)
-	if got := setCounts(t, res.set); !reflect.DeepEqual(got, want) {
+	if got := setCounts(t, res.Set); !reflect.DeepEqual(got, want) {
 		t.Errorf("per class\n got %+v\nwant %+v (JaCoCo's CSV)", got, want)
 	}
 	var tot counts
@@ -166,8 +99,8 @@ func checkAgainstCSV(t *testing.T, res result, csvFile string) {
 	}
 	note := fmt.Sprintf("lines: %s, methods: %s", rate(tot.LineCovered, tot.LineCovered+tot.LineMissed, "lines"),
 		rate(tot.MethodCovered, tot.MethodCovered+tot.MethodMissed, "methods"))
-	if len(res.notes) != 1 || !strings.HasSuffix(res.notes[0], note) {
-		t.Errorf("notes %q, want %q", res.notes, note)
+	if len(res.Notes) != 1 || !strings.HasSuffix(res.Notes[0], note) {
+		t.Errorf("notes %q, want %q", res.Notes, note)
 	}
 }
 
@@ -175,16 +108,16 @@ func checkAgainstCSV(t *testing.T, res result, csvFile string) {
 // the methods, with their classes, modules and files, and the counts per
 // class are those of JaCoCo's CSV.
 func TestReport(t *testing.T) {
-	res := readFile(t, filepath.Join("testdata", "jacoco.xml"), input.Options{})
-	if h := res.set.Header; h.Caption != "jacoco: jacoco.xml (demo)" || h.Profiler != lightcoverage.Name {
+	res := inputtest.ReadFile(t, Read, filepath.Join("testdata", "jacoco.xml"), input.Options{})
+	if h := res.Set.Header; h.Caption != "jacoco: jacoco.xml (demo)" || h.Profiler != lightcoverage.Name {
 		t.Errorf("header %+v", h)
 	}
 	checkAgainstCSV(t, res, filepath.Join("testdata", "jacoco.csv"))
-	meta := res.set.Tables[lightcoverage.MetaRoutines]
+	meta := res.Set.Tables[lightcoverage.MetaRoutines]
 	var got []string
 	for i := range meta.Rows {
-		got = append(got, fmt.Sprintf("%s %s.%s %s:%d", str(meta.Value(i, "COL_MODULE_NAME")), str(meta.Value(i, "COL_CLASS_NAME")),
-			str(meta.Value(i, "COL_ROUTINE_NAME")), str(meta.Value(i, "COL_SOURCE_FILE")), num(t, meta.Value(i, "COL_SOURCE_LINE"))))
+		got = append(got, fmt.Sprintf("%s %s.%s %s:%d", inputtest.Str(meta.Value(i, "COL_MODULE_NAME")), inputtest.Str(meta.Value(i, "COL_CLASS_NAME")),
+			inputtest.Str(meta.Value(i, "COL_ROUTINE_NAME")), inputtest.Str(meta.Value(i, "COL_SOURCE_FILE")), inputtest.Num(t, meta.Value(i, "COL_SOURCE_LINE"))))
 	}
 	// In the order of the <sourcefile> elements (Util.java comes first),
 	// each file's classes in report order.
@@ -196,8 +129,8 @@ func TestReport(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("routines\n got %q\nwant %q", got, want)
 	}
-	res = readFile(t, filepath.Join("testdata", "jacoco.xml"), input.Options{SourceRoot: `C:\src`})
-	if f := str(res.set.Tables[lightcoverage.MetaSourceFiles].Value(0, "COL_FILE_NAME")); f != `C:\src\demo\Util.java` {
+	res = inputtest.ReadFile(t, Read, filepath.Join("testdata", "jacoco.xml"), input.Options{SourceRoot: `C:\src`})
+	if f := inputtest.Str(res.Set.Tables[lightcoverage.MetaSourceFiles].Value(0, "COL_FILE_NAME")); f != `C:\src\demo\Util.java` {
 		t.Errorf("with --source-root C:\\src: %s", f)
 	}
 }
@@ -206,25 +139,15 @@ func TestReport(t *testing.T) {
 // org.jacoco.report's XML and CSV formatters) and checks the XML report
 // against the CSV one; under CI=true missing tools fail the test.
 func TestRegenerate(t *testing.T) {
-	for _, tool := range []string{"java", "javac", "jar", "sh"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed (CI installs default-jdk-headless): %v", tool, err)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	inputtest.NeedTools(t, "default-jdk-headless", "java", "javac", "jar", "sh")
 	if _, err := os.Stat("/usr/share/java/org.jacoco.agent.jar"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("JaCoCo is not installed (CI installs libjacoco-java): %v", err)
-		}
-		t.Skipf("JaCoCo is not installed: %v", err)
+		inputtest.Missing(t, "JaCoCo", "libjacoco-java", err)
 	}
 	dir := t.TempDir()
 	if b, err := exec.Command("sh", filepath.Join("testdata", "make.sh"), dir).CombinedOutput(); err != nil {
 		t.Fatalf("make.sh: %v\n%s", err, b)
 	}
-	checkAgainstCSV(t, readFile(t, filepath.Join(dir, "jacoco.xml"), input.Options{}), filepath.Join(dir, "jacoco.csv"))
+	checkAgainstCSV(t, inputtest.ReadFile(t, Read, filepath.Join(dir, "jacoco.xml"), input.Options{}), filepath.Join(dir, "jacoco.csv"))
 }
 
 // TestRefused: an internal subset, undefined entities and malformed
@@ -232,10 +155,10 @@ func TestRegenerate(t *testing.T) {
 // without fetching its DTD.
 func TestRefused(t *testing.T) {
 	const doctype = `<!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "http://127.0.0.1:1/report.dtd">`
-	if _, err := read(t, "ok.xml", []byte(doctype+`<report name="x"><package name="p"><class name="p/A"><method name="m"/></class></package></report>`), input.Options{}); err != nil {
+	if _, err := inputtest.Read(t, Read, "ok.xml", []byte(doctype+`<report name="x"><package name="p"><class name="p/A"><method name="m"/></class></package></report>`), input.Options{}); err != nil {
 		t.Errorf("JaCoCo's DOCTYPE: %v", err)
 	}
-	for _, tc := range []struct{ doc, want string }{
+	inputtest.CheckRefused(t, Read, "bad.xml", input.Options{}, []inputtest.Refused{
 		{"<?xml version='1.0'?>\n<!DOCTYPE report [\n<!ENTITY a 'x'>\n]>\n<report/>", "bad.xml:4: a DOCTYPE with an internal subset"},
 		{"<report>\n<package name='&a;'/></report>", "bad.xml:2: invalid character entity &a;"},
 		{"<report><package name='p'>\n<class/></package></report>", "bad.xml:2: <class> without a name"},
@@ -245,12 +168,7 @@ func TestRefused(t *testing.T) {
 		{"<report><package name='p'>\n<sourcefile/></package></report>", "bad.xml:2: <sourcefile> without a name"},
 		{"<report><package name='p'>\n<class name='c'>", "bad.xml:2: the file ends inside <class>"},
 		{"<coverage/>", "bad.xml:1: element <coverage> where the root <report> was expected"},
-	} {
-		_, err := read(t, "bad.xml", []byte(tc.doc), input.Options{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%.70q: error %v, want %q", tc.doc, err, tc.want)
-		}
-	}
+	})
 }
 
 // TestOutside: lines before every method of their file are warned about
@@ -259,81 +177,46 @@ func TestOutside(t *testing.T) {
 	doc := `<report><package name="p"><class name="p/A" sourcefilename="A.java"><method name="m" line="5"><counter type="METHOD" missed="0" covered="1"/></method></class>` +
 		`<class name="p/B" sourcefilename="B.java"><method name="n"/></class>` +
 		`<sourcefile name="A.java"><line nr="2" mi="1" ci="0"/><line nr="5" mi="0" ci="3"/><line nr="6" mi="2" ci="0"/></sourcefile></package></report>`
-	res, err := read(t, "o.xml", []byte(doc), input.Options{})
+	res, err := inputtest.Read(t, Read, "o.xml", []byte(doc), input.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"o.xml: 1 line (first in p/A.java) lies before every method of its file and is not counted"}; !reflect.DeepEqual(res.warnings, want) {
-		t.Errorf("warnings %q, want %q", res.warnings, want)
+	if want := []string{"o.xml: 1 line (first in p/A.java) lies before every method of its file and is not counted"}; !reflect.DeepEqual(res.Warnings, want) {
+		t.Errorf("warnings %q, want %q", res.Warnings, want)
 	}
-	if got, want := setCounts(t, res.set), map[string]counts{"p.A": {1, 1, 0, 1}, "p.B": {0, 0, 1, 0}}; !reflect.DeepEqual(got, want) {
+	if got, want := setCounts(t, res.Set), map[string]counts{"p.A": {1, 1, 0, 1}, "p.B": {0, 0, 1, 0}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("counts %+v, want %+v", got, want)
 	}
 }
 
 func TestRegistered(t *testing.T) {
-	f, err := input.Lookup(FormatName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report, err := os.ReadFile(filepath.Join("testdata", "jacoco.xml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for head, want := range map[string]bool{
-		string(report[:150]):                    true,
+	inputtest.CheckRegistered(t, FormatName, map[string]bool{
 		"<report name='x'>\n<sessioninfo id=''": true,
 		"<report><title>x</title>":              false,
 		"<coverage>":                            false,
 		"":                                      false,
-	} {
-		if got := f.Sniff([]byte(head)); got != want {
-			t.Errorf("Sniff(%.50q) = %v", head, got)
-		}
-	}
-	m := &resultset.Memory{}
-	res, err := input.Read(context.Background(), "", bytes.NewReader(report), "jacoco.xml", m, input.Options{})
-	if err != nil || len(res) != 1 || res[0].Tables[lightcoverage.RoutinesData] != 9 {
-		t.Errorf("input.Read: %v %+v", err, res)
-	}
+	}, filepath.Join("testdata", "jacoco.xml"), 150, input.Options{}, map[string]int64{lightcoverage.RoutinesData: 9})
 }
 
 // TestEmpty: a report with no method and no line holds no result set, so
 // that export refuses it unless --allow-empty; a report of methods without
 // lines (classes compiled without debug information) is read.
 func TestEmpty(t *testing.T) {
-	for _, doc := range []string{
+	inputtest.CheckEmpty(t, Read, "empty.xml",
 		`<report name="x"/>`,
 		`<report name="x"><sessioninfo id="s" start="1" dump="2"/><counter type="LINE" missed="0" covered="0"/></report>`,
 		`<report name="x"><group name="g"><package name="p"/></group></report>`,
 		`<report name="x"><package name="p"><class name="p/I" sourcefilename="I.java"/><sourcefile name="I.java"/></package></report>`,
-	} {
-		m := &resultset.Memory{}
-		res, err := Read(context.Background(), strings.NewReader(doc), "empty.xml", m, input.Options{})
-		if err != nil || len(res) != 0 || len(m.Sets) != 0 {
-			t.Errorf("%s: %d results, %d sets, error %v; want none", doc, len(res), len(m.Sets), err)
-		}
-	}
-	res, err := read(t, "methods.xml", []byte(`<report name="x"><package name="p"><class name="p/A"><method name="m"><counter type="METHOD" missed="0" covered="1"/></method></class></package></report>`), input.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(res.set.Tables[lightcoverage.RoutinesData].Rows); n != 1 {
-		t.Errorf("methods without lines: %d routines, want 1", n)
-	}
+	)
+	inputtest.CheckRows(t, Read, "methods.xml", `<report name="x"><package name="p"><class name="p/A"><method name="m"><counter type="METHOD" missed="0" covered="1"/></method></class></package></report>`, lightcoverage.RoutinesData, 1)
 }
 
 // TestDeep: elements nested deeper than xmlscan.MaxDepth are refused with
 // an error naming the line, without recursion (3 million groups once
 // overflowed the stack).
 func TestDeep(t *testing.T) {
-	for _, doc := range []string{
-		"<report name='r'>\n" + strings.Repeat("<group name='g'>", 3_000_000),
-		"<report name='r'>\n" + strings.Repeat("<x>", 300) + strings.Repeat("</x>", 300) + "</report>",
-	} {
-		_, err := read(t, "deep.xml", []byte(doc), input.Options{})
-		if err == nil || !strings.Contains(err.Error(), "deep.xml:2: elements nested more than 256 deep, inside <") {
-			t.Errorf("%.40q: %v", doc, err)
-		}
-	}
+	inputtest.CheckDeep(t, Read,
+		"<report name='r'>\n"+strings.Repeat("<group name='g'>", 3_000_000),
+		"<report name='r'>\n"+strings.Repeat("<x>", 300)+strings.Repeat("</x>", 300)+"</report>",
+	)
 }

@@ -1,158 +1,60 @@
 package lcov
 
 import (
-	"bytes"
-	"context"
-	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/inputtest"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
 )
 
-// routine is one routine of a result set, joined from META_ROUTINES,
-// ROUTINES_DATA and LINES.
+// routine is one routine of a result set: what a tracefile gives of it.
 type routine struct {
 	File, Name, Module string
 	Line, Count        int64
 	Lines              map[int64]int64 // source line -> count
 }
 
-func num(t *testing.T, v any) int64 {
-	t.Helper()
-	switch x := v.(type) {
-	case int64:
-		return x
-	case ddl.Dec:
-		n, err := strconv.ParseInt(string(x), 10, 64)
-		if err != nil {
-			t.Fatalf("decimal %q: %v", x, err)
-		}
-		return n
-	}
-	t.Fatalf("unexpected value %#v (%T)", v, v)
-	return 0
-}
-
-func str(v any) string { s, _ := v.(string); return s }
-
-// routines returns the routines of set by "file:name".
+// routines returns the routines of set by "file:name"; all are at line
+// level.
 func routines(t *testing.T, set resultset.MemorySet) map[string]routine {
 	t.Helper()
-	meta, data, lines := set.Tables[lightcoverage.MetaRoutines], set.Tables[lightcoverage.RoutinesData], set.Tables[lightcoverage.Lines]
-	if meta == nil || data == nil || lines == nil || len(meta.Rows) != len(data.Rows) {
-		t.Fatalf("routine tables missing or inconsistent: %v", set.Order)
-	}
-	byID := map[int64]*routine{}
-	for i := range meta.Rows {
-		byID[num(t, meta.Value(i, "ID"))] = &routine{
-			File: str(meta.Value(i, "COL_SOURCE_FILE")), Name: str(meta.Value(i, "COL_ROUTINE_NAME")),
-			Module: str(meta.Value(i, "COL_MODULE_NAME")), Line: num(t, meta.Value(i, "COL_SOURCE_LINE")),
-			Lines: map[int64]int64{},
-		}
-		if pl := num(t, meta.Value(i, "COL_PROFILELINES")); pl != -1 {
-			t.Errorf("COL_PROFILELINES %d, want -1 (line level)", pl)
-		}
-	}
-	for i := range data.Rows {
-		byID[num(t, data.Value(i, "ID"))].Count = num(t, data.Value(i, "COL_MARK"))
-	}
-	for i := range lines.Rows {
-		r := byID[num(t, lines.Value(i, "PARENT_ID"))]
-		l := num(t, lines.Value(i, "COL_SOURCE_LINE"))
-		if _, dup := r.Lines[l]; dup {
-			t.Errorf("%s: line %d twice", r.Name, l)
-		}
-		r.Lines[l] = num(t, lines.Value(i, "COL_MARK"))
-	}
 	out := map[string]routine{}
-	for _, r := range byID {
-		out[r.File+":"+r.Name] = *r
+	for _, r := range inputtest.Routines(t, set) {
+		if r.ProfileLines != -1 {
+			t.Errorf("COL_PROFILELINES %d, want -1 (line level)", r.ProfileLines)
+		}
+		out[r.File+":"+r.Name] = routine{r.File, r.Name, r.Module, r.Line, r.Count, r.Lines}
 	}
 	return out
 }
 
-// percentages returns COL____COVERED by name of MODULES_DATA or
-// SOURCE_FILES_DATA.
-func percentages(t *testing.T, set resultset.MemorySet, table, nameCol string) map[string]float64 {
+func read(t *testing.T, name string, data []byte) (inputtest.Result, error) {
 	t.Helper()
-	out := map[string]float64{}
-	tb := set.Tables[table]
-	for i := range tb.Rows {
-		out[str(tb.Value(i, nameCol))] = tb.Value(i, "COL____COVERED").(float64)
-	}
-	return out
+	return inputtest.Read(t, Read, name, data, input.Options{})
 }
 
-func approx(got, want map[string]float64) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for k, w := range want {
-		if g, ok := got[k]; !ok || math.Abs(g-w) > 1e-9 {
-			return false
-		}
-	}
-	return true
-}
-
-type result struct {
-	set      resultset.MemorySet
-	warnings []string
-}
-
-func read(t *testing.T, name string, data []byte) (result, error) {
+func readTestdata(t *testing.T, file string) inputtest.Result {
 	t.Helper()
-	m := &resultset.Memory{}
-	var res result
-	_, err := Read(context.Background(), bytes.NewReader(data), name, m, input.Options{
-		Warnf: func(f string, a ...any) { res.warnings = append(res.warnings, fmt.Sprintf(f, a...)) },
-	})
-	if err != nil {
-		if len(m.Sets) != 0 {
-			t.Errorf("error %v, yet %d result sets committed", err, len(m.Sets))
-		}
-		return res, err
-	}
-	if len(m.Sets) != 1 {
-		t.Fatalf("%d result sets, want 1", len(m.Sets))
-	}
-	res.set = m.Sets[0]
-	return res, nil
-}
-
-func readTestdata(t *testing.T, file string) result {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := read(t, filepath.Join("testdata", file), data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return inputtest.ReadFile(t, Read, filepath.Join("testdata", file), input.Options{})
 }
 
 // checkC asserts what the C program in testdata/c gives, as lcov 1.16 and
 // gcc 12 record it (testdata/coverage.info; lcov22.info is the same in lcov
 // 2.2's layout).
-func checkC(t *testing.T, res result) {
+func checkC(t *testing.T, res inputtest.Result) {
 	t.Helper()
-	if len(res.warnings) != 0 {
-		t.Errorf("warnings: %q", res.warnings)
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings: %q", res.Warnings)
 	}
-	got := routines(t, res.set)
+	got := routines(t, res.Set)
 	want := map[string]routine{
 		"c/util.c:square":       {"c/util.c", "square", "c", 3, 5, map[int64]int64{3: 5, 5: 5}},
 		"c/util.c:clamp":        {"c/util.c", "clamp", "c", 8, 1, map[int64]int64{8: 1, 10: 1, 11: 0, 12: 1, 13: 1, 14: 0}},
@@ -166,18 +68,14 @@ func checkC(t *testing.T, res result) {
 		t.Errorf("routines\n got %+v\nwant %+v", got, want)
 	}
 	// util.c: 11 lines, 6 covered; main.c: 9 of 9; the folder c: 15 of 20.
-	if files := percentages(t, res.set, lightcoverage.SourceFilesData, "COL_FILE_NAME"); !approx(files, map[string]float64{"c/util.c": 600.0 / 11, "c/main.c": 100}) {
-		t.Errorf("source files %% covered %v", files)
-	}
-	if mods := percentages(t, res.set, lightcoverage.ModulesData, "COL_MODULE_NAME"); !approx(mods, map[string]float64{"c": 75}) {
-		t.Errorf("modules %% covered %v", mods)
-	}
+	inputtest.CheckCovered(t, res.Set, lightcoverage.SourceFilesData, "COL_FILE_NAME", map[string]float64{"c/util.c": 600.0 / 11, "c/main.c": 100})
+	inputtest.CheckCovered(t, res.Set, lightcoverage.ModulesData, "COL_MODULE_NAME", map[string]float64{"c": 75})
 }
 
 func TestLcov116(t *testing.T) {
 	res := readTestdata(t, "coverage.info")
-	if res.set.Header.Caption != "lcov: coverage.info" || res.set.Header.Profiler != lightcoverage.Name {
-		t.Errorf("header %+v", res.set.Header)
+	if res.Set.Header.Caption != "lcov: coverage.info" || res.Set.Header.Profiler != lightcoverage.Name {
+		t.Errorf("header %+v", res.Set.Header)
 	}
 	checkC(t, res)
 }
@@ -192,14 +90,7 @@ func TestLcov22(t *testing.T) {
 // --capture) into a temporary file and checks what does not depend on the
 // gcc version; under CI=true missing tools fail the test.
 func TestRegenerate(t *testing.T) {
-	for _, tool := range []string{"gcc", "lcov", "sh"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed (CI installs lcov): %v", tool, err)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	inputtest.NeedTools(t, "lcov", "gcc", "lcov", "sh")
 	out := filepath.Join(t.TempDir(), "coverage.info")
 	cmd := exec.Command("sh", filepath.Join("testdata", "make.sh"), out)
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -213,10 +104,10 @@ func TestRegenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.warnings) != 0 {
-		t.Errorf("warnings: %q", res.warnings)
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings: %q", res.Warnings)
 	}
-	got := routines(t, res.set)
+	got := routines(t, res.Set)
 	counts := map[string]int64{}
 	for k, r := range got {
 		counts[k] = r.Count
@@ -255,16 +146,14 @@ func TestRegenerate(t *testing.T) {
 			want[file] = hit / lines * 100
 		}
 	}
-	if files := percentages(t, res.set, lightcoverage.SourceFilesData, "COL_FILE_NAME"); !approx(files, want) {
-		t.Errorf("source files %% covered %v, want %v", files, want)
-	}
+	inputtest.CheckCovered(t, res.Set, lightcoverage.SourceFilesData, "COL_FILE_NAME", want)
 }
 
 // TestNode reads the tracefile of Node's lcov test reporter (Istanbul's
 // layout, no end lines): a function's lines run up to the next function.
 func TestNode(t *testing.T) {
 	res := readTestdata(t, "node.info")
-	got := routines(t, res.set)
+	got := routines(t, res.Set)
 	want := map[string]routine{
 		"calc.js:add": {"calc.js", "add", ".", 1, 4, map[int64]int64{1: 4, 2: 4, 3: 4, 4: 1}},
 		// Node reports the blank line 9 as run; without end lines it falls
@@ -280,11 +169,9 @@ func TestNode(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("routines\n got %+v\nwant %+v", got, want)
 	}
-	if files := percentages(t, res.set, lightcoverage.SourceFilesData, "COL_FILE_NAME"); !approx(files, map[string]float64{"calc.js": 1700.0 / 21, "calc.test.js": 100}) {
-		t.Errorf("source files %% covered %v", files)
-	}
-	if len(res.warnings) != 1 || !strings.Contains(res.warnings[0], "3 lines in 1 file (first SF:calc.test.js) lie outside every function") {
-		t.Errorf("warnings %q", res.warnings)
+	inputtest.CheckCovered(t, res.Set, lightcoverage.SourceFilesData, "COL_FILE_NAME", map[string]float64{"calc.js": 1700.0 / 21, "calc.test.js": 100})
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "3 lines in 1 file (first SF:calc.test.js) lie outside every function") {
+		t.Errorf("warnings %q", res.Warnings)
 	}
 }
 
@@ -307,7 +194,7 @@ func TestRegenerateNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := routines(t, res.set)
+	got := routines(t, res.Set)
 	if names := slices.Sorted(func(yield func(string) bool) {
 		for k := range got {
 			if !yield(k) {
@@ -331,10 +218,10 @@ func TestRegenerateNode(t *testing.T) {
 
 func TestLLVM(t *testing.T) {
 	res := readTestdata(t, "llvm.info")
-	if len(res.warnings) != 0 {
-		t.Errorf("warnings %q", res.warnings)
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings %q", res.Warnings)
 	}
-	got := routines(t, res.set)
+	got := routines(t, res.Set)
 	want := map[string]routine{
 		"/src/shapes.cpp:_Z4areai":         {"/src/shapes.cpp", "_Z4areai", "/src", 3, 2, map[int64]int64{3: 2, 4: 2, 5: 2}},
 		"/src/shapes.cpp:_ZN5Shape4drawEv": {"/src/shapes.cpp", "_ZN5Shape4drawEv", "/src", 8, 1, map[int64]int64{8: 1, 9: 1, 10: 0, 11: 1}},
@@ -343,11 +230,9 @@ func TestLLVM(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("routines\n got %+v\nwant %+v", got, want)
 	}
-	if files := percentages(t, res.set, lightcoverage.SourceFilesData, "COL_FILE_NAME"); !approx(files, map[string]float64{"/src/shapes.cpp": 60}) {
-		t.Errorf("source files %% covered %v", files)
-	}
-	if res.set.Header.Caption != "lcov: llvm.info" {
-		t.Errorf("caption %q", res.set.Header.Caption)
+	inputtest.CheckCovered(t, res.Set, lightcoverage.SourceFilesData, "COL_FILE_NAME", map[string]float64{"/src/shapes.cpp": 60})
+	if res.Set.Header.Caption != "lcov: llvm.info" {
+		t.Errorf("caption %q", res.Set.Header.Caption)
 	}
 }
 
@@ -355,7 +240,7 @@ func TestLLVM(t *testing.T) {
 // FN records; checksums on DA lines.
 func TestCoveragePy(t *testing.T) {
 	res := readTestdata(t, "coveragepy.info")
-	got := routines(t, res.set)
+	got := routines(t, res.Set)
 	want := map[string]routine{
 		"pkg/mod.py:helper": {"pkg/mod.py", "helper", "pkg", 4, 0, map[int64]int64{4: 1, 5: 0}},
 		"pkg/mod.py:loop":   {"pkg/mod.py", "loop", "pkg", 7, 1, map[int64]int64{7: 1, 8: 3}},
@@ -364,18 +249,14 @@ func TestCoveragePy(t *testing.T) {
 		t.Errorf("routines\n got %+v\nwant %+v", got, want)
 	}
 	// Lines 1 and 2 of mod.py and all of plain.py are outside functions.
-	if files := percentages(t, res.set, lightcoverage.SourceFilesData, "COL_FILE_NAME"); !approx(files, map[string]float64{"pkg/mod.py": 75}) {
-		t.Errorf("source files %% covered %v", files)
-	}
-	if mods := percentages(t, res.set, lightcoverage.ModulesData, "COL_MODULE_NAME"); !approx(mods, map[string]float64{"pkg": 75}) {
-		t.Errorf("modules %% covered %v", mods)
-	}
+	inputtest.CheckCovered(t, res.Set, lightcoverage.SourceFilesData, "COL_FILE_NAME", map[string]float64{"pkg/mod.py": 75})
+	inputtest.CheckCovered(t, res.Set, lightcoverage.ModulesData, "COL_MODULE_NAME", map[string]float64{"pkg": 75})
 	wantWarn := []string{
 		"testdata/coveragepy.info:19: SF:pkg/plain.py has no function records: its 2 lines are not counted",
 		"testdata/coveragepy.info: 2 lines in 1 file (first SF:pkg/mod.py) lie outside every function and are not counted",
 	}
-	if !slices.Equal(res.warnings, wantWarn) {
-		t.Errorf("warnings\n got %q\nwant %q", res.warnings, wantWarn)
+	if !slices.Equal(res.Warnings, wantWarn) {
+		t.Errorf("warnings\n got %q\nwant %q", res.Warnings, wantWarn)
 	}
 }
 
@@ -415,14 +296,14 @@ func TestExtents(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := map[string]map[int64]int64{}
-			for _, r := range routines(t, res.set) {
+			for _, r := range routines(t, res.Set) {
 				got[r.Name] = r.Lines
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("lines %v, want %v", got, tc.want)
 			}
-			if len(res.warnings) != tc.warnings {
-				t.Errorf("warnings %q", res.warnings)
+			if len(res.Warnings) != tc.warnings {
+				t.Errorf("warnings %q", res.Warnings)
 			}
 		})
 	}
@@ -437,7 +318,7 @@ func TestMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := routines(t, res.set)
+	got := routines(t, res.Set)
 	want := map[string]routine{
 		"a.c:f": {"a.c", "f", ".", 1, 5, map[int64]int64{1: 5, 2: 3}},
 		"a.c:g": {"a.c", "g", ".", 6, 0, map[int64]int64{6: 0}},
@@ -445,15 +326,15 @@ func TestMerge(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("routines\n got %+v\nwant %+v", got, want)
 	}
-	if res.set.Header.Caption != "lcov: m.info" {
-		t.Errorf("caption %q (two tests: none named)", res.set.Header.Caption)
+	if res.Set.Header.Caption != "lcov: m.info" {
+		t.Errorf("caption %q (two tests: none named)", res.Set.Header.Caption)
 	}
 	res, err = read(t, "dir/m.info", []byte("TN:unit\n"+trace[len("TN:one\n"):strings.Index(trace, "TN:two")]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.set.Header.Caption != "lcov: m.info (unit)" {
-		t.Errorf("caption %q", res.set.Header.Caption)
+	if res.Set.Header.Caption != "lcov: m.info (unit)" {
+		t.Errorf("caption %q", res.Set.Header.Caption)
 	}
 }
 
@@ -467,16 +348,16 @@ func TestWarnings(t *testing.T) {
 		"w.info: 2 XYZ: records of an unknown type ignored",
 		"w.info:3: FNDA for gone, which no FN of SF:a.c defines: ignored",
 	}
-	if !slices.Equal(res.warnings, want) {
-		t.Errorf("warnings\n got %q\nwant %q", res.warnings, want)
+	if !slices.Equal(res.Warnings, want) {
+		t.Errorf("warnings\n got %q\nwant %q", res.Warnings, want)
 	}
-	if r := routines(t, res.set)["a.c:f"]; r.Count != 0 || !reflect.DeepEqual(r.Lines, map[int64]int64{1: 0, 2: 0}) {
+	if r := routines(t, res.Set)["a.c:f"]; r.Count != 0 || !reflect.DeepEqual(r.Lines, map[int64]int64{1: 0, 2: 0}) {
 		t.Errorf("f: %+v", r)
 	}
 }
 
 func TestMalformed(t *testing.T) {
-	for _, tc := range []struct{ trace, want string }{
+	inputtest.CheckRefused(t, Read, "bad.info", input.Options{}, []inputtest.Refused{
 		{"SF:a.c\nDA:x,1\nend_of_record\n", "bad.info:2: DA line \"x\" is not a line number"},
 		{"SF:a.c\nDA:0,1\nend_of_record\n", "bad.info:2: DA line \"0\" is not a line number"},
 		{"SF:a.c\nDA:3\nend_of_record\n", "bad.info:2: malformed DA record"},
@@ -501,57 +382,25 @@ func TestMalformed(t *testing.T) {
 		{"SF:a.c\nhello world\nend_of_record\n", "bad.info:2: malformed record \"hello world\""},
 		{"SF:a.c\nda:1,1\nend_of_record\n", "bad.info:2: malformed record"},
 		{"SF:a.c\nDA:1," + strings.Repeat("9", maxLine) + "\n", "bad.info:2: line longer than"},
-	} {
-		_, err := read(t, "bad.info", []byte(tc.trace))
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%.60q: error %v, want %q", tc.trace, err, tc.want)
-		}
-	}
+	})
 }
 
 func TestRegistered(t *testing.T) {
-	f, err := input.Lookup("lcov")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for head, want := range map[string]bool{
+	inputtest.CheckRegistered(t, "lcov", map[string]bool{
 		"TN:\nSF:a.c\n": true, "SF:/x/a.c\n": true, "\n\n  TN:x\n": true, "\uFEFFTN:\n": true,
 		"mode: set\n": false, "DA:1,1\n": false, "": false, "<xml>": false,
-	} {
-		if got := f.Sniff([]byte(head)); got != want {
-			t.Errorf("Sniff(%q) = %v", head, got)
-		}
-	}
-	data, err := os.ReadFile(filepath.Join("testdata", "llvm.info"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &resultset.Memory{}
-	res, err := input.Read(context.Background(), "", bytes.NewReader(data), "llvm.info", m, input.Options{})
-	if err != nil || len(res) != 1 || res[0].Tables[lightcoverage.RoutinesData] != 3 || res[0].Tables[lightcoverage.Lines] != 10 {
-		t.Errorf("input.Read: %v %+v", err, res)
-	}
+	}, filepath.Join("testdata", "llvm.info"), 0, input.Options{}, map[string]int64{lightcoverage.RoutinesData: 3, lightcoverage.Lines: 10})
 }
 
 // TestEmpty: a tracefile with no DA record (no SF record, or SF records
 // with function records only) holds no result set, so that export refuses
 // it unless --allow-empty; one DA record makes one.
 func TestEmpty(t *testing.T) {
-	for _, trace := range []string{
+	inputtest.CheckEmpty(t, Read, "empty.info",
 		"",
 		"TN:unit\n",
 		"TN:\nSF:a.c\nend_of_record\n",
 		"TN:\nSF:a.c\nFN:1,f\nFNDA:3,f\nFNF:1\nFNH:1\nLF:0\nLH:0\nend_of_record\n",
-	} {
-		m := &resultset.Memory{}
-		res, err := Read(context.Background(), strings.NewReader(trace), "empty.info", m, input.Options{})
-		if err != nil || len(res) != 0 || len(m.Sets) != 0 {
-			t.Errorf("%q: %d results, %d sets, error %v; want none", trace, len(res), len(m.Sets), err)
-		}
-	}
-	m := &resultset.Memory{}
-	res, err := Read(context.Background(), strings.NewReader("SF:a.c\nFN:1,f\nDA:2,0\nend_of_record\n"), "one.info", m, input.Options{})
-	if err != nil || len(res) != 1 || len(m.Sets) != 1 || len(m.Sets[0].Tables[lightcoverage.Lines].Rows) != 1 {
-		t.Errorf("one DA record: %d results, %d sets, error %v; want one set of one line", len(res), len(m.Sets), err)
-	}
+	)
+	inputtest.CheckRows(t, Read, "one.info", "SF:a.c\nFN:1,f\nDA:2,0\nend_of_record\n", lightcoverage.Lines, 1)
 }
