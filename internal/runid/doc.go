@@ -25,7 +25,8 @@
 // tracked file has changes not committed. Untracked files are left out on
 // purpose: the profile being exported (c.out, a trace) is one, and would
 // mark every run dirty. git runs with a time bound (Options.Timeout) and
-// GIT_OPTIONAL_LOCKS=0, so it takes no lock on the repository.
+// GIT_OPTIONAL_LOCKS=0, so it takes no lock on the repository; of what it
+// prints, the first 4 KiB are kept.
 //
 // ParseLabel, ValidCommit and Apply check and apply what the user gives on
 // the command line (--label, --commit, --branch…): there a bad value is an

@@ -284,8 +284,8 @@ func FromGit(ctx context.Context, o Options) *resultset.Run {
 		cmd := exec.CommandContext(ctx, prog, args...)
 		cmd.Dir = o.Dir
 		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-		var out bytes.Buffer
-		cmd.Stdout = &out
+		out := &boundedBuffer{max: maxGitOutput}
+		cmd.Stdout = out
 		cmd.Stdin = nil
 		cmd.Stderr = nil
 		err := cmd.Run()
@@ -312,6 +312,30 @@ func FromGit(ctx context.Context, o Options) *resultset.Run {
 	}
 	return r
 }
+
+// maxGitOutput bounds what FromGit keeps of a git command's output: more
+// than any object name or branch it keeps (a longer answer is no commit, a
+// branch too long), and plenty to tell that git status printed something,
+// however many files it lists.
+const maxGitOutput = 4096
+
+// boundedBuffer keeps the first max bytes written to it and discards the
+// rest, so that a command's output costs at most max bytes of memory
+// however long it is. It has Write only (no ReadFrom, by which io.Copy
+// would fill a bytes.Buffer without bound).
+type boundedBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (b *boundedBuffer) String() string { return b.buf.String() }
 
 // ValidCommit reports whether s is a full git object name: 40 (SHA-1) or
 // 64 (SHA-256) hexadecimal digits, in either case.

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,6 +158,31 @@ func TestFromGitNothing(t *testing.T) {
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("hanging git: FromGit returned after %v, not at its timeout", d)
+	}
+}
+
+// TestFromGitLongOutput: a git that prints far more than a commit, a
+// branch or a status needs costs FromGit a bounded amount of memory: the
+// overlong branch is dropped, the long status still says dirty.
+func TestFromGitLongOutput(t *testing.T) {
+	const outSize = 32 << 20
+	fake := filepath.Join(t.TempDir(), "git")
+	script := "#!/bin/sh\ncase \"$1\" in\n" +
+		"rev-parse) echo " + sha2 + " ;;\n" +
+		"*) head -c " + strconv.Itoa(outSize) + " /dev/zero | tr '\\0' M ;;\nesac\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := runid.FromGit(context.Background(), runid.Options{Git: fake})
+	runtime.ReadMemStats(&after)
+	want := &resultset.Run{Commit: sha2, Dirty: boolp(true), CI: "git"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > outSize/4 {
+		t.Errorf("FromGit allocated %d bytes for git's %d-byte answers: its output is not bounded", n, 2*outSize)
 	}
 }
 
