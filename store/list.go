@@ -70,44 +70,13 @@ func (db *DB) list(ctx context.Context, counted bool) ([]Listing, error) {
 	var out []Listing
 	err := db.inCatalog(ctx, allSets, func(c *Catalog) error {
 		var err error
-		if out, err = c.list(ctx, counted, nil); err != nil || !counted {
-			return err
-		}
-		return c.attachRuns(ctx, out)
+		out, err = c.list(ctx, counted, nil)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list: %w", err)
 	}
 	return out, nil
-}
-
-// attachRuns sets the Run of each listing to the identity Select reads of
-// it, where PROFDB_RESULT_SETS has the columns Select reads (one made by
-// an earlier profdb, or a DBA, may lack them: no identity is recorded
-// there).
-func (c *Catalog) attachRuns(ctx context.Context, out []Listing) error {
-	if !c.Has(profilers.ResultSetsTable) {
-		return nil
-	}
-	cols := append([]string{ddl.InstID, profilers.ColExportedAt, profilers.ColHost, profilers.ColInput, profilers.ColVersion,
-		profilers.ColDeletedAt}, profilers.IdentityColumns...)
-	if ok, err := c.hasCols(ctx, profilers.ResultSetsTable, cols...); err != nil || !ok {
-		return err
-	}
-	sel, err := c.Select(ctx, Filter{})
-	if err != nil {
-		return err
-	}
-	runs := make(map[int64]*resultset.Run, len(sel))
-	for _, l := range sel {
-		if l.Run != nil {
-			runs[l.InstID] = l.Run
-		}
-	}
-	for i := range out {
-		out[i].Run = runs[out[i].InstID]
-	}
-	return nil
 }
 
 // ErrNoResultSets is wrapped by the errors that say there is no database
@@ -163,6 +132,11 @@ func (c *Catalog) list(ctx context.Context, counted bool, ids []int64) ([]Listin
 	}
 	if err := c.recorded(ctx, out, ids); err != nil {
 		return nil, err
+	}
+	if counted {
+		if err := c.labels(ctx, out); err != nil {
+			return nil, err
+		}
 	}
 	rels, err := c.relations(ctx, ids)
 	if err != nil {
@@ -302,16 +276,26 @@ func (c *Catalog) instances(ctx context.Context, ids []int64) ([]Listing, error)
 
 // recorded fills in what PROFDB_RESULT_SETS records of the listed result
 // sets, when the database has that table: of those ids names, read by
-// INST_ID, or of every one.
+// INST_ID, or of every one. Where the table has the identity columns (one
+// an earlier profdb made may lack them), each one's Run is read with the
+// rest, as Select reads it (the labels are read apart: Catalog.labels).
 func (c *Catalog) recorded(ctx context.Context, out []Listing, ids []int64) error {
 	if !c.Has(profilers.ResultSetsTable) || len(out) == 0 {
 		return nil
 	}
-	cols, err := c.mustCols(ctx, profilers.ResultSetsTable, ddl.InstID, profilers.ColExportedAt, profilers.ColHost,
-		profilers.ColInput, profilers.ColVersion, profilers.ColDeletedAt)
+	names := []string{ddl.InstID, profilers.ColExportedAt, profilers.ColHost, profilers.ColInput, profilers.ColVersion, profilers.ColDeletedAt}
+	identity, err := c.hasCols(ctx, profilers.ResultSetsTable, profilers.IdentityColumns...)
 	if err != nil {
 		return err
 	}
+	if identity {
+		names = append(names, profilers.ColCommit, profilers.ColBranch, profilers.ColDirty, profilers.ColCI, profilers.ColBuildID, profilers.ColBuildURL)
+	}
+	cols, err := c.mustCols(ctx, profilers.ResultSetsTable, names...)
+	if err != nil {
+		return err
+	}
+	read := append(cols[:5:5], cols[6:]...) // all but DELETED_AT
 	at := make(map[int64]int, len(out))
 	for i, l := range out {
 		at[l.InstID] = i
@@ -322,8 +306,8 @@ func (c *Catalog) recorded(ctx context.Context, out []Listing, ids []int64) erro
 	} else {
 		where += " AND "
 	}
-	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s%s%s IS NULL",
-		cols[0], cols[1], cols[2], cols[3], cols[4], c.qualified(profilers.ResultSetsTable), where, cols[5]), args...)
+	rows, err := c.q.QueryContext(ctx, fmt.Sprintf("SELECT %s FROM %s%s%s IS NULL",
+		strings.Join(read, ", "), c.qualified(profilers.ResultSetsTable), where, cols[5]), args...)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
 	}
@@ -331,11 +315,17 @@ func (c *Catalog) recorded(ctx context.Context, out []Listing, ids []int64) erro
 	for rows.Next() {
 		var inst int64
 		var when, host, input, version sql.NullString
-		if err := rows.Scan(&inst, &when, &host, &input, &version); err != nil {
+		var id runColumns
+		dest := []any{&inst, &when, &host, &input, &version}
+		if identity {
+			dest = append(dest, id.dest()...)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("read %s: %w", profilers.ResultSetsTable, err)
 		}
 		if i, ok := at[inst]; ok {
 			out[i].ExportedAt, out[i].Host, out[i].Input, out[i].Version = when.String, host.String, input.String, version.String
+			out[i].Run = id.run()
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -66,6 +66,30 @@ func TestRuns(t *testing.T) {
 				t.Errorf("Runs of none: %v, %v", got, err)
 			}
 
+			// List gives each result set the identity Select gives it.
+			listed, err := db.List(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			selected, err := db.Select(ctx, store.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			listRuns, selectRuns := map[int64]*resultset.Run{}, map[int64]*resultset.Run{}
+			for _, l := range listed {
+				if l.Run != nil {
+					listRuns[l.InstID] = l.Run
+				}
+			}
+			for _, l := range selected {
+				if l.Run != nil {
+					selectRuns[l.InstID] = l.Run
+				}
+			}
+			if len(listRuns) != 4 || !reflect.DeepEqual(listRuns, selectRuns) || !reflect.DeepEqual(listRuns[ids[0]], &full) {
+				t.Errorf("List's runs:\n got  %+v\n want %+v as Select's", runsText(listRuns), runsText(selectRuns))
+			}
+
 			// One AQTime wrote: none of profdb's own tables.
 			for _, tb := range profilers.Own() {
 				if _, err := db.SQL().ExecContext(ctx, "DROP TABLE "+db.Dialect().Quote(db.Dialect().StoredName(tb.Name))); err != nil {

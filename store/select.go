@@ -203,22 +203,17 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	rows.Close()
 	if len(unknown) > 0 {
 		// Written by a profdb that did not record the profiler: RELATIONS
-		// tells it, read by INST_ID for a few, else whole in one query.
-		var all map[int64]map[string]string
-		if len(unknown) > relationsEach {
-			if all, err = c.relations(ctx, nil); err != nil {
-				return nil, err
-			}
+		// tells it, read in one query (by INST_ID unless they are many).
+		ids := make([]int64, len(unknown))
+		for j, i := range unknown {
+			ids[j] = out[i].InstID
+		}
+		rels, err := c.relations(ctx, ids)
+		if err != nil {
+			return nil, err
 		}
 		for _, i := range unknown {
-			id := out[i].InstID
-			rels := all
-			if rels == nil {
-				if rels, err = c.relations(ctx, []int64{id}); err != nil {
-					return nil, err
-				}
-			}
-			if def, ok := profilerOf(rels[id]); ok {
+			if def, ok := profilerOf(rels[out[i].InstID]); ok {
 				out[i].Profiler = def.Name
 			}
 		}
@@ -248,10 +243,6 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	}
 	return out, nil
 }
-
-// relationsEach is the most result sets whose RELATIONS rows Select reads
-// one by one; for more it reads the table once.
-const relationsEach = 16
 
 // selectUnrecorded is Select on a database without PROFDB_RESULT_SETS.
 func (c *Catalog) selectUnrecorded(ctx context.Context, f Filter) ([]Listing, error) {

@@ -1,10 +1,12 @@
 package store_test
 
 import (
+	"slices"
 	"testing"
 
 	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
@@ -94,6 +96,31 @@ func TestSelect(t *testing.T) {
 			}
 			if all[1].Run.Dirty != nil || all[1].Run.Labels != nil {
 				t.Errorf("unknown dirtiness or labels read back as %+v", all[1].Run)
+			}
+
+			// Rows that name no profiler (an earlier profdb's): RELATIONS
+			// tells it.
+			db := x.DB()
+			q := func(name string) string { return db.Dialect().Quote(db.Dialect().StoredName(name)) }
+			if _, err := db.SQL().ExecContext(ctx, "UPDATE "+q(profilers.ResultSetsTable)+" SET "+q(profilers.ColProfiler)+" = NULL"); err != nil {
+				t.Fatal(err)
+			}
+			for f, want := range map[string][]int64{"": ids, lightcoverage.Name: {ids[0], ids[2], ids[3]}, functiontrace.Name: {ids[1]}} {
+				got, err := db.Select(ctx, store.Filter{Profiler: f})
+				var gotIDs []int64
+				for _, l := range got {
+					gotIDs = append(gotIDs, l.InstID)
+					of := lightcoverage.Name
+					if l.InstID == ids[1] {
+						of = functiontrace.Name
+					}
+					if l.Profiler != of {
+						t.Errorf("profiler %q: INST_ID %d is of %q, want %q", f, l.InstID, l.Profiler, of)
+					}
+				}
+				if err != nil || !slices.Equal(gotIDs, want) {
+					t.Errorf("profiler %q, none recorded: %v, %v; want %v", f, gotIDs, err, want)
+				}
 			}
 		})
 	}

@@ -109,14 +109,8 @@ func (db *DB) Named(ctx context.Context, s Selection) (ids []int64, undated int,
 	if !s.ExportedBefore.IsZero() {
 		reach = allSets
 	}
-	err = db.inSnapshot(ctx, reach, func(sn *snapshot) error {
-		c, err := db.Catalog(ctx, sn.q)
-		if err != nil {
-			return err
-		}
-		if !c.Has(profilers.InstancesTable) {
-			return db.NoInstances()
-		}
+	err = db.inCatalog(ctx, reach, func(c *Catalog) error {
+		var err error
 		if !s.ExportedBefore.IsZero() {
 			if list, err = c.instances(ctx, nil); err != nil {
 				return err
@@ -182,14 +176,8 @@ func (c *Catalog) heldOf(ctx context.Context, s Selection) ([]Listing, error) {
 // cost grows with their rows, not with the database.
 func (db *DB) ListOf(ctx context.Context, ids []int64) ([]Listing, error) {
 	var out []Listing
-	err := db.inSnapshot(ctx, fewSets, func(s *snapshot) error {
-		c, err := db.Catalog(ctx, s.q)
-		if err != nil {
-			return err
-		}
-		if !c.Has(profilers.InstancesTable) {
-			return db.NoInstances()
-		}
+	err := db.inCatalog(ctx, fewSets, func(c *Catalog) error {
+		var err error
 		out, err = c.List(ctx, ids...)
 		return err
 	})

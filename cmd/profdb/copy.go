@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -159,12 +158,10 @@ func (o *copyOptions) selected(ctx context.Context, src *store.DB, counted bool)
 	if err != nil {
 		return nil, 0, err
 	}
-	insts := picked
+	insts := picked // ListOf lists those picked, and no other
 	var total int64
 	for _, l := range list {
-		if !o.inst.given() || slices.Contains(picked, l.InstID) {
-			total += l.Rows
-		}
+		total += l.Rows
 		if !o.inst.given() {
 			insts = append(insts, l.InstID)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -77,26 +76,20 @@ func (ff *filterFlags) filter(now time.Time) (store.Filter, error) {
 	return f, nil
 }
 
-// parseSince reads --since: a date (midnight UTC), an RFC 3339 time, or a
-// duration before now (Go's, or a whole number of days: 30d).
+// parseSince reads --since: a date (midnight UTC), an RFC 3339 time, or
+// an age before now as --older-than takes it (parseAge: 90m, 36h, 30d,
+// 2w).
 func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
 	if t, err := time.Parse(time.DateOnly, s); err == nil {
 		return t, nil
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if d, err := time.ParseDuration(days + "h"); err == nil && d >= 0 {
-			return now.Add(-24 * d), nil
-		}
-	}
-	d, err := time.ParseDuration(s)
+	age, err := parseAge(s)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if d < 0 {
-		return time.Time{}, fmt.Errorf("negative duration %s", s)
-	}
-	return now.Add(-d), nil
+	return now.Add(-age), nil
 }

@@ -131,5 +131,5 @@ func identityCells(r *resultset.Run) []string {
 	if commit != "" && r.Dirty != nil && *r.Dirty {
 		commit += "+"
 	}
-	return []string{textout.OrDash(commit), termtext.Name(textout.OrDash(r.Branch)), termtext.Name(textout.OrDash(readback.LabelText(r.Labels)))}
+	return []string{termtext.Name(textout.OrDash(commit)), termtext.Name(textout.OrDash(r.Branch)), termtext.Name(textout.OrDash(readback.LabelText(r.Labels)))}
 }

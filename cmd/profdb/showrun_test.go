@@ -145,6 +145,7 @@ func TestHostileRunIdentity(t *testing.T) {
 		"UPDATE {"+profilers.ResultSetsTable+"} SET {"+profilers.ColBranch+"} = "+sql(evil)+" WHERE {INST_ID} = 1",
 		"INSERT INTO {"+profilers.LabelsTable+"} ({INST_ID}, {"+profilers.ColLabelKey+"}, {"+profilers.ColLabelValue+"}) VALUES (1, 'k', "+sql(evil)+")",
 		"UPDATE {"+profilers.ResultSetsTable+"} SET {"+profilers.ColBuildURL+"} = "+sql("https://ci.example/1\x1b[2J")+" WHERE {INST_ID} = 2",
+		"UPDATE {"+profilers.ResultSetsTable+"} SET {"+profilers.ColCommit+"} = "+sql("\x1b[2Jabcdef")+" WHERE {INST_ID} = 2",
 	)
 	t.Setenv("COLUMNS", "100")
 	out := runClean(t, 0, "show", "--db", dsn, "1")
@@ -155,6 +156,9 @@ func TestHostileRunIdentity(t *testing.T) {
 	}
 	if out := runClean(t, 0, "show", "--db", dsn, "2"); !strings.Contains(out, termtext.Name("https://ci.example/1\x1b[2J")) {
 		t.Errorf("show 2 does not print the URL escaped:\n%s", out)
+	}
+	if out := runClean(t, 0, "list", "--db", dsn); !strings.Contains(out, termtext.Name(evil)) || !strings.Contains(out, termtext.Name("\x1b[2Jabcdef")) {
+		t.Errorf("list does not print the branch and the commit escaped:\n%s", out)
 	}
 	run, _ := shownRun(t, runClean(t, 0, "show", "--db", dsn, "--json", "1"))
 	if run == nil || run.Branch != evil || run.Labels["k"] != evil || run.BuildURL != "javascript:alert(1)" {
