@@ -96,6 +96,18 @@ func (t *Trace) Format(ticks int64) string {
 	return FormatTime(s*1000, "ms")
 }
 
+// TimeScale returns what turns the ticks of Function Trace result set in,
+// and of those that compare with it (Comparable: one counter, one
+// frequency), into one unit: milliseconds when the counter gives a
+// frequency, else its ticks (Trace.Unit names the unit).
+func TimeScale(in Instance) (scale float64, unit string) {
+	t := Trace{Counter: in.CounterName, Frequency: in.CounterFrequency.Float()}
+	if t.Frequency > 0 {
+		return 1000 / t.Frequency, t.Unit()
+	}
+	return 1, t.Unit()
+}
+
 // Unit names what times are measured in.
 func (t *Trace) Unit() string {
 	if t.Frequency > 0 {

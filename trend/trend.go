@@ -171,7 +171,7 @@ func Compute(ctx context.Context, r *readback.Reader, o Options) (*Trend, error)
 		t.Runs = append(t.Runs, run)
 	}
 	if t.Profiler == functiontrace.Name {
-		t.Unit = timeUnit(ins[0])
+		_, t.Unit = readback.TimeScale(ins[0])
 	}
 	t.Series = t.series(ins[0])
 	if len(ins) > 1 {
@@ -233,21 +233,6 @@ func Describe(f store.Filter) string {
 		return "(the database holds none)"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// timeUnit is the unit a trace's times are shown in.
-func timeUnit(in readback.Instance) string {
-	t := readback.Trace{Counter: in.CounterName, Frequency: in.CounterFrequency.Float()}
-	return t.Unit()
-}
-
-// Time converts a Function Trace time in ticks to the trend's unit: ms
-// when the frequency is known, else ticks.
-func Time(ticks int64, frequency float64) float64 {
-	if frequency > 0 {
-		return float64(ticks) * 1000 / frequency
-	}
-	return float64(ticks)
 }
 
 func itemFigures(ctx context.Context, r *readback.Reader, in readback.Instance, o Options) (*ItemFigures, error) {
@@ -335,19 +320,20 @@ func (t *Trend) series(first readback.Instance) []Series {
 		}
 		return p.Float(), true
 	}
-	tm := func(p *int64, f *readback.Figures) (float64, bool) {
+	// The runs' counters are one (readback.Comparable), so one scale.
+	scale, _ := readback.TimeScale(first)
+	tm := func(p *int64) (float64, bool) {
 		if p == nil {
 			return 0, false
 		}
-		return Time(*p, f.Frequency), true
+		return float64(*p) * scale, true
 	}
-	freq := first.CounterFrequency.Float()
 	switch t.Profiler {
 	case lightcoverage.Name:
 		add("line_coverage", "line coverage", "%", func(r Run) (float64, bool) { return pct(r.Figures.Lines) })
 		add("routine_coverage", "routine coverage", "%", func(r Run) (float64, bool) { return pct(r.Figures.Routines) })
 	case functiontrace.Name:
-		add("total_time", "total time", t.Unit, func(r Run) (float64, bool) { return tm(r.Figures.TotalTime, r.Figures) })
+		add("total_time", "total time", t.Unit, func(r Run) (float64, bool) { return tm(r.Figures.TotalTime) })
 		add("calls", "calls", "calls", func(r Run) (float64, bool) { return i64(r.Figures.Calls) })
 	case resource.Name:
 		add("live_objects", "live objects", "objects", func(r Run) (float64, bool) { return dec(r.Figures.LiveCount) })
@@ -377,8 +363,8 @@ func (t *Trend) series(first readback.Instance) []Series {
 	}
 	ticks := func(p func(*ItemFigures) *int64) func(Run) (float64, bool) {
 		return func(r Run) (float64, bool) {
-			if it := item(r); it != nil && p(it) != nil {
-				return Time(*p(it), freq), true
+			if it := item(r); it != nil {
+				return tm(p(it))
 			}
 			return 0, false
 		}
@@ -414,10 +400,11 @@ func movers(ctx context.Context, r *readback.Reader, a, b readback.Instance, o O
 			return nil
 		})
 	case functiontrace.Name:
-		freq := a.CounterFrequency.Float()
-		m.Kind, m.Figure, m.Unit = "routine", "own time", timeUnit(a)
+		var scale float64
+		scale, m.Unit = readback.TimeScale(a)
+		m.Kind, m.Figure = "routine", "own time"
 		err = r.OwnTimes(ctx, a, b, func(id readback.RoutineID, ownA, ownB int64) error {
-			all = append(all, Mover{Name: id.FullName(), A: Time(ownA, freq), B: Time(ownB, freq), InA: ownA != 0, InB: ownB != 0})
+			all = append(all, Mover{Name: id.FullName(), A: float64(ownA) * scale, B: float64(ownB) * scale, InA: ownA != 0, InB: ownB != 0})
 			return nil
 		})
 	case resource.Name, referencecount.Name:
