@@ -1,12 +1,10 @@
 package trend
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -388,14 +386,26 @@ func movers(ctx context.Context, r *readback.Reader, a, b readback.Instance, o O
 		top = 10
 	}
 	m := &Movers{A: a.InstID, B: b.InstID}
-	var all []Mover
+	// The items that changed, kept by readback.Top: memory grows with
+	// top, not with the items.
+	moved := readback.NewTop(top, func(x, y Mover) bool {
+		if dx, dy := math.Abs(x.Delta()), math.Abs(y.Delta()); dx != dy {
+			return dx > dy
+		}
+		return x.Name < y.Name
+	})
+	add := func(x Mover) {
+		if x.Delta() != 0 {
+			moved.Add(x)
+		}
+	}
 	var err error
 	switch a.Profiler {
 	case lightcoverage.Name:
 		m.Kind, m.Figure, m.Unit = "source file", "line coverage", "%"
 		err = r.FileCoverage(ctx, a, b, func(f readback.FilePair) error {
 			if f.InA && f.InB && f.A.Total > 0 && f.B.Total > 0 {
-				all = append(all, Mover{Name: f.Name, A: f.A.Percent(), B: f.B.Percent(), InA: true, InB: true})
+				add(Mover{Name: f.Name, A: f.A.Percent(), B: f.B.Percent(), InA: true, InB: true})
 			}
 			return nil
 		})
@@ -404,7 +414,7 @@ func movers(ctx context.Context, r *readback.Reader, a, b readback.Instance, o O
 		scale, m.Unit = readback.TimeScale(a)
 		m.Kind, m.Figure = "routine", "own time"
 		err = r.OwnTimes(ctx, a, b, func(id readback.RoutineID, ownA, ownB int64) error {
-			all = append(all, Mover{Name: id.FullName(), A: float64(ownA) * scale, B: float64(ownB) * scale, InA: ownA != 0, InB: ownB != 0})
+			add(Mover{Name: id.FullName(), A: float64(ownA) * scale, B: float64(ownB) * scale, InA: ownA != 0, InB: ownB != 0})
 			return nil
 		})
 	case resource.Name, referencecount.Name:
@@ -414,29 +424,14 @@ func movers(ctx context.Context, r *readback.Reader, a, b readback.Instance, o O
 			if c.Module != "" {
 				name = c.Module + ": " + c.Name
 			}
-			all = append(all, Mover{Name: name, A: c.LiveCount[0], B: c.LiveCount[1], InA: c.InA, InB: c.InB})
+			add(Mover{Name: name, A: c.LiveCount[0], B: c.LiveCount[1], InA: c.InA, InB: c.InB})
 			return nil
 		})
 	}
 	if err != nil {
 		return nil, err
 	}
-	changed := all[:0]
-	for _, x := range all {
-		if x.Delta() != 0 {
-			changed = append(changed, x)
-		}
-	}
-	slices.SortFunc(changed, func(x, y Mover) int {
-		if c := cmp.Compare(math.Abs(y.Delta()), math.Abs(x.Delta())); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Name, y.Name)
-	})
-	m.Total = int64(len(changed))
-	if len(changed) > top {
-		changed = changed[:top]
-	}
-	m.Items = append([]Mover{}, changed...)
+	l := moved.List()
+	m.Items, m.Total = l.Items, l.Total
 	return m, nil
 }
