@@ -8,22 +8,9 @@ import (
 	"github.com/profdb/profdb/readback"
 )
 
-// timeScale returns what turns the ticks of result sets that compare
-// (readback.Comparable: one counter, one frequency) into one unit:
-// milliseconds when the counter gives a frequency, else its ticks.
-func timeScale(now readback.Instance) (scale float64, unit string) {
-	if q := now.CounterFrequency.Float(); q > 0 {
-		return 1000 / q, "ms"
-	}
-	if now.CounterName == "" {
-		return 1, "ticks"
-	}
-	return 1, now.CounterName
-}
-
 func maxTimeIncrease(ctx context.Context, r *readback.Reader, base, now readback.Instance, limit float64, top int) (Rule, error) {
 	rule := Rule{Name: RuleMaxTimeIncrease, Limit: limit}
-	f, unit := timeScale(now)
+	f, unit := readback.TimeScale(now)
 	tb, err := r.TotalTime(ctx, base)
 	if err != nil {
 		return rule, err

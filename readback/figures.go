@@ -59,11 +59,9 @@ func (r *Reader) Figures(ctx context.Context, in Instance) (*Figures, error) {
 		if err := r.need(in, ftRoutines, ftMetaRoutines, ftThreads, ftCallTrace); err != nil {
 			return nil, err
 		}
-		// TotalTime's and Calls' figures in one pass over the calls.
-		var v traceFigures
-		err := query(ctx, r, in.InstID, traceFiguresSQL, func(row *traceFigures) bool { v = *row; return false })
+		v, err := r.traceFigures(ctx, in.InstID)
 		if err != nil {
-			return nil, fmt.Errorf("read: result set %d: total time and calls: %w", in.InstID, err)
+			return nil, err
 		}
 		f.TotalTime, f.Calls = &v.Total, &v.Calls
 		f.Frequency, f.Counter = in.CounterFrequency.Float(), in.CounterName
@@ -97,12 +95,24 @@ type traceFigures struct {
 	Total int64 `db:"total"`
 }
 
+// traceFigures reads the calls and total time of Function Trace result
+// set inst (traceFiguresSQL): the one place they are computed, for show
+// (Trace), check (TotalTime) and trend (Figures).
+func (r *Reader) traceFigures(ctx context.Context, inst int64) (traceFigures, error) {
+	var v traceFigures
+	err := query(ctx, r, inst, traceFiguresSQL, func(row *traceFigures) bool { v = *row; return false })
+	if err != nil {
+		return v, fmt.Errorf("read: result set %d: total time and calls: %w", inst, err)
+	}
+	return v, nil
+}
+
 // traceFiguresSQL reads a Function Trace result set's calls (Calls: per
 // routine of CALL_TRACE, its ROUTINES row's hit count, else its calls
 // counted, as routineTimes reads them, added up) and total time
-// (TotalTime: the time with children of the calls with no caller) in one
-// pass over its CALL_TRACE rows, without the routines' names that
-// routineTimes joins for show.
+// (TotalTime: the time with children of the calls with no caller, over
+// every thread) in one pass over its CALL_TRACE rows, without the
+// routines' names that routineTimes joins for show.
 const traceFiguresSQL = `SELECT COALESCE(SUM(COALESCE({rt.` + ftRoutines + `.COL_HIT_COUNT}, a.n)), 0) AS calls,
 	COALESCE(SUM(a.roots), 0) AS total
 	FROM (SELECT COALESCE({c.` + ftCallTrace + `.COL_ROUTINE_NAME}, -1) AS rid, COUNT(*) AS n,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // Trace is the summary of a Function Trace result set. Times are in the
@@ -98,6 +96,18 @@ func (t *Trace) Format(ticks int64) string {
 	return FormatTime(s*1000, "ms")
 }
 
+// TimeScale returns what turns the ticks of Function Trace result set in,
+// and of those that compare with it (Comparable: one counter, one
+// frequency), into one unit: milliseconds when the counter gives a
+// frequency, else its ticks (Trace.Unit names the unit).
+func TimeScale(in Instance) (scale float64, unit string) {
+	t := Trace{Counter: in.CounterName, Frequency: in.CounterFrequency.Float()}
+	if t.Frequency > 0 {
+		return 1000 / t.Frequency, t.Unit()
+	}
+	return 1, t.Unit()
+}
+
 // Unit names what times are measured in.
 func (t *Trace) Unit() string {
 	if t.Frequency > 0 {
@@ -137,11 +147,12 @@ func (r *Reader) trace(ctx context.Context, in Instance, o Options) (*Trace, err
 	for i := range all {
 		all[i].WithChild = cum[i]
 		t.names[all[i].RecID] = all[i]
-		t.Calls += all[i].Calls
 	}
-	if t.TotalTime, err = r.TotalTime(ctx, in); err != nil {
+	fig, err := r.traceFigures(ctx, in.InstID)
+	if err != nil {
 		return nil, err
 	}
+	t.TotalTime, t.Calls = fig.Total, fig.Calls
 	t.ByOwn = sorted(all, o.top(), func(a, b RoutineTime) bool { return a.Own > b.Own })
 	t.ByTotal = sorted(all, o.top(), func(a, b RoutineTime) bool { return a.WithChild > b.WithChild })
 	t.ByCalls = sorted(all, o.top(), func(a, b RoutineTime) bool { return a.Calls > b.Calls })
@@ -171,20 +182,15 @@ func (r *Reader) trace(ctx context.Context, in Instance, o Options) (*Trace, err
 
 // TotalTime reads the total time of Function Trace result set in, in its
 // counter's ticks: the time with children of its top-level calls (those
-// with no caller, COL_PARENT_NO -1), over every thread. show's total time
-// and check's max-time-increase rule read it.
+// with no caller, COL_PARENT_NO -1), over every thread, as show's total
+// time and trend read it (traceFigures). check's max-time-increase rule
+// reads it.
 func (r *Reader) TotalTime(ctx context.Context, in Instance) (int64, error) {
-	if err := r.need(in, ftCallTrace); err != nil {
+	if err := r.need(in, ftRoutines, ftCallTrace); err != nil {
 		return 0, err
 	}
-	var total int64
-	err := scan(ctx, r, in.InstID, `SELECT COALESCE(SUM({c.`+ftCallTrace+`.COL__S_WITH_CHILDREN}), 0) FROM {c:`+ftCallTrace+`}
-		WHERE {c.`+ftCallTrace+`.INST_ID} = {?} AND {c.`+ftCallTrace+`.COL_PARENT_NO} = -1`,
-		func(rows *sqlx.Rows) error { return rows.Scan(&total) })
-	if err != nil {
-		return 0, fmt.Errorf("read: result set %d: total time: %w", in.InstID, err)
-	}
-	return total, nil
+	v, err := r.traceFigures(ctx, in.InstID)
+	return v.Total, err
 }
 
 // sorted returns the first n of all by less, ties by REC_ID.

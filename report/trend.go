@@ -23,9 +23,8 @@ type trendPage struct {
 
 type trendRun struct {
 	trend.Run
-	Commit, Branch, BuildID string
-	BuildURL                string // "" unless http(s)
-	Values                  []string
+	View   runView // the run's identity as a result set's page shows it; zero when none
+	Values []string
 }
 
 // Chart geometry, in SVG user units.
@@ -60,9 +59,8 @@ func trendPageOf(t *trend.Trend) *trendPage {
 	}
 	for i, run := range t.Runs {
 		r := trendRun{Run: run}
-		if id := run.Identity; id != nil {
-			r.Commit, r.Branch, r.BuildID = id.Commit, id.Branch, id.BuildID
-			r.BuildURL = webURL(id.BuildURL)
+		if v := runViewOf(run.Identity); v != nil {
+			r.View = *v
 		}
 		for _, s := range t.Series {
 			v := "-"

@@ -47,9 +47,14 @@ func trendPages(t *testing.T) (string, []trendCase) {
 
 var pointRE = regexp.MustCompile(`<a class="point" href="#run-(\d+)" data-inst="(\d+)">`)
 
+// commitRE is a run's commit cell: its first 12 digits, the whole name in
+// the title.
+var commitRE = regexp.MustCompile(`<td title="([0-9a-f]{40})">([0-9a-f]+)</td>`)
+
 // TestTrendPage: the trend page draws one point per run and series, each
 // linking to its run's row; the CSP is the report's; the hostile file
-// name and caption stay text; a build URL that is not http(s) is no link.
+// name and caption stay text; a build URL that is not http(s) is no link;
+// a commit is shown by its first 12 digits, as on a result set's page.
 func TestTrendPage(t *testing.T) {
 	dsn, cases := trendPages(t)
 	for _, c := range cases {
@@ -74,6 +79,15 @@ func TestTrendPage(t *testing.T) {
 		if c.name == "coverage" {
 			if !strings.Contains(page, `<a href="https://ci.example/build/2?a=1&amp;b=%3c2%3e" rel="noopener noreferrer">2</a>`) {
 				t.Errorf("coverage: no link to the build of run 2")
+			}
+			cells := commitRE.FindAllStringSubmatch(page, -1)
+			if len(cells) != len(c.runs) {
+				t.Errorf("coverage: %d commit cells, want %d", len(cells), len(c.runs))
+			}
+			for _, m := range cells {
+				if m[2] != m[1][:12] {
+					t.Errorf("coverage: commit %s shown as %s, want its first 12 digits as a result set's page shows it", m[1], m[2])
+				}
 			}
 			if strings.Count(page, `rel="noopener noreferrer"`) != len(c.runs)-1 {
 				t.Errorf("coverage: %d build links, want %d (the first run's URL is not http)", strings.Count(page, `rel="noopener noreferrer"`), len(c.runs)-1)

@@ -1,12 +1,10 @@
 package trend
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -171,7 +169,7 @@ func Compute(ctx context.Context, r *readback.Reader, o Options) (*Trend, error)
 		t.Runs = append(t.Runs, run)
 	}
 	if t.Profiler == functiontrace.Name {
-		t.Unit = timeUnit(ins[0])
+		_, t.Unit = readback.TimeScale(ins[0])
 	}
 	t.Series = t.series(ins[0])
 	if len(ins) > 1 {
@@ -233,21 +231,6 @@ func Describe(f store.Filter) string {
 		return "(the database holds none)"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// timeUnit is the unit a trace's times are shown in.
-func timeUnit(in readback.Instance) string {
-	t := readback.Trace{Counter: in.CounterName, Frequency: in.CounterFrequency.Float()}
-	return t.Unit()
-}
-
-// Time converts a Function Trace time in ticks to the trend's unit: ms
-// when the frequency is known, else ticks.
-func Time(ticks int64, frequency float64) float64 {
-	if frequency > 0 {
-		return float64(ticks) * 1000 / frequency
-	}
-	return float64(ticks)
 }
 
 func itemFigures(ctx context.Context, r *readback.Reader, in readback.Instance, o Options) (*ItemFigures, error) {
@@ -335,19 +318,20 @@ func (t *Trend) series(first readback.Instance) []Series {
 		}
 		return p.Float(), true
 	}
-	tm := func(p *int64, f *readback.Figures) (float64, bool) {
+	// The runs' counters are one (readback.Comparable), so one scale.
+	scale, _ := readback.TimeScale(first)
+	tm := func(p *int64) (float64, bool) {
 		if p == nil {
 			return 0, false
 		}
-		return Time(*p, f.Frequency), true
+		return float64(*p) * scale, true
 	}
-	freq := first.CounterFrequency.Float()
 	switch t.Profiler {
 	case lightcoverage.Name:
 		add("line_coverage", "line coverage", "%", func(r Run) (float64, bool) { return pct(r.Figures.Lines) })
 		add("routine_coverage", "routine coverage", "%", func(r Run) (float64, bool) { return pct(r.Figures.Routines) })
 	case functiontrace.Name:
-		add("total_time", "total time", t.Unit, func(r Run) (float64, bool) { return tm(r.Figures.TotalTime, r.Figures) })
+		add("total_time", "total time", t.Unit, func(r Run) (float64, bool) { return tm(r.Figures.TotalTime) })
 		add("calls", "calls", "calls", func(r Run) (float64, bool) { return i64(r.Figures.Calls) })
 	case resource.Name:
 		add("live_objects", "live objects", "objects", func(r Run) (float64, bool) { return dec(r.Figures.LiveCount) })
@@ -377,8 +361,8 @@ func (t *Trend) series(first readback.Instance) []Series {
 	}
 	ticks := func(p func(*ItemFigures) *int64) func(Run) (float64, bool) {
 		return func(r Run) (float64, bool) {
-			if it := item(r); it != nil && p(it) != nil {
-				return Time(*p(it), freq), true
+			if it := item(r); it != nil {
+				return tm(p(it))
 			}
 			return 0, false
 		}
@@ -402,22 +386,35 @@ func movers(ctx context.Context, r *readback.Reader, a, b readback.Instance, o O
 		top = 10
 	}
 	m := &Movers{A: a.InstID, B: b.InstID}
-	var all []Mover
+	// The items that changed, kept by readback.Top: memory grows with
+	// top, not with the items.
+	moved := readback.NewTop(top, func(x, y Mover) bool {
+		if dx, dy := math.Abs(x.Delta()), math.Abs(y.Delta()); dx != dy {
+			return dx > dy
+		}
+		return x.Name < y.Name
+	})
+	add := func(x Mover) {
+		if x.Delta() != 0 {
+			moved.Add(x)
+		}
+	}
 	var err error
 	switch a.Profiler {
 	case lightcoverage.Name:
 		m.Kind, m.Figure, m.Unit = "source file", "line coverage", "%"
 		err = r.FileCoverage(ctx, a, b, func(f readback.FilePair) error {
 			if f.InA && f.InB && f.A.Total > 0 && f.B.Total > 0 {
-				all = append(all, Mover{Name: f.Name, A: f.A.Percent(), B: f.B.Percent(), InA: true, InB: true})
+				add(Mover{Name: f.Name, A: f.A.Percent(), B: f.B.Percent(), InA: true, InB: true})
 			}
 			return nil
 		})
 	case functiontrace.Name:
-		freq := a.CounterFrequency.Float()
-		m.Kind, m.Figure, m.Unit = "routine", "own time", timeUnit(a)
+		var scale float64
+		scale, m.Unit = readback.TimeScale(a)
+		m.Kind, m.Figure = "routine", "own time"
 		err = r.OwnTimes(ctx, a, b, func(id readback.RoutineID, ownA, ownB int64) error {
-			all = append(all, Mover{Name: id.FullName(), A: Time(ownA, freq), B: Time(ownB, freq), InA: ownA != 0, InB: ownB != 0})
+			add(Mover{Name: id.FullName(), A: float64(ownA) * scale, B: float64(ownB) * scale, InA: ownA != 0, InB: ownB != 0})
 			return nil
 		})
 	case resource.Name, referencecount.Name:
@@ -427,29 +424,14 @@ func movers(ctx context.Context, r *readback.Reader, a, b readback.Instance, o O
 			if c.Module != "" {
 				name = c.Module + ": " + c.Name
 			}
-			all = append(all, Mover{Name: name, A: c.LiveCount[0], B: c.LiveCount[1], InA: c.InA, InB: c.InB})
+			add(Mover{Name: name, A: c.LiveCount[0], B: c.LiveCount[1], InA: c.InA, InB: c.InB})
 			return nil
 		})
 	}
 	if err != nil {
 		return nil, err
 	}
-	changed := all[:0]
-	for _, x := range all {
-		if x.Delta() != 0 {
-			changed = append(changed, x)
-		}
-	}
-	slices.SortFunc(changed, func(x, y Mover) int {
-		if c := cmp.Compare(math.Abs(y.Delta()), math.Abs(x.Delta())); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Name, y.Name)
-	})
-	m.Total = int64(len(changed))
-	if len(changed) > top {
-		changed = changed[:top]
-	}
-	m.Items = append([]Mover{}, changed...)
+	l := moved.List()
+	m.Items, m.Total = l.Items, l.Total
 	return m, nil
 }
