@@ -134,7 +134,7 @@ func (c *Catalog) list(ctx context.Context, counted bool, ids []int64) ([]Listin
 		return nil, err
 	}
 	if counted {
-		if err := c.labels(ctx, out); err != nil {
+		if err := c.labelsOf(ctx, out, ids == nil); err != nil {
 			return nil, err
 		}
 	}

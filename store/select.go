@@ -473,7 +473,12 @@ const labelBatch = 200
 // labels fills in the labels of the listed result sets, reading
 // PROFDB_LABELS by INST_ID (labelBatch of them a query), when the database
 // has that table.
-func (c *Catalog) labels(ctx context.Context, out []Listing) error {
+func (c *Catalog) labels(ctx context.Context, out []Listing) error { return c.labelsOf(ctx, out, false) }
+
+// labelsOf is labels; every says that out lists every result set of the
+// database, whose labels are then read in one pass over PROFDB_LABELS
+// rather than by INST_ID in batches.
+func (c *Catalog) labelsOf(ctx context.Context, out []Listing, every bool) error {
 	if !c.Has(profilers.LabelsTable) || len(out) == 0 {
 		return nil
 	}
@@ -484,6 +489,10 @@ func (c *Catalog) labels(ctx context.Context, out []Listing) error {
 	at := make(map[int64]int, len(out))
 	for i, l := range out {
 		at[l.InstID] = i
+	}
+	if every {
+		q := fmt.Sprintf("SELECT %s, %s, %s FROM %s", lc[0], lc[1], lc[2], c.qualified(profilers.LabelsTable))
+		return c.readLabels(ctx, q, nil, out, at)
 	}
 	for from := 0; from < len(out); from += labelBatch {
 		batch := out[from:min(from+labelBatch, len(out))]
