@@ -473,7 +473,9 @@ const labelBatch = 200
 // labels fills in the labels of the listed result sets, reading
 // PROFDB_LABELS by INST_ID (labelBatch of them a query), when the database
 // has that table.
-func (c *Catalog) labels(ctx context.Context, out []Listing) error { return c.labelsOf(ctx, out, false) }
+func (c *Catalog) labels(ctx context.Context, out []Listing) error {
+	return c.labelsOf(ctx, out, false)
+}
 
 // labelsOf is labels; every says that out lists every result set of the
 // database, whose labels are then read in one pass over PROFDB_LABELS
