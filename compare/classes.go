@@ -10,7 +10,9 @@ import (
 // ClassDiff compares the classes of two Resource or two Reference Count
 // result sets.
 type ClassDiff struct {
-	LiveCount Figure `json:"live_count"` // over every class
+	// LiveCount and LiveSize are each result set's live objects over
+	// every class (readback.LiveObjects, show's for a Resource result set).
+	LiveCount Figure `json:"live_count"`
 	LiveSize  Figure `json:"live_size"`
 	OnlyA     int64  `json:"classes_only_in_a"`
 	OnlyB     int64  `json:"classes_only_in_b"`
@@ -52,9 +54,16 @@ func classes(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, 
 		}
 		return nameLess(x.Module, x.Name, y.Module, y.Name)
 	})
-	d := &ClassDiff{}
-	var count, size [2]float64
-	err := r.ClassCompare(ctx, ia, ib, func(v readback.ClassPair) error {
+	na, sa, err := r.LiveObjects(ctx, ia)
+	if err != nil {
+		return nil, fmt.Errorf("compare: result sets %d and %d: %w", ia.InstID, ib.InstID, err)
+	}
+	nb, sb, err := r.LiveObjects(ctx, ib)
+	if err != nil {
+		return nil, fmt.Errorf("compare: result sets %d and %d: %w", ia.InstID, ib.InstID, err)
+	}
+	d := &ClassDiff{LiveCount: figure(st, na.Float(), nb.Float()), LiveSize: figure(st, sa.Float(), sb.Float())}
+	err = r.ClassCompare(ctx, ia, ib, func(v readback.ClassPair) error {
 		x := ClassFigDiff{Module: v.Module, Name: v.Name, In: presence(v.InA, v.InB),
 			LiveCount:   figure(st, v.LiveCount[0], v.LiveCount[1]),
 			LiveSize:    figure(st, v.LiveSize[0], v.LiveSize[1]),
@@ -66,18 +75,12 @@ func classes(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, 
 		case OnlyB:
 			d.OnlyB++
 		}
-		count[0] += v.LiveCount[0]
-		count[1] += v.LiveCount[1]
-		size[0] += v.LiveSize[0]
-		size[1] += v.LiveSize[1]
 		top.Add(x)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	d.LiveCount = figure(st, count[0], count[1])
-	d.LiveSize = figure(st, size[0], size[1])
 	d.Classes = top.List()
 	return d, nil
 }

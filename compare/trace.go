@@ -13,10 +13,13 @@ import (
 type TraceDiff struct {
 	Counter   string  `json:"counter"`
 	Frequency float64 `json:"frequency"` // ticks per second; 0 when unknown
-	Calls     Figure  `json:"calls"`     // over every routine
-	Time      Figure  `json:"time"`      // own time over every routine: the time of the whole run
-	OnlyA     int64   `json:"routines_only_in_a"`
-	OnlyB     int64   `json:"routines_only_in_b"`
+	// Calls and Time are show's figures of each result set
+	// (readback.Figures): the calls of every routine, and the total time,
+	// the time with children of the calls that have no caller.
+	Calls Figure `json:"calls"`
+	Time  Figure `json:"time"`
+	OnlyA int64  `json:"routines_only_in_a"`
+	OnlyB int64  `json:"routines_only_in_b"`
 	// Routines are matched by readback.RoutineID (module, namespace, class
 	// and name; overloads of one full name are added up), largest change of
 	// own time first, then of time with children.
@@ -58,6 +61,16 @@ func Trace(ctx context.Context, r *readback.Reader, a, b int64, o Options) (*Tra
 func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o Options) (*TraceDiff, error) {
 	st := o.style()
 	d := &TraceDiff{Counter: ia.CounterName, Frequency: ia.CounterFrequency.Float()}
+	fa, err := r.Figures(ctx, ia)
+	if err != nil {
+		return nil, fmt.Errorf("compare: result sets %d and %d: %w", ia.InstID, ib.InstID, err)
+	}
+	fb, err := r.Figures(ctx, ib)
+	if err != nil {
+		return nil, fmt.Errorf("compare: result sets %d and %d: %w", ia.InstID, ib.InstID, err)
+	}
+	d.Calls = figure(st, float64(*fa.Calls), float64(*fb.Calls))
+	d.Time = figure(st, float64(*fa.TotalTime), float64(*fb.TotalTime))
 	// Per result set and routine identity (readback.RoutineID), with time
 	// with children as go tool pprof's cum; then matched in memory, which
 	// holds one entry per routine, not per call.
@@ -78,7 +91,6 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 		}
 		return x.ID().Compare(y.ID()) < 0
 	})
-	var calls, time [2]float64
 	add := func(id readback.RoutineID, a, b readback.Times, inA, inB bool) {
 		x := RoutineTimeDiff{Module: id.Module, Namespace: id.Namespace, Class: id.Class, Name: id.Name, In: presence(inA, inB),
 			Calls:     figure(st, float64(a.Calls), float64(b.Calls)),
@@ -90,10 +102,6 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 		case OnlyB:
 			d.OnlyB++
 		}
-		calls[0] += x.Calls.A
-		calls[1] += x.Calls.B
-		time[0] += x.Own.A
-		time[1] += x.Own.B
 		top.Add(x)
 	}
 	for id, a := range ta {
@@ -105,8 +113,6 @@ func trace(ctx context.Context, r *readback.Reader, ia, ib readback.Instance, o 
 			add(id, readback.Times{}, b, false, true)
 		}
 	}
-	d.Calls = figure(st, calls[0], calls[1])
-	d.Time = figure(st, time[0], time[1])
 	d.Routines = top.List()
 	return d, nil
 }

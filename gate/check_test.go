@@ -47,7 +47,8 @@ func coverage(n, covered int64) *lightcoverage.Builder {
 }
 
 // trace calls Calc count times (own time own each) and calc once, from
-// main.
+// main, which also spends 4 ticks in code no routine of the trace stands
+// for: its time with children is more than the own times added up.
 func trace(t *testing.T, c *resultset.Counter, count, own int64) *functiontrace.Builder {
 	t.Helper()
 	b := functiontrace.NewBuilder()
@@ -67,7 +68,7 @@ func trace(t *testing.T, c *resultset.Counter, count, own int64) *functiontrace.
 			t.Fatal(err)
 		}
 	}
-	call(main, 1, 5, 5+count*own+7, func() {
+	call(main, 1, 5, 5+count*own+7+4, func() {
 		call(upper, count, count*own, count*own, nil)
 		call(lower, 1, 7, 7, nil)
 	})
@@ -194,6 +195,12 @@ func TestFiguresAgree(t *testing.T) {
 			}
 			if td.Calls.A != float64(ta.Calls) || td.Calls.B != float64(tb.Calls) {
 				t.Errorf("calls: compare %v -> %v, show %d -> %d", td.Calls.A, td.Calls.B, ta.Calls, tb.Calls)
+			}
+			if td.Time.A != float64(ta.TotalTime) || td.Time.B != float64(tb.TotalTime) {
+				t.Errorf("total time: compare %v -> %v, show %d -> %d", td.Time.A, td.Time.B, ta.TotalTime, tb.TotalTime)
+			}
+			if ta.TotalTime != 5+2*10+7+4 || tb.TotalTime != 5+3*12+7+4 {
+				t.Errorf("show: total time %d and %d, want main's time with children 36 and 52", ta.TotalTime, tb.TotalTime)
 			}
 			if ta.Calls != 1+2+1 || tb.Calls != 1+3+1 {
 				t.Errorf("show: calls %d and %d, want the routines' hit counts 4 and 5", ta.Calls, tb.Calls)

@@ -124,9 +124,34 @@ const traceFiguresSQL = `SELECT COALESCE(SUM(COALESCE({rt.` + ftRoutines + `.COL
 // liveObjects sums the live count and live size of a Resource result
 // set's classes.
 func (r *Reader) liveObjects(ctx context.Context, inst int64) (count, size NullDec, err error) {
-	err = query(ctx, r, inst, `SELECT COALESCE(SUM({c.`+rsClasses+`.COL_LIVE_COUNT}), 0) AS live_count,
-		COALESCE(SUM({c.`+rsClasses+`.COL_LIVE_SIZE}), 0) AS live_size
-		FROM {c:`+rsClasses+`} WHERE {c.`+rsClasses+`.INST_ID} = {?}`,
+	return r.classTotals(ctx, rsClasses, inst)
+}
+
+// LiveObjects reads the live count and live size over every class of a
+// Resource or Reference Count result set (its CLASSES_DATA): for a
+// Resource result set, show's live objects and trend's (Figures); compare
+// reads both sides' totals here.
+func (r *Reader) LiveObjects(ctx context.Context, in Instance) (count, size NullDec, err error) {
+	t, ok := classTable(in.Profiler)
+	if !ok {
+		return "", "", fmt.Errorf("read: result set %d: profiler %s has no classes", in.InstID, in.Profiler)
+	}
+	if err := r.need(in, t); err != nil {
+		return "", "", err
+	}
+	count, size, err = r.classTotals(ctx, t, in.InstID)
+	if err != nil {
+		return "", "", fmt.Errorf("read: result set %d: live objects: %w", in.InstID, err)
+	}
+	return count, size, nil
+}
+
+// classTotals sums COL_LIVE_COUNT and COL_LIVE_SIZE of the CLASSES_DATA
+// table t for result set inst: the one place live objects are computed.
+func (r *Reader) classTotals(ctx context.Context, t string, inst int64) (count, size NullDec, err error) {
+	err = query(ctx, r, inst, `SELECT COALESCE(SUM({c.`+t+`.COL_LIVE_COUNT}), 0) AS live_count,
+		COALESCE(SUM({c.`+t+`.COL_LIVE_SIZE}), 0) AS live_size
+		FROM {c:`+t+`} WHERE {c.`+t+`.INST_ID} = {?}`,
 		func(v *ClassFigures) bool { count, size = v.LiveCount, v.LiveSize; return false })
 	return count, size, err
 }
