@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/edgeset"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/store"
@@ -29,7 +30,7 @@ func TestCopyChain(t *testing.T) {
 	// holds (no subnormal floats for MySQL and SQL Server).
 	var sets []*Fixture
 	for _, p := range profilers.Names() {
-		sets = append(sets, FullSet(t, p, "copied "+p+" ✓ 'q'", "mysql", 4))
+		sets = append(sets, edgeset.Full(t, p, "copied "+p+" ✓ 'q'", "mysql", 4, false))
 	}
 	srcDB := OpenExporter(t, src.DSN, store.Options{}, exporter.Options{})
 	for _, f := range sets {

@@ -4,15 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
-	"math/rand"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects/dialecttest"
+	"github.com/profdb/profdb/internal/edgeset"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -25,169 +23,12 @@ import (
 )
 
 // Fixture is a result set whose rows are kept, so that it can be exported
-// any number of times and compared with what a database returns.
-type Fixture struct {
-	Header resultset.Header
-	Tables []FixtureTable
-}
+// any number of times and compared with what a database returns
+// (edgeset.Fixture).
+type Fixture = edgeset.Fixture
 
-// FixtureTable is one table of a Fixture.
-type FixtureTable struct {
-	Name    string
-	Columns []string
-	Rows    [][]any
-}
-
-// ResultSet returns the fixture as an resultset.ResultSet.
-func (f *Fixture) ResultSet() *resultset.ResultSet {
-	rs := &resultset.ResultSet{Header: f.Header}
-	for _, t := range f.Tables {
-		rows := t.Rows
-		rs.Tables = append(rs.Tables, resultset.TableRows{Name: t.Name, Columns: t.Columns,
-			Rows: func(yield func([]any, error) bool) {
-				for _, r := range rows {
-					if !yield(r, nil) {
-						return
-					}
-				}
-			}})
-	}
-	return rs
-}
-
-// Table returns the fixture's table name.
-func (f *Fixture) Table(name string) *FixtureTable {
-	for i := range f.Tables {
-		if f.Tables[i].Name == name {
-			return &f.Tables[i]
-		}
-	}
-	return nil
-}
-
-// Set sets the value of column col in row r.
-func (t *FixtureTable) Set(r int, col string, v any) {
-	for i, c := range t.Columns {
-		if c == col {
-			t.Rows[r][i] = v
-			return
-		}
-	}
-	panic("no column " + col)
-}
-
-// Rows counts the fixture's rows.
-func (f *Fixture) Rows() int64 {
-	var n int64
-	for _, t := range f.Tables {
-		n += int64(len(t.Rows))
-	}
-	return n
-}
-
-// BigText is over 1 MiB of non-ASCII text.
-var BigText = strings.Repeat("ж€😀a", 1<<20/10)
-
-// EdgeStrings are texts that break naive quoting or encoding somewhere.
-var EdgeStrings = []string{
-	"", `it's a "quote" ''`, `C:\src\new\table\`, "line1\nline2\r\nline3\ttab",
-	"naïve Ünïcödé 中文 ж€😀 \u00a0\u2028", "'; DROP TABLE INSTANCES; --", "$(PATH) \nGO\n",
-}
-
-// EdgeInts are the edges of a 64-bit integer, and values just outside
-// 32 bits.
-var EdgeInts = []int64{1, -1, math.MaxInt64, math.MinInt64, 2147483648, -2147483649, 0, 42}
-
-// EdgeDecimals are decimals at the edges of DECIMAL(28,8): the largest
-// uint64, 20 integer digits with 8 decimals, the smallest fraction.
-var EdgeDecimals = []ddl.Dec{"18446744073709551615", "0.12345678", "-123.45", "99999999999999999999.99999999",
-	"-0.00000001", "0", "9223372036854775808", "-99999999999999999999.99999999", "0.5", "3"}
-
-// keepsSubnormals reports whether the suite gives the dialect subnormal
-// floats: not MySQL, not SQL Server.
-func keepsSubnormals(dialect string) bool { return dialect != "mysql" && dialect != "sqlserver" }
-
-// EdgeFloats are doubles at the edges of the range and random bit
-// patterns; subnormals only where the dialect keeps them (keepsSubnormals).
-func EdgeFloats(dialect string) []float64 {
-	f := []float64{0.1, 1.0 / 3, math.MaxFloat64, -math.MaxFloat64, 2.2250738585072014e-308, 1e-300, -2.5, 0,
-		123456789.125, 9007199254740993, 1e22}
-	subnormal := keepsSubnormals(dialect)
-	if subnormal {
-		f = append(f, math.SmallestNonzeroFloat64, 4.9e-322)
-	}
-	r := rand.New(rand.NewSource(11))
-	for len(f) < 60 {
-		v := math.Float64frombits(r.Uint64())
-		if math.IsNaN(v) || math.IsInf(v, 0) || !subnormal && v != 0 && math.Abs(v) < 2.2250738585072014e-308 {
-			continue
-		}
-		f = append(f, v)
-	}
-	return f
-}
-
-// FullSet builds a result set of profiler with every table and every
-// column: rows rows per table (row 0 NULL but for ID, PARENT_ID and REC_ID),
-// IDs 0..rows-1, each child's PARENT_ID naming a parent row, and the other
-// columns cycling through the edge values of their type. The first String
-// column of the first table holds BigText in row 1. Float columns get every
-// value of EdgeFloats.
-func FullSet(t testing.TB, profiler, caption, dialect string, rows int) *Fixture {
-	t.Helper()
-	def, err := profilers.Lookup(profiler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	floats := EdgeFloats(dialect)
-	f := &Fixture{Header: resultset.Header{Profiler: profiler, Caption: caption,
-		Counter: &resultset.Counter{Name: "Time", Description: "Elapsed 'time' ✓", Frequency: ddl.Dec("18446744073709551615")}}}
-	for ti, tb := range def.Tables {
-		ft := FixtureTable{Name: tb.Name}
-		hasFloat := false
-		for _, c := range tb.Columns {
-			if c.Name != ddl.InstID {
-				ft.Columns = append(ft.Columns, c.Name)
-			}
-			hasFloat = hasFloat || c.Type == ddl.Float
-		}
-		n := rows
-		if hasFloat {
-			n = max(rows, len(floats)+1)
-		}
-		bigDone := ti != 0
-		for r := 0; r < n; r++ {
-			row := make([]any, len(ft.Columns))
-			for ci, name := range ft.Columns {
-				col, _ := tb.Column(name)
-				k := r*7 + ci
-				switch {
-				case name == ddl.ID || name == ddl.RecID:
-					row[ci] = int64(r)
-				case name == ddl.ParentID && tb.Parent == "":
-					row[ci] = int64(-1)
-				case name == ddl.ParentID:
-					row[ci] = int64(r % rows)
-				case r == 0:
-					row[ci] = nil
-				case col.Type == ddl.String && !bigDone:
-					row[ci], bigDone = BigText, true
-				case col.Type == ddl.String:
-					row[ci] = EdgeStrings[k%len(EdgeStrings)]
-				case col.Type == ddl.Integer:
-					row[ci] = EdgeInts[k%len(EdgeInts)]
-				case col.Type == ddl.Decimal:
-					row[ci] = EdgeDecimals[k%len(EdgeDecimals)]
-				case col.Type == ddl.Float:
-					row[ci] = floats[(r-1)%len(floats)]
-				}
-			}
-			ft.Rows = append(ft.Rows, row)
-		}
-		f.Tables = append(f.Tables, ft)
-	}
-	return f
-}
+// FixtureTable is one table of a Fixture (edgeset.Table).
+type FixtureTable = edgeset.Table
 
 // CoverageLine is one row the Light Coverage query returns.
 type CoverageLine struct {

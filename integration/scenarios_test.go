@@ -13,6 +13,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/edgeset"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -179,7 +180,7 @@ func unquotedNames(t *testing.T, tg Target) {
 	if got := RunCoverageQuery(t, ns.DSN); !reflect.DeepEqual(got, want) {
 		t.Errorf("Light Coverage query:\n%v\nwant\n%v", got, want)
 	}
-	exactOrRefused(t, db, FullSet(t, lightcoverage.Name, "edge values", tg.Dialect, 4))
+	exactOrRefused(t, db, edgeset.Full(t, lightcoverage.Name, "edge values", tg.Dialect, 4, false))
 	onlyOwnAdded(t, db.DB(), before, tableNames(t, db.DB(), ""), false)
 	verifyClean(t, db.DB())
 }
@@ -196,7 +197,7 @@ func quotedNames(t *testing.T, tg Target) {
 	if !reflect.DeepEqual(before, want) {
 		t.Fatalf("tables %v, want %v", before, want)
 	}
-	exactOrRefused(t, db, FullSet(t, lightcoverage.Name, "edge values", tg.Dialect, 4))
+	exactOrRefused(t, db, edgeset.Full(t, lightcoverage.Name, "edge values", tg.Dialect, 4, false))
 	onlyOwnAdded(t, db.DB(), before, tableNames(t, db.DB(), ""), true)
 	verifyClean(t, db.DB())
 }
@@ -268,7 +269,7 @@ func separateSchema(t *testing.T, tg Target) {
 	Export(t, db, cov)
 	CompareStored(t, db.DB(), 1, cov)
 
-	ft := FullSet(t, functiontrace.Name, "cli --schema", tg.Dialect, 3)
+	ft := edgeset.Full(t, functiontrace.Name, "cli --schema", tg.Dialect, 3, false)
 	in := writeInput(t, "ft.json", ft)
 	out := mustProfdb(t, "export", "--db", ns.DSN, "--schema", schema, "-q", in)
 	if ids := instIDs(t, out); len(ids) != 1 || ids[0] != 2 {
@@ -331,7 +332,7 @@ func restrictedLogin(t *testing.T, tg Target) {
 	}
 
 	tablesBefore := tableNames(t, admin.DB(), "")
-	ft := writeInput(t, "ft.json", FullSet(t, functiontrace.Name, "no tables", tg.Dialect, 3))
+	ft := writeInput(t, "ft.json", edgeset.Full(t, functiontrace.Name, "no tables", tg.Dialect, 3, false))
 	out, errOut, code = profdb(t, "export", "--db", ro, "--no-create", "-q", ft)
 	noSecret(t, pw, out, errOut)
 	if code == 0 || !strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "--no-create") || !strings.Contains(errOut, "FUNCTION_TRACE_PROFILER_") {

@@ -19,6 +19,7 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/edgeset"
 	"github.com/profdb/profdb/internal/tdstest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
@@ -259,7 +260,7 @@ func TestSQLServerExportOverTDS(t *testing.T) {
 				_, responder := newFakeCatalog(t)
 				srv, dsn := startTDS(t, responder.Handle)
 				db := OpenExporter(t, dsn, store.Options{}, exporter.Options{Bulk: mode})
-				f := FullSet(t, p, "tds 'x' ✓", "sqlserver", 4)
+				f := edgeset.Full(t, p, "tds 'x' ✓", "sqlserver", 4, false)
 				res := Export(t, db, f)
 				if res.InstID != 1 {
 					t.Fatalf("INST_ID %d, want 1 (MAX(INST_ID) is NULL)", res.InstID)

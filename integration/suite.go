@@ -15,6 +15,7 @@ import (
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/edgeset"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
@@ -125,7 +126,7 @@ func checkDialect(t *testing.T, tg Target) {
 		t.Fatal(err)
 	}
 	db := Open(t, ns.DSN)
-	cfg := dialecttest.Config{NoSubnormals: !keepsSubnormals(tg.Dialect)}
+	cfg := dialecttest.Config{NoSubnormals: !edgeset.KeepsSubnormals(tg.Dialect)}
 	switch tg.Dialect {
 	case "postgres":
 		cfg.Schema, cfg.NoNUL = ns.Name, true
@@ -147,7 +148,7 @@ func checkRoundTrip(t *testing.T, tg Target) {
 	var modes []exporter.BulkMode
 	for _, mode := range []exporter.BulkMode{exporter.BulkAuto, exporter.BulkOff} {
 		for _, p := range profilers.Names() {
-			sets = append(sets, FullSet(t, p, fmt.Sprintf("%s bulk=%s ✓ 'q'", p, mode), tg.Dialect, 4))
+			sets = append(sets, edgeset.Full(t, p, fmt.Sprintf("%s bulk=%s ✓ 'q'", p, mode), tg.Dialect, 4, false))
 			modes = append(modes, mode)
 		}
 	}
@@ -250,7 +251,7 @@ func checkRollback(t *testing.T, tg Target) {
 	ns := tg.Fresh(t)
 	for _, mode := range []exporter.BulkMode{exporter.BulkAuto, exporter.BulkOff} {
 		db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{Bulk: mode})
-		seed := FullSet(t, functiontrace.Name, "seed", tg.Dialect, 3)
+		seed := edgeset.Full(t, functiontrace.Name, "seed", tg.Dialect, 3, false)
 		first := Export(t, db, seed)
 		before := Counts(t, db.DB(), "")
 		cases := []struct {

@@ -17,7 +17,7 @@ var importLayers = []struct {
 	{0, []string{"ddl", "optionerr", "internal/clibin", "internal/golden", "internal/launch", "internal/pproftop", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/gittest", "internal/tdstest", "internal/termtext"}},
 	{1, []string{"dialects", "profilers", "internal/xmlscan", "internal/textout"}},
 	{2, []string{"dialects/*", "resultset", "internal/plantest"}},
-	{3, []string{"profilers/*", "internal/testdb", "internal/runid"}},
+	{3, []string{"profilers/*", "internal/testdb", "internal/runid", "internal/edgeset"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},
 	{5, []string{"exporter", "input/*", "readback", "selector", "internal/inputtest"}},
 	{6, []string{"exporter/*", "compare", "gate", "merge", "trend", "internal/examplefig", "internal/historyfig"}},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdb/profdb/internal/edgeset"
 	"github.com/profdb/profdb/internal/testdb"
 )
 
@@ -89,7 +90,7 @@ func checkNoSecret(t *testing.T, wantOK bool, args ...string) (string, string) {
 // that the password appears in no output, message or error.
 func TestSecretsNeverShown(t *testing.T) {
 	dir := t.TempDir()
-	in := writeInput(t, filepath.Join(dir, "in.json"), fullSet(t, "function-trace", "secret test", "mysql", 3, false))
+	in := writeInput(t, filepath.Join(dir, "in.json"), edgeset.Full(t, "function-trace", "secret test", "mysql", 3, false))
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"profiler": "function-trace", "tables": {"FUNCTION_TRACE_PROFILER_THREADS": [{"ID": "x"`), 0o644); err != nil {
 		t.Fatal(err)

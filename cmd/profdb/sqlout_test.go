@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand"
 	"net/url"
 	"os"
 	"os/exec"
@@ -21,155 +20,15 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input/interchange"
+	"github.com/profdb/profdb/internal/edgeset"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
 
-// fixture is a result set whose rows are kept, so that it can be written
-// as input and compared with what a database returns.
-type fixture struct {
-	header resultset.Header
-	tables []fixtureTable
-}
-
-type fixtureTable struct {
-	name    string
-	columns []string
-	rows    [][]any
-}
-
-// resultSet returns the fixture as an resultset.ResultSet.
-func (f *fixture) resultSet() *resultset.ResultSet {
-	rs := &resultset.ResultSet{Header: f.header}
-	for _, t := range f.tables {
-		rows := t.rows
-		rs.Tables = append(rs.Tables, resultset.TableRows{Name: t.name, Columns: t.columns,
-			Rows: func(yield func([]any, error) bool) {
-				for _, r := range rows {
-					if !yield(r, nil) {
-						return
-					}
-				}
-			}})
-	}
-	return rs
-}
-
-// edgeStrings are texts that break naive quoting in some client: quotes,
-// backslashes (a trailing one too), line breaks, lines that clients take
-// for commands (sqlite3 dot commands, psql and mysql backslash commands,
-// sqlcmd's GO, :setvar and $(var)), comment and statement delimiters, and
-// non-ASCII text.
-var edgeStrings = []string{
-	"",
-	`it's a "quote" ''`,
-	`C:\src\new\table\`,
-	"\\",
-	"line1\nline2\r\nline3\ttab\rcr",
-	"\nGO\ngo\n",
-	"$(PATH) $(x",
-	"-- not a comment; /* nor this */ ;",
-	".quit\n.bail off\n",
-	"\\q\n\\! echo no\n:setvar x 1\n",
-	"delimiter //\nsource /etc/passwd\n\\G",
-	"E'\\x41' \\x41 \\n",
-	"'; DROP TABLE INSTANCES; --",
-	"naïve Ünïcödé 中文 ж€😀 \u00a0\u2028\u2029",
-}
-
-var edgeInts = []int64{1, -1, math.MaxInt64, math.MinInt64, 42, 2147483648, -2147483649, 0}
-
-var edgeDecimals = []ddl.Dec{"18446744073709551615", "0.12345678", "-123.45", "99999999999999999999.99999999",
-	"-0.00000001", "0", "9223372036854775808", "-99999999999999999999.99999999", "0.5", "3", "-9223372036854775809"}
-
-// edgeFloats are doubles at the edges of the range, and a sample of random
-// bit patterns (SQLite's literal parser is not exact for all of them).
-func edgeFloats(dialect string) []float64 {
-	f := []float64{0.1, 1.0 / 3, math.MaxFloat64, -math.MaxFloat64, 2.2250738585072014e-308, 1e-300, -2.5, 0,
-		123456789.125, 9007199254740993, 1e22, -1.6903227171100861e-307, 2.607178989110452e-299}
-	if dialect != "mysql" && dialect != "sqlserver" {
-		f = append(f, math.SmallestNonzeroFloat64, 4.9e-322)
-	}
-	r := rand.New(rand.NewSource(7))
-	for len(f) < 120 {
-		v := math.Float64frombits(r.Uint64())
-		if math.IsNaN(v) || math.IsInf(v, 0) || (dialect == "mysql" || dialect == "sqlserver") && v != 0 && math.Abs(v) < 2.2250738585072014e-308 {
-			continue
-		}
-		f = append(f, v)
-	}
-	return f
-}
-
-// fullSet builds a result set of profiler with every table and every
-// column: rows rows per table (row 0 all NULL but for ID, PARENT_ID and
-// REC_ID), IDs 0..rows-1, each child's PARENT_ID naming a parent row, and
-// the other columns cycling through the edge values of their type. The
-// first String column of the first table holds 1 MiB of non-ASCII text in
-// row 1; with withNUL a text with U+0000 appears too.
-func fullSet(t testing.TB, profiler, caption, dialect string, rows int, withNUL bool) *fixture {
-	t.Helper()
-	def, err := profilers.Lookup(profiler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	strs := append([]string{}, edgeStrings...)
-	if withNUL {
-		strs = append(strs, "nul\x00inside")
-	}
-	floats := edgeFloats(dialect)
-	f := &fixture{header: resultset.Header{Profiler: profiler, Caption: caption,
-		Counter: &resultset.Counter{Name: "Time", Description: "Elapsed 'time' \\ ✓", Frequency: ddl.Dec("18446744073709551615")}}}
-	big := strings.Repeat("ж€😀a", 1<<20/10)
-	for ti, tb := range def.Tables {
-		ft := fixtureTable{name: tb.Name}
-		for _, c := range tb.Columns {
-			if c.Name != ddl.InstID {
-				ft.columns = append(ft.columns, c.Name)
-			}
-		}
-		n := rows
-		if tb.Columns[0].Name == "COL____COVERED" {
-			n = len(floats) // every float once
-		}
-		bigDone := ti != 0
-		for r := 0; r < n; r++ {
-			row := make([]any, len(ft.columns))
-			for ci, name := range ft.columns {
-				col, _ := tb.Column(name)
-				k := r*7 + ci
-				switch {
-				case name == ddl.ID || name == ddl.RecID:
-					row[ci] = int64(r)
-				case name == ddl.ParentID && tb.Parent == "":
-					row[ci] = int64(-1)
-				case name == ddl.ParentID:
-					row[ci] = int64(r % rows)
-				case r == 0:
-					row[ci] = nil
-				case col.Type == ddl.String && !bigDone:
-					row[ci], bigDone = big, true
-				case col.Type == ddl.String:
-					row[ci] = strs[k%len(strs)]
-				case col.Type == ddl.Integer:
-					row[ci] = edgeInts[k%len(edgeInts)]
-				case col.Type == ddl.Decimal:
-					row[ci] = edgeDecimals[k%len(edgeDecimals)]
-				case col.Type == ddl.Float:
-					row[ci] = floats[r%len(floats)]
-				}
-			}
-			ft.rows = append(ft.rows, row)
-		}
-		f.tables = append(f.tables, ft)
-	}
-	return f
-}
-
 // writeInput writes the fixtures as one interchange JSON file.
-func writeInput(t testing.TB, path string, sets ...*fixture) string {
+func writeInput(t testing.TB, path string, sets ...*edgeset.Fixture) string {
 	t.Helper()
 	out, err := os.Create(path)
 	if err != nil {
@@ -178,7 +37,7 @@ func writeInput(t testing.TB, path string, sets ...*fixture) string {
 	defer out.Close()
 	tgt := interchange.NewTarget(out)
 	for _, f := range sets {
-		if _, err := resultset.Export(context.Background(), tgt, f.resultSet()); err != nil {
+		if _, err := resultset.Export(context.Background(), tgt, f.ResultSet()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,7 +46,7 @@ func writeInput(t testing.TB, path string, sets ...*fixture) string {
 
 // compareStored reads result set inst from db and checks that it holds
 // exactly the fixture's header and rows (in canonical form).
-func compareStored(t testing.TB, db *store.DB, inst int64, want *fixture) {
+func compareStored(t testing.TB, db *store.DB, inst int64, want *edgeset.Fixture) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -195,10 +54,10 @@ func compareStored(t testing.TB, db *store.DB, inst int64, want *fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Profiler != want.header.Profiler || got.Caption != want.header.Caption {
-		t.Errorf("INST_ID %d: header %s %q, want %s %q", inst, got.Profiler, got.Caption, want.header.Profiler, want.header.Caption)
+	if got.Profiler != want.Header.Profiler || got.Caption != want.Header.Caption {
+		t.Errorf("INST_ID %d: header %s %q, want %s %q", inst, got.Profiler, got.Caption, want.Header.Profiler, want.Header.Caption)
 	}
-	if wc := want.header.Counter; wc != nil {
+	if wc := want.Header.Counter; wc != nil {
 		wf, err := resultset.Convert(ddl.Decimal, wc.Frequency)
 		if err != nil {
 			t.Fatalf("INST_ID %d: the input's counter frequency: %v", inst, err)
@@ -207,7 +66,7 @@ func compareStored(t testing.TB, db *store.DB, inst int64, want *fixture) {
 			t.Errorf("INST_ID %d: counter %+v, want %+v", inst, got.Counter, wc)
 		}
 	}
-	def, err := profilers.Lookup(want.header.Profiler)
+	def, err := profilers.Lookup(want.Header.Profiler)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,11 +74,11 @@ func compareStored(t testing.TB, db *store.DB, inst int64, want *fixture) {
 	for _, tr := range got.Tables {
 		byName[tr.Name] = tr
 	}
-	for _, wt := range want.tables {
-		td, _ := def.Table(wt.name)
-		gt, ok := byName[wt.name]
+	for _, wt := range want.Tables {
+		td, _ := def.Table(wt.Name)
+		gt, ok := byName[wt.Name]
 		if !ok {
-			t.Errorf("INST_ID %d: table %s not read back", inst, wt.name)
+			t.Errorf("INST_ID %d: table %s not read back", inst, wt.Name)
 			continue
 		}
 		pos := map[string]int{}
@@ -231,25 +90,25 @@ func compareStored(t testing.TB, db *store.DB, inst int64, want *fixture) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if i >= len(wt.rows) {
+			if i >= len(wt.Rows) {
 				i++
 				continue
 			}
-			for ci, c := range wt.columns {
+			for ci, c := range wt.Columns {
 				col, _ := td.Column(c)
-				wv, err := resultset.Convert(col.Type, wt.rows[i][ci])
+				wv, err := resultset.Convert(col.Type, wt.Rows[i][ci])
 				if err != nil {
 					t.Fatal(err)
 				}
 				gv := row[pos[col.Name]]
 				if !reflect.DeepEqual(wv, gv) {
-					t.Errorf("INST_ID %d %s row %d %s: got %s, want %s", inst, wt.name, i, c, show(gv), show(wv))
+					t.Errorf("INST_ID %d %s row %d %s: got %s, want %s", inst, wt.Name, i, c, show(gv), show(wv))
 				}
 			}
 			i++
 		}
-		if i != len(wt.rows) {
-			t.Errorf("INST_ID %d %s: %d rows, want %d", inst, wt.name, i, len(wt.rows))
+		if i != len(wt.Rows) {
+			t.Errorf("INST_ID %d %s: %d rows, want %d", inst, wt.Name, i, len(wt.Rows))
 		}
 	}
 }
@@ -360,16 +219,16 @@ func TestSQLOutScriptAppends(t *testing.T) {
 			withNUL := tc.dialect != "postgres" && !(tc.dialect == "sqlserver" && isBabelfish(t, dsn))
 
 			// Two result sets exported the normal way first.
-			seed := []*fixture{
-				fullSet(t, "function-trace", "seed one", tc.dialect, 3, false),
-				fullSet(t, "resource", "seed two", tc.dialect, 3, false),
+			seed := []*edgeset.Fixture{
+				edgeset.Full(t, "function-trace", "seed one", tc.dialect, 3, false),
+				edgeset.Full(t, "resource", "seed two", tc.dialect, 3, false),
 			}
 			mustRun(t, "export", "--db", dsn, "-q", writeInput(t, filepath.Join(dir, "seed.json"), seed...))
 
 			// The script holds one result set of every profiler.
-			var sets []*fixture
+			var sets []*edgeset.Fixture
 			for _, p := range profilers.Names() {
-				sets = append(sets, fullSet(t, p, "script "+p+" 'q' \\ \n✓ \x1b]0;pwned\a\u202e\U000E0041", tc.dialect, 5, withNUL))
+				sets = append(sets, edgeset.Full(t, p, "script "+p+" 'q' \\ \n✓ \x1b]0;pwned\a\u202e\U000E0041", tc.dialect, 5, withNUL))
 			}
 			in := writeInput(t, filepath.Join(dir, "in.json"), sets...)
 			script := filepath.Join(dir, "out.sql")
@@ -409,8 +268,8 @@ func TestSQLOutScriptAppends(t *testing.T) {
 				}
 				for i, f := range sets {
 					l := list[int(next)-1+i]
-					if l.InstID != next+int64(i) || l.Profiler != f.header.Profiler || l.Caption != f.header.Caption {
-						t.Errorf("round %d: listing %+v, want INST_ID %d of %s", round+1, l, next+int64(i), f.header.Profiler)
+					if l.InstID != next+int64(i) || l.Profiler != f.Header.Profiler || l.Caption != f.Header.Caption {
+						t.Errorf("round %d: listing %+v, want INST_ID %d of %s", round+1, l, next+int64(i), f.Header.Profiler)
 					}
 					compareStored(t, db.DB(), l.InstID, f)
 				}
@@ -449,18 +308,18 @@ func TestSQLOutFailingScriptLeavesNothing(t *testing.T) {
 			runScript := tc.runner(t)
 			dsn := testdb.Fresh(t, tc.dialect)
 			dir := t.TempDir()
-			seed := fullSet(t, "function-trace", "seed", tc.dialect, 3, false)
-			seed.tables = seed.tables[:0] // only INSTANCES and RELATIONS
+			seed := edgeset.Full(t, "function-trace", "seed", tc.dialect, 3, false)
+			seed.Tables = seed.Tables[:0] // only INSTANCES and RELATIONS
 			mustRun(t, "export", "--db", dsn, "-q", writeInput(t, filepath.Join(dir, "seed.json"), seed))
 			db := testdb.Open(t, dsn)
 			if _, err := db.Exec(tc.narrow); err != nil {
 				t.Fatal(err)
 			}
-			set := fullSet(t, "function-trace", "too wide", tc.dialect, 3, false)
-			for i := range set.tables {
-				if set.tables[i].name == "FUNCTION_TRACE_PROFILER_THREADS" {
-					ci := slices.Index(set.tables[i].columns, "COL_WIN32THREADID")
-					set.tables[i].rows[2][ci] = int64(math.MaxInt64) // does not fit INT
+			set := edgeset.Full(t, "function-trace", "too wide", tc.dialect, 3, false)
+			for i := range set.Tables {
+				if set.Tables[i].Name == "FUNCTION_TRACE_PROFILER_THREADS" {
+					ci := slices.Index(set.Tables[i].Columns, "COL_WIN32THREADID")
+					set.Tables[i].Rows[2][ci] = int64(math.MaxInt64) // does not fit INT
 				}
 			}
 			script := filepath.Join(dir, "out.sql")
@@ -487,7 +346,7 @@ func TestSQLOutFailingScriptLeavesNothing(t *testing.T) {
 // and no file is written when an input fails.
 func TestSQLOutUsage(t *testing.T) {
 	dir := t.TempDir()
-	in := writeInput(t, filepath.Join(dir, "in.json"), fullSet(t, "function-trace", "x", "sqlite", 2, false))
+	in := writeInput(t, filepath.Join(dir, "in.json"), edgeset.Full(t, "function-trace", "x", "sqlite", 2, false))
 	script := filepath.Join(dir, "out.sql")
 	for _, c := range []struct {
 		args []string
@@ -519,7 +378,7 @@ func TestSQLOutUsage(t *testing.T) {
 		t.Errorf("a script was written despite the error: %v", err)
 	}
 	// PostgreSQL text cannot hold U+0000: the script is refused up front.
-	nul := writeInput(t, filepath.Join(dir, "nul.json"), fullSet(t, "function-trace", "x", "postgres", 3, true))
+	nul := writeInput(t, filepath.Join(dir, "nul.json"), edgeset.Full(t, "function-trace", "x", "postgres", 3, true))
 	_, errOut, code = runCLI(t, "export", "--sql-out", script, "--dialect", "postgres", nul)
 	if code == 0 || !strings.Contains(errOut, "U+0000") || !strings.Contains(errOut, "column ") {
 		t.Errorf("NUL for postgres: exit %d, %s", code, errOut)

@@ -14,6 +14,7 @@ import (
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/edgeset"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/store"
 )
@@ -97,9 +98,9 @@ func isBabelfish(t *testing.T, dsn string) bool {
 func TestSQLOutNULGuard(t *testing.T) {
 	dsn := testdb.Fresh(t, "sqlserver")
 	dir := t.TempDir()
-	seed := fullSet(t, "resource", "seed", "sqlserver", 2, false)
+	seed := edgeset.Full(t, "resource", "seed", "sqlserver", 2, false)
 	mustRun(t, "export", "--db", dsn, "-q", writeInput(t, filepath.Join(dir, "seed.json"), seed))
-	set := fullSet(t, "resource", "nul\x00inside", "sqlserver", 3, true)
+	set := edgeset.Full(t, "resource", "nul\x00inside", "sqlserver", 3, true)
 	script := filepath.Join(dir, "out.sql")
 	mustRun(t, "export", "--sql-out", script, "--dialect", "sqlserver", writeInput(t, filepath.Join(dir, "in.json"), set))
 	b, err := os.ReadFile(script)

@@ -24,6 +24,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/integration"
 	"github.com/profdb/profdb/internal/clibin"
+	"github.com/profdb/profdb/internal/edgeset"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -171,7 +172,7 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 	dsns := fresh(t)
 	t.Logf("cluster: %s; nodes on ports %s, %s, %s", origin, port(dsns[0]), port(dsns[1]), port(dsns[2]))
 	// The tables exist before the race, as in a database in use.
-	seed := integration.FullSet(t, functiontrace.Name, "seed", "mysql", 1)
+	seed := edgeset.Full(t, functiontrace.Name, "seed", "mysql", 1, false)
 	integration.Export(t, integration.OpenExporter(t, dsns[0], store.Options{}, exporter.Options{}), seed)
 
 	const workers, rows = 8, 200
@@ -187,7 +188,7 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 		retryMsg = regexp.MustCompile(`^retrying result set "worker \d+": conflict with a concurrent transaction: .*, attempt \d+/\d+$`)
 	)
 	for i := range workers {
-		sets[i] = integration.FullSet(t, functiontrace.Name, fmt.Sprintf("worker %d", i), "mysql", rows)
+		sets[i] = edgeset.Full(t, functiontrace.Name, fmt.Sprintf("worker %d", i), "mysql", rows, false)
 	}
 	start := make(chan struct{})
 	for i := range workers {
