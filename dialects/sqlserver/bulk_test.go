@@ -11,7 +11,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -56,24 +55,8 @@ func catalogServer(t *testing.T, tables ...ddl.Table) (*tdstest.Server, *tdstest
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Close() })
+	conn, ctx := connect(t, srv)
 	var d sqlserver.Dialect
-	dsn, err := d.DriverDSN(srv.DSN("profdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open(d.DriverName(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
 	for _, tb := range tables {
 		for _, s := range d.CreateTable(tb) {
 			if _, err := conn.ExecContext(ctx, s); err != nil {
