@@ -43,7 +43,8 @@ func (r *SliceRows) Next() ([]any, error) {
 // markers; then more, the strings a dialect's own format adds. Each
 // string is a row of its own with INST_ID 100, 101, ... and NULLs.
 func BulkRows(withNUL bool, more ...string) [][]any {
-	nasty := strings.Repeat("ж\t€\n😀\\'\"\r`,;|\\N NULL ", 1<<20/30+1)
+	const unit = "ж\t€\n😀\\'\"\r`,;|\\N NULL " // 27 bytes
+	nasty := strings.Repeat(unit, 1<<20/len(unit)+1)
 	rows := RoundTripRows(withNUL)
 	strs := append([]string{nasty, `\N`, `\\N`, "NULL", "\t", "\n", "\\", "\r\n", "a\\", " x\t\ty "}, more...)
 	for i, s := range strs {
