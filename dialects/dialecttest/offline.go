@@ -51,3 +51,14 @@ func CheckBindUnchanged(t testing.TB, d dialects.Dialect, types ...ddl.Type) {
 		}
 	}
 }
+
+// CheckQuote checks that d.Quote quotes every identifier of cases as the
+// map says.
+func CheckQuote(t testing.TB, d dialects.Dialect, cases map[string]string) {
+	t.Helper()
+	for in, want := range cases {
+		if got := d.Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -16,18 +16,13 @@ func TestRegistered(t *testing.T) {
 
 func TestQuote(t *testing.T) {
 	d := Dialect{}
-	cases := map[string]string{
+	dialecttest.CheckQuote(t, d, map[string]string{
 		"inst_id":  `"inst_id"`,
 		"INST_ID":  `"INST_ID"`, // Quote keeps the case; StoredName lowers it
 		`a"b`:      `"a""b"`,
 		`""`:       `""""""`,
 		"x y`[z]'": "\"x y`[z]'\"",
-	}
-	for in, want := range cases {
-		if got := d.Quote(in); got != want {
-			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
-		}
-	}
+	})
 	if got := d.Qualify("", "t"); got != `"t"` {
 		t.Errorf("Qualify without schema = %s", got)
 	}

@@ -20,19 +20,14 @@ func TestRegistered(t *testing.T) {
 
 func TestQuote(t *testing.T) {
 	d := Dialect{}
-	cases := map[string]string{
+	dialecttest.CheckQuote(t, d, map[string]string{
 		"INST_ID":   `"INST_ID"`,
 		`a"b`:       `"a""b"`,
 		`"`:         `""""`,
 		"x y`[z]'":  "\"x y`[z]'\"",
 		"":          `""`,
 		`COL____"_`: `"COL____""_"`,
-	}
-	for in, want := range cases {
-		if got := d.Quote(in); got != want {
-			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
-		}
-	}
+	})
 	if got := d.Qualify("", "T"); got != `"T"` {
 		t.Errorf("Qualify without schema = %s", got)
 	}
