@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"math"
 	"reflect"
 	"strings"
@@ -118,43 +117,13 @@ func fuzzDec(whole int64, frac uint32) ddl.Dec {
 	return ddl.Dec(s)
 }
 
-type oneRow struct {
-	row  []any
-	done bool
-}
-
-func (r *oneRow) Next() ([]any, error) {
-	if r.done {
-		return nil, io.EOF
-	}
-	r.done = true
-	return r.row, nil
-}
-
 func fuzzBulk(ctx context.Context, d dialects.Dialect, db *sql.DB, tables BulkFuzzTables, row []any) error {
 	bl, ok := d.(dialects.BulkLoader)
 	if !ok {
 		return fmt.Errorf("%s has no bulk path", d.Name())
 	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	target := dialects.Target{Schema: tables.Schema, Table: d.StoredName(tables.Bulk.Name)}
-	for _, c := range tables.Bulk.Columns {
-		target.Columns = append(target.Columns, d.StoredName(c.Name))
-		target.Types = append(target.Types, c.Type)
-	}
-	if _, err := bl.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, &oneRow{row: row}); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	_, err := BulkLoad(ctx, db, bl, TargetOf(d, tables.Schema, tables.Bulk), &SliceRows{Rows: [][]any{row}}, true)
+	return err
 }
 
 func fuzzInsert(ctx context.Context, d dialects.Dialect, db *sql.DB, tables BulkFuzzTables, row []any) error {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,74 +20,10 @@ import (
 	"github.com/profdb/profdb/profilers/functiontrace"
 )
 
-// sliceRows is a dialects.Rows over canonical rows that reuses one slice,
-// as the exporter does; after the rows it returns err, or io.EOF.
-type sliceRows struct {
-	rows  [][]any
-	err   error
-	i     int
-	buf   []any
-	asked int
-}
-
-func (r *sliceRows) Next() ([]any, error) {
-	r.asked++
-	if r.i == len(r.rows) {
-		if r.err != nil {
-			return nil, r.err
-		}
-		return nil, io.EOF
-	}
-	r.buf = append(r.buf[:0], r.rows[r.i]...)
-	r.i++
-	return r.buf, nil
-}
-
-// bulkRows are the round-trip rows plus strings that LOAD DATA's text must
-// escape: over 1 MiB of non-ASCII text full of tabs, newlines, backslashes
-// and quotes, and values that look like NULL markers.
-func bulkRows(withNUL bool) [][]any {
-	nasty := strings.Repeat("ж\t€\n😀\\'\"\r`,;|\\N NULL ", 1<<20/30+1)
-	rows := dialecttest.RoundTripRows(withNUL)
-	for i, s := range []string{nasty, `\N`, `\\N`, "NULL", "\t", "\n", "\\", "\r\n", "a\\", " x\t\ty ", "\x00", "0x09"} {
-		rows = append(rows, []any{int64(100 + i), s, nil, nil, nil})
-	}
-	return rows
-}
-
-// roundTripTarget is the bulk target of the round-trip table.
-func roundTripTarget(d dialects.Dialect, schema string) dialects.Target {
-	t := dialects.Target{Schema: schema, Table: d.StoredName(dialecttest.RoundTripTable().Name)}
-	for _, c := range dialecttest.RoundTripTable().Columns {
-		t.Columns = append(t.Columns, d.StoredName(c.Name))
-		t.Types = append(t.Types, c.Type)
-	}
-	return t
-}
-
-// bulkLoad runs BulkLoad in a transaction of its own on a connection of
-// its own, as the exporter does, and commits.
-func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dialects.Target, rows dialects.Rows) (int64, error) {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	n, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, rows)
-	if err != nil {
-		tx.Rollback()
-		return n, err
-	}
-	return n, tx.Commit()
-}
-
-func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB) {
-	t.Helper()
-	dialecttest.CreateRoundTripTable(ctx, t, Dialect{}, db, "")
+// bulkRows are dialecttest.BulkRows plus what LOAD DATA's text must
+// escape besides: NUL, and text that looks like a hexadecimal literal.
+func bulkRows() [][]any {
+	return dialecttest.BulkRows(true, "\x00", "0x09")
 }
 
 func count(ctx context.Context, t *testing.T, db *sql.DB, table string) int64 {
@@ -120,21 +55,17 @@ func TestBulkRoundTrip(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "SELECT @@SESSION.sql_mode").Scan(&mode); err != nil || !strings.Contains(mode, "NO_BACKSLASH_ESCAPES") {
 		t.Fatalf("sql_mode = %q (%v): the test needs NO_BACKSLASH_ESCAPES", mode, err)
 	}
-	createRoundTrip(ctx, t, db)
-	want := bulkRows(true)
-	n, err := bulkLoad(ctx, db, d, roundTripTarget(d, name), &sliceRows{rows: want})
-	if err != nil || n != int64(len(want)) {
-		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
-	}
-	dialecttest.CheckRoundTrip(ctx, t, d, db, want)           // text protocol
-	dialecttest.CheckRoundTrip(ctx, t, d, db, want, int64(0)) // binary protocol
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
+	want := bulkRows()
+	dialecttest.CheckBulkRoundTrip(ctx, t, d, db, dialecttest.RoundTripTarget(d, name), want, true) // text protocol
+	dialecttest.CheckRoundTrip(ctx, t, d, db, want, int64(0))                                       // binary protocol
 	more := [][]any{{int64(1000), "more", int64(1), ddl.Dec("1"), 1.0}}
-	if n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: more}); err != nil || n != 1 {
+	if n, err := dialecttest.BulkLoad(ctx, db, d, dialecttest.RoundTripTarget(d, ""), &dialecttest.SliceRows{Rows: more}, true); err != nil || n != 1 {
 		t.Fatalf("BulkLoad into the current database = %d, %v", n, err)
 	}
 	// The handler was deregistered.
 	last := "profdb-" + strconv.FormatUint(readerSeq.Load(), 10)
-	_, err = db.ExecContext(ctx, d.LoadDataSQL(last, "", d.StoredName(dialecttest.RoundTripTable().Name), []string{"INST_ID"}))
+	_, err := db.ExecContext(ctx, d.LoadDataSQL(last, "", d.StoredName(dialecttest.RoundTripTable().Name), []string{"INST_ID"}))
 	if err == nil || !strings.Contains(err.Error(), "not registered") {
 		t.Errorf("LOAD DATA from %s after BulkLoad: %v, want \"not registered\"", last, err)
 	}
@@ -150,9 +81,9 @@ func TestBulkWarningsFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := dialects.Target{Table: "NARROW", Columns: []string{"ID", "S", "I", "D", "F"}}
-	target.Types = roundTripTarget(d, "").Types
+	target.Types = dialecttest.RoundTripTarget(d, "").Types
 	fits := []any{int64(1), "0123456789", int64(2147483647), ddl.Dec("12345678.25"), 1.5}
-	if n, err := bulkLoad(ctx, db, d, target, &sliceRows{rows: [][]any{fits}}); err != nil || n != 1 {
+	if n, err := dialecttest.BulkLoad(ctx, db, d, target, &dialecttest.SliceRows{Rows: [][]any{fits}}, true); err != nil || n != 1 {
 		t.Fatalf("values that fit: %d, %v", n, err)
 	}
 	for _, c := range []struct {
@@ -170,7 +101,7 @@ func TestBulkWarningsFail(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rows := [][]any{{int64(10), "ok", nil, nil, nil}, c.row, {int64(11), "ok", nil, nil, nil}}
-			_, err := bulkLoad(ctx, db, d, target, &sliceRows{rows: rows})
+			_, err := dialecttest.BulkLoad(ctx, db, d, target, &dialecttest.SliceRows{Rows: rows}, true)
 			if err == nil || !strings.Contains(err.Error(), "NARROW") || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error = %v, want one naming NARROW and %s", err, c.want)
 			}
@@ -182,31 +113,23 @@ func TestBulkWarningsFail(t *testing.T) {
 	}
 }
 
-// TestBulkFailures: failing Rows and a missing table are errors; the
-// transaction leaves nothing.
+// TestBulkFailures: a missing table, failing Rows and a row of the wrong
+// width are errors; the transaction leaves nothing.
 func TestBulkFailures(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	createRoundTrip(ctx, t, db)
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	good := dialecttest.RoundTripRows(false)
-	boom := errors.New("boom")
-	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: good, err: boom}); !errors.Is(err, boom) {
-		t.Errorf("failing rows: error = %v, want boom", err)
-	}
-	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: [][]any{{int64(1)}}}); err == nil {
-		t.Error("a row of 1 value for 5 columns was accepted")
-	}
-	missing := roundTripTarget(d, "")
+	missing := dialecttest.RoundTripTarget(d, "")
 	missing.Table = "NO_SUCH_TABLE"
-	if _, err := bulkLoad(ctx, db, d, missing, &sliceRows{rows: good}); err == nil || !strings.Contains(err.Error(), "NO_SUCH_TABLE") {
+	if _, err := dialecttest.BulkLoad(ctx, db, d, missing, &dialecttest.SliceRows{Rows: good}, true); err == nil || !strings.Contains(err.Error(), "NO_SUCH_TABLE") {
 		t.Errorf("missing table: error = %v", err)
 	}
-	if n := count(ctx, t, db, "PROFDB_ROUND_TRIP"); n != 0 {
-		t.Fatalf("%d rows left after failed loads", n)
-	}
+	// Failing rows and a row of the wrong width; nothing is left.
+	dialecttest.CheckBulkFailures(ctx, t, d, db)
 	// The connections are still good.
-	if n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: good}); err != nil || n != int64(len(good)) {
+	if n, err := dialecttest.BulkLoad(ctx, db, d, dialecttest.RoundTripTarget(d, ""), &dialecttest.SliceRows{Rows: good}, true); err != nil || n != int64(len(good)) {
 		t.Fatalf("after the failures: %d, %v", n, err)
 	}
 }
@@ -226,11 +149,11 @@ func TestBulkSkipsWithoutLocalInfile(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	createRoundTrip(ctx, t, db)
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	withLocalInfileOff(t)
-	rows := &sliceRows{rows: dialecttest.RoundTripRows(false)}
-	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), rows); !errors.Is(err, dialects.ErrSkip) || rows.asked != 0 {
-		t.Fatalf("BulkLoad = %v after %d rows, want ErrSkip before the first", err, rows.asked)
+	rows := &dialecttest.SliceRows{Rows: dialecttest.RoundTripRows(false)}
+	if _, err := dialecttest.BulkLoad(ctx, db, d, dialecttest.RoundTripTarget(d, ""), rows, true); !errors.Is(err, dialects.ErrSkip) || rows.Asked != 0 {
+		t.Fatalf("BulkLoad = %v after %d rows, want ErrSkip before the first", err, rows.Asked)
 	}
 
 	var logs []string
@@ -288,7 +211,7 @@ func TestEmptyTableBulk(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	createRoundTrip(ctx, t, db)
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -311,10 +234,10 @@ func TestEmptyTableBulk(t *testing.T) {
 	if want := strings.Contains(strings.ToLower(version), "mariadb"); bulk != want {
 		t.Errorf("emptyTableBulk on %s = %v, want %v", version, bulk, want)
 	}
-	target := roundTripTarget(d, "")
+	target := dialecttest.RoundTripTarget(d, "")
 	target.New = true
-	want := bulkRows(true)
-	if n, err := d.BulkLoad(ctx, btx, target, &sliceRows{rows: want}); err != nil || n != int64(len(want)) {
+	want := bulkRows()
+	if n, err := d.BulkLoad(ctx, btx, target, &dialecttest.SliceRows{Rows: want}); err != nil || n != int64(len(want)) {
 		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
 	}
 	var uc, fk int

@@ -2,100 +2,14 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects/dialecttest"
-
-	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/internal/testdb"
 )
-
-// sliceRows is a dialects.Rows over canonical rows that reuses one slice,
-// as the exporter does; after the rows it returns err, or io.EOF.
-type sliceRows struct {
-	rows  [][]any
-	err   error
-	i     int
-	buf   []any
-	asked int
-}
-
-func (r *sliceRows) Next() ([]any, error) {
-	r.asked++
-	if r.i == len(r.rows) {
-		if r.err != nil {
-			return nil, r.err
-		}
-		return nil, io.EOF
-	}
-	r.buf = append(r.buf[:0], r.rows[r.i]...)
-	r.i++
-	return r.buf, nil
-}
-
-// bulkRows are the round-trip rows plus strings that text-based bulk
-// formats must escape: over 1 MiB of non-ASCII text full of tabs,
-// newlines, backslashes and quotes, and values that look like the
-// formats' NULL markers.
-func bulkRows(withNUL bool) [][]any {
-	nasty := strings.Repeat("ж\t€\n😀\\'\"\r`,;|\\N NULL ", 1<<20/30+1)
-	rows := dialecttest.RoundTripRows(withNUL)
-	for i, s := range []string{nasty, `\N`, `\\N`, "NULL", "\t", "\n", "\\", "\r\n", "a\\", " x\t\ty "} {
-		rows = append(rows, []any{int64(100 + i), s, nil, nil, nil})
-	}
-	return rows
-}
-
-// roundTripTarget is the bulk target of the round-trip table.
-func roundTripTarget(d dialects.Dialect, schema string) dialects.Target {
-	t := dialects.Target{Schema: schema, Table: d.StoredName(dialecttest.RoundTripTable().Name)}
-	for _, c := range dialecttest.RoundTripTable().Columns {
-		t.Columns = append(t.Columns, d.StoredName(c.Name))
-		t.Types = append(t.Types, c.Type)
-	}
-	return t
-}
-
-// bulkLoad runs BulkLoad in a transaction of its own on a connection of
-// its own, as the exporter does (the CopyData path), and commits.
-func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dialects.Target, rows dialects.Rows) (int64, error) {
-	return bulkLoadVia(ctx, db, d, target, rows, true)
-}
-
-// bulkLoadVia is bulkLoad, through database/sql (lib/pq's CopyIn) unless
-// withConn is set.
-func bulkLoadVia(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dialects.Target, rows dialects.Rows, withConn bool) (int64, error) {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	btx := dialects.Tx{Tx: tx}
-	if withConn {
-		btx.Conn = conn
-	}
-	n, err := d.BulkLoad(ctx, btx, target, rows)
-	if err != nil {
-		tx.Rollback()
-		return n, err
-	}
-	return n, tx.Commit()
-}
-
-func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB, schema string) {
-	t.Helper()
-	dialecttest.CreateRoundTripTable(ctx, t, Dialect{}, db, schema)
-}
 
 // TestBulkRoundTrip: every edge value comes back exactly through COPY, in
 // the default schema and a named one.
@@ -103,23 +17,16 @@ func TestBulkRoundTrip(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, schema := open(t)
-	createRoundTrip(ctx, t, db, "")
-	want := bulkRows(false)
-	n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: want})
-	if err != nil || n != int64(len(want)) {
-		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
-	}
-	dialecttest.CheckRoundTrip(ctx, t, d, db, want)
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
+	want := dialecttest.BulkRows(false)
+	target := dialecttest.RoundTripTarget(d, "")
+	dialecttest.CheckBulkRoundTrip(ctx, t, d, db, target, want, true)
 
 	// The same rows through database/sql (no connection given).
-	if _, err := db.ExecContext(ctx, "DELETE FROM "+d.Qualify("", roundTripTarget(d, "").Table)); err != nil {
+	if _, err := db.ExecContext(ctx, "DELETE FROM "+d.Qualify("", target.Table)); err != nil {
 		t.Fatal(err)
 	}
-	n, err = bulkLoadVia(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: want}, false)
-	if err != nil || n != int64(len(want)) {
-		t.Fatalf("BulkLoad without a connection = %d, %v; want %d rows", n, err, len(want))
-	}
-	dialecttest.CheckRoundTrip(ctx, t, d, db, want)
+	dialecttest.CheckBulkRoundTrip(ctx, t, d, db, target, want, false)
 
 	// Named schema, and a table name that needs quoting.
 	odd := dialecttest.RoundTripTable()
@@ -129,9 +36,9 @@ func TestBulkRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	target := roundTripTarget(d, schema)
+	target = dialecttest.RoundTripTarget(d, schema)
 	target.Table = d.StoredName(odd.Name)
-	if n, err := bulkLoad(ctx, db, d, target, &sliceRows{rows: want[:3]}); err != nil || n != 3 {
+	if n, err := dialecttest.BulkLoad(ctx, db, d, target, &dialecttest.SliceRows{Rows: want[:3]}, true); err != nil || n != 3 {
 		t.Fatalf("BulkLoad into %s = %d, %v", target.Table, n, err)
 	}
 }
@@ -142,38 +49,27 @@ func TestBulkFailures(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db, _ := open(t)
-	createRoundTrip(ctx, t, db, "")
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	good := dialecttest.RoundTripRows(false)
 
 	// U+0000 cannot be stored: the server refuses it, as for INSERT.
 	bad := append(append([][]any(nil), good...), []any{int64(50), "a\x00b", nil, nil, nil})
-	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: bad}); err == nil || !strings.Contains(err.Error(), "profdb_round_trip") {
+	if _, err := dialecttest.BulkLoad(ctx, db, d, dialecttest.RoundTripTarget(d, ""), &dialecttest.SliceRows{Rows: bad}, true); err == nil || !strings.Contains(err.Error(), "profdb_round_trip") {
 		t.Errorf("a string with U+0000: error = %v", err)
 	} else {
 		t.Log(err)
 	}
 	// A NULL in the NOT NULL key.
 	bad = [][]any{{nil, "x", nil, nil, nil}}
-	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: bad}); err == nil {
+	if _, err := dialecttest.BulkLoad(ctx, db, d, dialecttest.RoundTripTarget(d, ""), &dialecttest.SliceRows{Rows: bad}, true); err == nil {
 		t.Error("NULL in a NOT NULL column was accepted")
 	}
-	// The rows fail: that error comes back.
-	boom := errors.New("boom")
-	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: good, err: boom}); !errors.Is(err, boom) {
-		t.Errorf("failing rows: error = %v, want boom", err)
-	}
-	// A row of the wrong width.
-	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: [][]any{{int64(1)}}}); err == nil {
-		t.Error("a row of 1 value for 5 columns was accepted")
-	}
-	var count int64
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM profdb_round_trip").Scan(&count); err != nil || count != 0 {
-		t.Fatalf("rows left after failed loads: %d, %v", count, err)
-	}
+	// Failing rows and a row of the wrong width; nothing is left.
+	dialecttest.CheckBulkFailures(ctx, t, d, db)
 	// A cancelled context stops the load.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := bulkLoad(cctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: good}); err == nil {
+	if _, err := dialecttest.BulkLoad(cctx, db, d, dialecttest.RoundTripTarget(d, ""), &dialecttest.SliceRows{Rows: good}, true); err == nil {
 		t.Error("a cancelled load succeeded")
 	} else {
 		t.Log(err)

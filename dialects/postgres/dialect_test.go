@@ -6,35 +6,23 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/profilers"
 )
 
 func TestRegistered(t *testing.T) {
-	for _, dsn := range []string{"postgres://h/db", "postgresql://h/db", "POSTGRES://h/db"} {
-		d, err := dialects.ForDSN(dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := d.(Dialect); !ok || d.Name() != "postgres" || d.DriverName() != "postgres" {
-			t.Errorf("ForDSN(%q) = %T %s", dsn, d, d.Name())
-		}
-	}
+	dialecttest.CheckRegistered(t, Dialect{}, "postgres", "postgres", "postgres://h/db", "postgresql://h/db", "POSTGRES://h/db")
 }
 
 func TestQuote(t *testing.T) {
 	d := Dialect{}
-	cases := map[string]string{
+	dialecttest.CheckQuote(t, d, map[string]string{
 		"inst_id":  `"inst_id"`,
 		"INST_ID":  `"INST_ID"`, // Quote keeps the case; StoredName lowers it
 		`a"b`:      `"a""b"`,
 		`""`:       `""""""`,
 		"x y`[z]'": "\"x y`[z]'\"",
-	}
-	for in, want := range cases {
-		if got := d.Quote(in); got != want {
-			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
-		}
-	}
+	})
 	if got := d.Qualify("", "t"); got != `"t"` {
 		t.Errorf("Qualify without schema = %s", got)
 	}
@@ -66,15 +54,7 @@ func TestPlaceholderAndLimits(t *testing.T) {
 
 func TestColumnType(t *testing.T) {
 	d := Dialect{}
-	want := map[ddl.Type]string{ddl.String: "TEXT", ddl.Integer: "BIGINT", ddl.Float: "DOUBLE PRECISION", ddl.Decimal: "NUMERIC(28,8)"}
-	for typ, w := range want {
-		if got := d.ColumnType(typ); got != w {
-			t.Errorf("ColumnType(%s) = %s, want %s", typ, got, w)
-		}
-	}
-	if got := d.ColumnType(0); got != "" {
-		t.Errorf("ColumnType(0) = %q", got)
-	}
+	dialecttest.CheckColumnTypes(t, d, map[ddl.Type]string{ddl.String: "TEXT", ddl.Integer: "BIGINT", ddl.Float: "DOUBLE PRECISION", ddl.Decimal: "NUMERIC(28,8)"})
 }
 
 func TestBind(t *testing.T) {
@@ -82,13 +62,7 @@ func TestBind(t *testing.T) {
 	if got := d.Bind(ddl.Decimal, ddl.Dec("18446744073709551615")); got != "18446744073709551615" {
 		t.Errorf("Bind(Decimal) = %#v (%T), want a plain string", got, got)
 	}
-	for _, v := range []any{int64(5), 1.25, "text", nil} {
-		for _, typ := range []ddl.Type{ddl.Integer, ddl.Float, ddl.String, ddl.Decimal} {
-			if got := d.Bind(typ, v); got != v {
-				t.Errorf("Bind(%s, %#v) = %#v, want it unchanged", typ, v, got)
-			}
-		}
-	}
+	dialecttest.CheckBindUnchanged(t, d, ddl.Integer, ddl.Float, ddl.String, ddl.Decimal)
 }
 
 func TestLockStatements(t *testing.T) {

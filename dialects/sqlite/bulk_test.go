@@ -1,11 +1,7 @@
 package sqlite
 
 import (
-	"context"
-	"database/sql"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -15,75 +11,6 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/internal/testdb"
 )
-
-// sliceRows is a dialects.Rows over canonical rows that reuses one slice,
-// as the exporter does; after the rows it returns err, or io.EOF.
-type sliceRows struct {
-	rows [][]any
-	err  error
-	i    int
-	buf  []any
-}
-
-func (r *sliceRows) Next() ([]any, error) {
-	if r.i == len(r.rows) {
-		if r.err != nil {
-			return nil, r.err
-		}
-		return nil, io.EOF
-	}
-	r.buf = append(r.buf[:0], r.rows[r.i]...)
-	r.i++
-	return r.buf, nil
-}
-
-// bulkRows are the round-trip rows plus strings that text-based bulk
-// formats must escape: over 1 MiB of non-ASCII text full of tabs,
-// newlines, backslashes and quotes, and values that look like NULL
-// markers.
-func bulkRows(withNUL bool) [][]any {
-	nasty := strings.Repeat("ж\t€\n😀\\'\"\r`,;|\\N NULL ", 1<<20/30+1)
-	rows := dialecttest.RoundTripRows(withNUL)
-	for i, s := range []string{nasty, `\N`, `\\N`, "NULL", "\t", "\n", "\\", "\r\n", "a\\", " x\t\ty "} {
-		rows = append(rows, []any{int64(100 + i), s, nil, nil, nil})
-	}
-	return rows
-}
-
-// roundTripTarget is the bulk target of the round-trip table.
-func roundTripTarget(d dialects.Dialect, schema string) dialects.Target {
-	t := dialects.Target{Schema: schema, Table: d.StoredName(dialecttest.RoundTripTable().Name)}
-	for _, c := range dialecttest.RoundTripTable().Columns {
-		t.Columns = append(t.Columns, d.StoredName(c.Name))
-		t.Types = append(t.Types, c.Type)
-	}
-	return t
-}
-
-// bulkLoad runs BulkLoad in a transaction of its own on a connection of
-// its own, as the exporter does, and commits.
-func bulkLoad(ctx context.Context, db *sql.DB, d dialects.BulkLoader, target dialects.Target, rows dialects.Rows) (int64, error) {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	n, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, rows)
-	if err != nil {
-		tx.Rollback()
-		return n, err
-	}
-	return n, tx.Commit()
-}
-
-func createRoundTrip(ctx context.Context, t *testing.T, db *sql.DB) {
-	t.Helper()
-	dialecttest.CreateRoundTripTable(ctx, t, Dialect{}, db, "")
-}
 
 // TestBulkRoundTrip: every edge value comes back exactly, stored as the
 // INSERT path stores it.
@@ -99,29 +26,8 @@ func bulkRoundTrip(t *testing.T, withConn bool) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
-	createRoundTrip(ctx, t, db)
-	want := bulkRows(true)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	btx := dialects.Tx{Tx: tx}
-	if withConn {
-		btx.Conn = conn
-	}
-	n, err := d.BulkLoad(ctx, btx, roundTripTarget(d, "main"), &sliceRows{rows: want})
-	if err != nil || n != int64(len(want)) {
-		t.Fatalf("BulkLoad = %d, %v; want %d rows", n, err, len(want))
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
-	dialecttest.CheckRoundTrip(ctx, t, d, db, want)
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
+	dialecttest.CheckBulkRoundTrip(ctx, t, d, db, dialecttest.RoundTripTarget(d, "main"), dialecttest.BulkRows(true), withConn)
 	// Decimals keep the storage class Bind picks.
 	var classes string
 	if err := db.QueryRowContext(ctx, `SELECT group_concat(typeof(COL_DECIMAL), ',') FROM (SELECT COL_DECIMAL FROM PROFDB_ROUND_TRIP WHERE INST_ID <= 3 ORDER BY INST_ID)`).Scan(&classes); err != nil {
@@ -142,7 +48,7 @@ func TestBulkBatches(t *testing.T) {
 		for _, withLong := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%d,long=%v", count, withLong), func(t *testing.T) {
 				db := open(t)
-				createRoundTrip(ctx, t, db)
+				dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 				var rows [][]any
 				for i := range count {
 					s := "s"
@@ -151,7 +57,7 @@ func TestBulkBatches(t *testing.T) {
 					}
 					rows = append(rows, []any{int64(i), s, int64(-i), ddl.Dec(fmt.Sprint(i)), float64(i) / 4})
 				}
-				n, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: rows})
+				n, err := dialecttest.BulkLoad(ctx, db, d, dialecttest.RoundTripTarget(d, ""), &dialecttest.SliceRows{Rows: rows}, true)
 				if err != nil || n != int64(count) {
 					t.Fatalf("BulkLoad = %d, %v; want %d", n, err, count)
 				}
@@ -167,8 +73,7 @@ func TestBulkFailures(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	db := open(t)
-	createRoundTrip(ctx, t, db)
-	good := dialecttest.RoundTripRows(false)
+	dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
 	// Text in an INTEGER column of the STRICT table, in a full statement
 	// and in the single-row tail.
 	for _, at := range []int{3, BulkRows + 3} {
@@ -177,21 +82,12 @@ func TestBulkFailures(t *testing.T) {
 			rows = append(rows, []any{int64(i), "s", int64(i), nil, nil})
 		}
 		rows[at][2] = "text"
-		if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: rows}); err == nil || !strings.Contains(err.Error(), "PROFDB_ROUND_TRIP") {
+		if _, err := dialecttest.BulkLoad(ctx, db, d, dialecttest.RoundTripTarget(d, ""), &dialecttest.SliceRows{Rows: rows}, true); err == nil || !strings.Contains(err.Error(), "PROFDB_ROUND_TRIP") {
 			t.Errorf("text in an INTEGER column at row %d: error = %v", at+1, err)
 		}
 	}
-	boom := errors.New("boom")
-	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: good, err: boom}); !errors.Is(err, boom) {
-		t.Errorf("failing rows: error = %v, want boom", err)
-	}
-	if _, err := bulkLoad(ctx, db, d, roundTripTarget(d, ""), &sliceRows{rows: [][]any{{int64(1)}}}); err == nil {
-		t.Error("a row of 1 value for 5 columns was accepted")
-	}
-	var count int64
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM PROFDB_ROUND_TRIP").Scan(&count); err != nil || count != 0 {
-		t.Fatalf("rows left after failed loads: %d, %v", count, err)
-	}
+	// Failing rows and a row of the wrong width; nothing is left.
+	dialecttest.CheckBulkFailures(ctx, t, d, db)
 }
 
 // TestIndexesStayDuringTheLoad: SQLite keeps a table's indexes while rows

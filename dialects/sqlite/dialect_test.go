@@ -7,19 +7,12 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/profilers"
 )
 
 func TestRegistered(t *testing.T) {
-	for _, dsn := range []string{"sqlite:x.db", "sqlite:///tmp/x.db", "SQLite://x.db"} {
-		d, err := dialects.ForDSN(dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := d.(Dialect); !ok || d.Name() != "sqlite" || d.DriverName() != "sqlite" {
-			t.Errorf("ForDSN(%q) = %T %s", dsn, d, d.Name())
-		}
-	}
+	dialecttest.CheckRegistered(t, Dialect{}, "sqlite", "sqlite", "sqlite:x.db", "sqlite:///tmp/x.db", "SQLite://x.db")
 	if _, ok := any(Dialect{}).(dialects.Locker); ok {
 		t.Error("SQLite serializes writers with BEGIN IMMEDIATE and needs no Locker")
 	}
@@ -27,19 +20,14 @@ func TestRegistered(t *testing.T) {
 
 func TestQuote(t *testing.T) {
 	d := Dialect{}
-	cases := map[string]string{
+	dialecttest.CheckQuote(t, d, map[string]string{
 		"INST_ID":   `"INST_ID"`,
 		`a"b`:       `"a""b"`,
 		`"`:         `""""`,
 		"x y`[z]'":  "\"x y`[z]'\"",
 		"":          `""`,
 		`COL____"_`: `"COL____""_"`,
-	}
-	for in, want := range cases {
-		if got := d.Quote(in); got != want {
-			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
-		}
-	}
+	})
 	if got := d.Qualify("", "T"); got != `"T"` {
 		t.Errorf("Qualify without schema = %s", got)
 	}
@@ -69,17 +57,12 @@ func TestPlaceholderAndLimits(t *testing.T) {
 func TestColumnType(t *testing.T) {
 	d := Dialect{}
 	want := map[ddl.Type]string{ddl.String: "TEXT", ddl.Integer: "INTEGER", ddl.Float: "REAL", ddl.Decimal: "ANY"}
+	dialecttest.CheckColumnTypes(t, d, want)
+	// The declared type maps back to the logical type.
 	for typ, w := range want {
-		if got := d.ColumnType(typ); got != w {
-			t.Errorf("ColumnType(%s) = %s, want %s", typ, got, w)
-		}
-		// The declared type maps back to the logical type.
 		if got := affinity(w); got != typ {
 			t.Errorf("affinity(%s) = %s, want %s", w, got, typ)
 		}
-	}
-	if got := d.ColumnType(0); got != "" {
-		t.Errorf("ColumnType(0) = %q", got)
 	}
 }
 
@@ -110,13 +93,7 @@ func TestBind(t *testing.T) {
 			t.Errorf("Bind(Decimal, %#v) = %#v (%T), want %#v (%T)", c.in, got, got, c.want, c.want)
 		}
 	}
-	for _, v := range []any{int64(5), 1.25, "text", nil} {
-		for _, typ := range []ddl.Type{ddl.Integer, ddl.Float, ddl.String} {
-			if got := d.Bind(typ, v); got != v {
-				t.Errorf("Bind(%s, %#v) = %#v, want it unchanged", typ, v, got)
-			}
-		}
-	}
+	dialecttest.CheckBindUnchanged(t, d, ddl.Integer, ddl.Float, ddl.String)
 }
 
 func TestCreateTableStatements(t *testing.T) {

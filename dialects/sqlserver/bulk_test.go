@@ -11,10 +11,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/internal/tdstest"
 )
@@ -47,26 +47,6 @@ func TestFloatBits(t *testing.T) {
 	}
 }
 
-// sliceRows is a dialects.Rows over fixed rows that counts the calls.
-type sliceRows struct {
-	rows  [][]any
-	err   error // returned after the rows, instead of io.EOF, when set
-	calls int
-}
-
-func (r *sliceRows) Next() ([]any, error) {
-	r.calls++
-	if len(r.rows) == 0 {
-		if r.err != nil {
-			return nil, r.err
-		}
-		return nil, io.EOF
-	}
-	row := r.rows[0]
-	r.rows = r.rows[1:]
-	return row, nil
-}
-
 // catalogServer starts tdstest's fake SQL Server catalog, creates the
 // tables in it and returns a connection.
 func catalogServer(t *testing.T, tables ...ddl.Table) (*tdstest.Server, *tdstest.Catalog, *sql.Conn, context.Context) {
@@ -75,24 +55,8 @@ func catalogServer(t *testing.T, tables ...ddl.Table) (*tdstest.Server, *tdstest
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Close() })
+	conn, ctx := connect(t, srv)
 	var d sqlserver.Dialect
-	dsn, err := d.DriverDSN(srv.DSN("profdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open(d.DriverName(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
 	for _, tb := range tables {
 		for _, s := range d.CreateTable(tb) {
 			if _, err := conn.ExecContext(ctx, s); err != nil {
@@ -130,7 +94,7 @@ func TestBulkLoadOverTDS(t *testing.T) {
 	}
 	target := dialects.Target{Table: "BULK_T", Columns: []string{"S", "I", "D", "F", "INST_ID"},
 		Types: []ddl.Type{ddl.String, ddl.Integer, ddl.Decimal, ddl.Float, ddl.Integer}}
-	in := &sliceRows{rows: rows}
+	in := &dialecttest.SliceRows{Rows: rows}
 	n, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, in)
 	if err != nil {
 		t.Fatal(err)
@@ -195,8 +159,8 @@ func TestBulkLoadOverTDS(t *testing.T) {
 	if !ok || len(tb.Rows) != len(rows) {
 		t.Fatalf("catalog holds %d rows", len(tb.Rows))
 	}
-	if in.calls != len(rows)+1 {
-		t.Errorf("Rows.Next called %d times", in.calls)
+	if in.Asked != len(rows)+1 {
+		t.Errorf("Rows.Next called %d times", in.Asked)
 	}
 }
 
@@ -230,7 +194,7 @@ func TestBulkLoadConverts(t *testing.T) {
 	target := dialects.Target{Table: "X", Columns: []string{"S", "D", "I", "F", "N", "G", "INST_ID"},
 		Types: []ddl.Type{ddl.String, ddl.Decimal, ddl.Integer, ddl.Float, ddl.Integer, ddl.Float, ddl.Integer}}
 	rows := [][]any{{"ü", ddl.Dec("123"), int64(3), 2.5, int64(42), 0.5, int64(7)}}
-	if _, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, &sliceRows{rows: rows}); err != nil {
+	if _, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, &dialecttest.SliceRows{Rows: rows}); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -270,19 +234,19 @@ func TestBulkLoadSkips(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	rows := &sliceRows{rows: [][]any{{"é", int64(1)}}}
+	rows := &dialecttest.SliceRows{Rows: [][]any{{"é", int64(1)}}}
 	_, err = d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, dialects.Target{Table: "V", Columns: []string{"S", "INST_ID"}, Types: []ddl.Type{ddl.String, ddl.Integer}}, rows)
-	if !errors.Is(err, dialects.ErrSkip) || rows.calls != 0 || !strings.Contains(err.Error(), "column S is varchar(50)") {
-		t.Errorf("varchar column: %v after %d rows asked", err, rows.calls)
+	if !errors.Is(err, dialects.ErrSkip) || rows.Asked != 0 || !strings.Contains(err.Error(), "column S is varchar(50)") {
+		t.Errorf("varchar column: %v after %d rows asked", err, rows.Asked)
 	}
 	// Numbers are ASCII text: a varchar column takes them.
-	rows = &sliceRows{rows: [][]any{{int64(5), int64(1)}}}
+	rows = &dialecttest.SliceRows{Rows: [][]any{{int64(5), int64(1)}}}
 	if _, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, dialects.Target{Table: "V", Columns: []string{"N", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, rows); err != nil {
 		t.Errorf("number into varchar: %v", err)
 	}
 	// No rows: nothing is sent.
 	srv.ResetEvents()
-	n, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, dialects.Target{Table: "BULK_T", Columns: []string{"I", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, &sliceRows{})
+	n, err := d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, dialects.Target{Table: "BULK_T", Columns: []string{"I", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, &dialecttest.SliceRows{})
 	if err != nil || n != 0 {
 		t.Errorf("empty load: %d, %v", n, err)
 	}
@@ -292,7 +256,7 @@ func TestBulkLoadSkips(t *testing.T) {
 		}
 	}
 	// A missing column is an error, not a skip.
-	_, err = d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, dialects.Target{Table: "BULK_T", Columns: []string{"i", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, &sliceRows{})
+	_, err = d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, dialects.Target{Table: "BULK_T", Columns: []string{"i", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}, &dialecttest.SliceRows{})
 	if err == nil || errors.Is(err, dialects.ErrSkip) || !strings.Contains(err.Error(), "no column i") {
 		t.Errorf("missing column: %v", err)
 	}
@@ -309,7 +273,7 @@ func TestBulkLoadFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := dialects.Target{Table: "BULK_T", Columns: []string{"I", "INST_ID"}, Types: []ddl.Type{ddl.Integer, ddl.Integer}}
-	rows := &sliceRows{rows: [][]any{{int64(1), int64(1)}, {int64(2), nil}}}
+	rows := &dialecttest.SliceRows{Rows: [][]any{{int64(1), int64(1)}, {int64(2), nil}}}
 	_, err = d.BulkLoad(ctx, dialects.Tx{Tx: tx, Conn: conn}, target, rows)
 	if err == nil || !strings.Contains(err.Error(), "NULL in NOT NULL column INST_ID") {
 		t.Fatalf("error = %v", err)
@@ -336,11 +300,11 @@ func TestBulkLoadBadRows(t *testing.T) {
 	var d sqlserver.Dialect
 	boom := errors.New("boom")
 	for name, tc := range map[string]struct {
-		rows *sliceRows
+		rows *dialecttest.SliceRows
 		want string
 	}{
-		"width":  {&sliceRows{rows: [][]any{{int64(1), int64(1)}, {int64(2)}}}, "sqlserver: bulk load into BULK_T: row 2 has 1 values for 2 columns"},
-		"source": {&sliceRows{rows: [][]any{{int64(1), int64(1)}}, err: boom}, "boom"},
+		"width":  {&dialecttest.SliceRows{Rows: [][]any{{int64(1), int64(1)}, {int64(2)}}}, "sqlserver: bulk load into BULK_T: row 2 has 1 values for 2 columns"},
+		"source": {&dialecttest.SliceRows{Rows: [][]any{{int64(1), int64(1)}}, Err: boom}, "boom"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, cat, conn, ctx := catalogServer(t, bulkTable)

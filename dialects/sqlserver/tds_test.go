@@ -27,6 +27,15 @@ func openTDS(t *testing.T, h tdstest.Handler) (*tdstest.Server, *sql.Conn, conte
 	if err != nil {
 		t.Fatal(err)
 	}
+	conn, ctx := connect(t, srv)
+	return srv, conn, ctx
+}
+
+// connect opens srv through the dialect's DriverDSN and returns one
+// pinned connection; srv, the handle and the connection close with the
+// test.
+func connect(t *testing.T, srv *tdstest.Server) (*sql.Conn, context.Context) {
+	t.Helper()
 	t.Cleanup(func() { srv.Close() })
 	var d sqlserver.Dialect
 	dsn, err := d.DriverDSN(srv.DSN("profdb"))
@@ -45,7 +54,7 @@ func openTDS(t *testing.T, h tdstest.Handler) (*tdstest.Server, *sql.Conn, conte
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return srv, conn, ctx
+	return conn, ctx
 }
 
 // requests returns the recorded events other than the login.
