@@ -114,8 +114,16 @@ func startPrivateMariaDB(t *testing.T) *privateServer {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	data := filepath.Join(dir, "data")
+	// A folder of its own for temporary files: a starting MariaDB server
+	// (mariadb-install-db's too) deletes every "#sql*" file in its tmpdir,
+	// which would pull the temporary tables from under the machine's own
+	// server in /tmp while other tests use it.
+	tmp := "--tmpdir=" + filepath.Join(dir, "tmp")
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	who := "--user=" + currentUser()
-	if out, err := exec.Command(install, "--no-defaults", "--datadir="+data, who, "--skip-test-db",
+	if out, err := exec.Command(install, "--no-defaults", "--datadir="+data, tmp, who, "--skip-test-db",
 		"--auth-root-authentication-method=normal").CombinedOutput(); err != nil {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
@@ -123,7 +131,7 @@ func startPrivateMariaDB(t *testing.T) *privateServer {
 	s := &privateServer{port: port, stop: syscall.SIGTERM,
 		dsn: "mysql://root@127.0.0.1:" + port + "/test", ping: "mysql://root@127.0.0.1:" + port + "/"}
 	s.start = func() *exec.Cmd {
-		return exec.Command(mariadbd, "--no-defaults", "--datadir="+data, who, "--port="+port,
+		return exec.Command(mariadbd, "--no-defaults", "--datadir="+data, tmp, who, "--port="+port,
 			"--bind-address=127.0.0.1", "--socket="+filepath.Join(dir, "s.sock"), "--skip-grant-tables",
 			"--local-infile=1", "--innodb-buffer-pool-size=64M", "--innodb-log-file-size=64M",
 			"--log-error="+filepath.Join(dir, "error.log"), "--pid-file="+filepath.Join(dir, "pid"))
