@@ -185,33 +185,18 @@ func makeStale(t *testing.T, ctx context.Context, dialect, dsn string, rounds in
 	return sets
 }
 
-// planTables returns the stored names, upper-cased, of the tables of the
-// database dsn names that have an INST_ID column: the profiler tables,
-// INSTANCES, RELATIONS and PROFDB_RESULT_SETS.
+// planTables returns plantest.ResultSetTables of the database dsn names.
 func planTables(t *testing.T, ctx context.Context, dsn string) map[string]bool {
 	t.Helper()
-	admin := testdb.Open(t, dsn)
 	d, err := dialects.ForDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables, err := d.Tables(ctx, admin, "")
+	tables, err := plantest.ResultSetTables(ctx, testdb.Open(t, dsn), d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]bool{}
-	for _, tb := range tables {
-		cols, err := d.Columns(ctx, admin, "", tb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cols {
-			if strings.EqualFold(c.Name, "INST_ID") {
-				out[strings.ToUpper(tb)] = true
-			}
-		}
-	}
-	return out
+	return tables
 }
 
 // oneRowPerSet are the tables that hold one row of each result set: a
@@ -221,10 +206,9 @@ var oneRowPerSet = map[string]bool{profilers.InstancesTable: true, profilers.Res
 
 // planFaults returns what is wrong with the plan p of a statement of a
 // command that works on one or a few result sets: an EXPLAIN that failed,
-// JIT compilation, parallel workers, and a table of tables (planTables)
-// read otherwise than through an index on INST_ID (a sequential scan, a
-// whole index, an index whose first bounded column is another), unless it
-// is an index scan stopped at its first entry (MIN, MAX), and one read
+// JIT compilation, parallel workers, a table of tables (planTables) read
+// otherwise than by INST_ID (plantest.Scan.ByInstID: a sequential scan, a
+// whole index, an index whose first bounded column is another), and one read
 // again for each row of a nested loop's outer side (plantest.Scan.PerRow,
 // on PostgreSQL and MariaDB: rows × rows) unless it is oneRowPerSet's.
 func planFaults(st plantest.Statement, tables map[string]bool) []string {
@@ -247,8 +231,7 @@ func planFaults(st plantest.Statement, tables map[string]bool) []string {
 			out = append(out, fmt.Sprintf("%s read again for each row of a nested loop's outer side (index %q on %v, %.0f rows estimated)", sc.Table, sc.Index, sc.Columns, sc.Rows))
 			continue
 		}
-		byInst := !sc.Full && (len(sc.Columns) == 0 || strings.EqualFold(sc.Columns[0], "INST_ID"))
-		if byInst {
+		if sc.ByInstID() {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s read by %s (index %q on %v, %.0f rows)", sc.Table, sc.Method, sc.Index, sc.Columns, sc.Rows))

@@ -413,3 +413,18 @@ func texts(v any) []string {
 	}
 	return out
 }
+
+// ByInstID reports whether the scan reads its table as a statement on a
+// few result sets should: not the whole table or index, and through an
+// index whose first bounded column is INST_ID, through a primary key
+// (SQLite's rowid, reached from such an index), or as a probe an index
+// scan stops at its first entry (MIN, MAX: no bounded column).
+func (s Scan) ByInstID() bool {
+	if s.Full {
+		return false
+	}
+	if s.Index == "PRIMARY KEY" || s.Index == "PRIMARY" || strings.HasPrefix(strings.ToUpper(s.Index), "PK_") {
+		return true
+	}
+	return len(s.Columns) == 0 || strings.EqualFold(s.Columns[0], "INST_ID")
+}

@@ -151,3 +151,23 @@ func TestReadPlanRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestByInstID: what counts as a read by INST_ID in both plan tests.
+func TestByInstID(t *testing.T) {
+	for _, c := range []struct {
+		scan Scan
+		want bool
+	}{
+		{Scan{Index: "lines_inst", Columns: []string{"inst_id", "parent_id"}}, true},
+		{Scan{Index: "IX_LINES", Columns: []string{"INST_ID"}}, true},
+		{Scan{Index: "relations_pkey"}, true}, // a probe: MAX(ID)
+		{Scan{Index: "PRIMARY KEY", Columns: []string{"rowid"}}, true},
+		{Scan{Index: "lines_parent", Columns: []string{"parent_id", "inst_id"}}, false},
+		{Scan{Method: "Seq Scan", Full: true}, false},
+		{Scan{Index: "lines_inst", Full: true}, false},
+	} {
+		if got := c.scan.ByInstID(); got != c.want {
+			t.Errorf("%+v: ByInstID = %v, want %v", c.scan, got, c.want)
+		}
+	}
+}

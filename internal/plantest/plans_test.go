@@ -87,12 +87,9 @@ func TestOneSetStatementsUseTheirIndex(t *testing.T) {
 
 			conn := explainConn(ctx, t, sqldb, d)
 			defer conn.Close()
-			known := map[string]bool{profilers.InstancesTable: true, profilers.RelationsTable: true, profilers.ResultSetsTable: true,
-				profilers.LabelsTable: true, profilers.MergeSourcesTable: true}
-			for _, def := range profilers.All() {
-				for _, tb := range def.Tables {
-					known[tb.Name] = true
-				}
+			known, err := plantest.ResultSetTables(ctx, conn, d)
+			if err != nil {
+				t.Fatal(err)
 			}
 			checked := 0
 			seen := map[string]bool{}
@@ -117,7 +114,7 @@ func TestOneSetStatementsUseTheirIndex(t *testing.T) {
 					switch {
 					case sc.Full:
 						t.Errorf("%s\n  reads all of %s: %s", oneLine(st.Query), sc.Table, sc)
-					case !byInstID(sc):
+					case !sc.ByInstID():
 						t.Errorf("%s\n  reads %s not by INST_ID: %s", oneLine(st.Query), sc.Table, sc)
 					case len(sc.Columns) == 1 && slices.ContainsFunc(sc.Refs, func(r string) bool { return r != "const" }):
 						t.Errorf("%s\n  looks %s up by INST_ID alone inside a join: %s", oneLine(st.Query), sc.Table, sc)
@@ -339,15 +336,6 @@ func oneSet(query string, known map[string]bool) bool {
 	}
 	cond := strings.NewReplacer(`"`, "", "`", "", "[", "", "]", "").Replace(q)
 	return names && (strings.Contains(cond, "INST_ID =") || strings.Contains(cond, "INST_ID IN"))
-}
-
-// byInstID reports whether a read goes through an index whose first column
-// it binds is INST_ID, or through a primary key.
-func byInstID(sc plantest.Scan) bool {
-	if sc.Index == "PRIMARY KEY" || sc.Index == "PRIMARY" || strings.HasPrefix(strings.ToUpper(sc.Index), "PK_") {
-		return true
-	}
-	return len(sc.Columns) > 0 && strings.EqualFold(sc.Columns[0], "INST_ID")
 }
 
 func oneLine(s string) string {
