@@ -38,6 +38,16 @@ type goFigures struct {
 // pprofTop is flat and cum per function, as pprof -top prints them in ns.
 type pprofTop map[string][2]int64
 
+// total is the profile's total as pprof -top gives it ("of N total"):
+// every sample counts flat in one function, its leaf.
+func (p pprofTop) total() int64 {
+	var n int64
+	for _, v := range p {
+		n += v[0]
+	}
+	return n
+}
+
 var goFiguresOnce = sync.OnceValues(makeGoFigures)
 
 // makeGoFigures builds testdata/figures' test binary with coverage of
@@ -258,6 +268,9 @@ func checkPprofFigures(t *testing.T, db string, g *goFigures) {
 			got[n] = [2]int64{v[0] + x.Own, v[1] + x.WithChild}
 		}
 		samePprof(t, "show "+inst, got, g.top[i])
+		if want := g.top[i].total(); s.Trace.TotalTime != want {
+			t.Errorf("show %s: total time %d ns; go tool pprof: %d ns total", inst, s.Trace.TotalTime, want)
+		}
 	}
 	// Fib recurses directly, ping through pong; the two hash.New are
 	// two routines of one short name.
@@ -281,6 +294,9 @@ func checkPprofFigures(t *testing.T, db string, g *goFigures) {
 		a[n] = [2]int64{int64(x.Own.A), int64(x.WithChild.A)}
 		b[n] = [2]int64{int64(x.Own.B), int64(x.WithChild.B)}
 		d[n] = [2]int64{int64(x.Own.B - x.Own.A), int64(x.WithChild.B - x.WithChild.A)}
+	}
+	if ta, tb := g.top[0].total(), g.top[1].total(); int64(c.Trace.Time.A) != ta || int64(c.Trace.Time.B) != tb {
+		t.Errorf("compare 3 4: total time %v -> %v ns; go tool pprof: %d -> %d ns total", c.Trace.Time.A, c.Trace.Time.B, ta, tb)
 	}
 	samePprof(t, "compare 3 4, A", a, g.top[0])
 	samePprof(t, "compare 3 4, B", b, g.top[1])
