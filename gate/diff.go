@@ -323,7 +323,20 @@ func (d *diffParser) gitFile() error {
 	if f.name == "" && !f.isDel {
 		return errf(at, "diff --git line: no file name (the old and new names differ and no +++ or rename line names the new one)")
 	}
+	if err := folderName(f.name); err != nil {
+		return errf(at, "diff --git line: %v", err)
+	}
 	return d.hunks(f)
+}
+
+// folderName is an error when name ends in a slash: a folder's name, not a
+// file's, which no diff changes (and "b/", once a plain diff's b/ is taken
+// off, would name nothing).
+func folderName(name string) error {
+	if strings.HasSuffix(name, "/") {
+		return fmt.Errorf("%q names a folder, not a file", name)
+	}
+	return nil
 }
 
 // gitHeaderLine reports which of git's extended header lines line is, and
@@ -381,6 +394,9 @@ func (d *diffParser) plainFile() error {
 		f.name = oldName
 	default:
 		f.name = newName
+	}
+	if err := folderName(f.name); err != nil {
+		return errf(at, "file header: %v", err)
 	}
 	if strings.HasPrefix(oldLine, "--- a/") {
 		d.aPrefixed = true

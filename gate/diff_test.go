@@ -307,6 +307,10 @@ var malformedDiffs = []struct{ diff, want string }{
 	{"diff --git a/x b/y\n@@ -0,0 +1 @@\n+a\n", "line 1: diff --git line: no file name"},
 	{"text\n@@ -1 +1 @@\n-a\n+b\n", "line 2: hunk header without a file header"},
 	{"diff --git a/" + strings.Repeat("x", maxHeaderLine) + " b/x\n", "line 1: diff --git line longer than"},
+	// A folder's name: "b/" would be no name at all once b/ is taken off.
+	{"--- a/x\n+++ b/\n@@ -1 +1,2 @@\n a\n+b\n", `line 1: file header: "b/" names a folder, not a file`},
+	{"--- b/\n+++ b/x\n@@ -1 +1,2 @@\n a\n+b\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n", `line 1: file header: "b/" names a folder`},
+	{"diff --git a/d/ b/d/\n--- a/d/\n+++ b/d/\n@@ -1 +1 @@\n-a\n+b\n", `line 1: diff --git line: "d/" names a folder`},
 }
 
 // The lines of a file are kept as runs: a new file of a million lines is

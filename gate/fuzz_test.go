@@ -105,6 +105,9 @@ func TestParseDiffAsGoGitdiff(t *testing.T) {
 			if len(want) == 0 && (len(s) > 0 && strings.Contains(err.Error(), "not a diff") || s == "" && errors.Is(err, ErrEmptyDiff)) {
 				continue // go-gitdiff took what is not a diff, or nothing, for an empty diff
 			}
+			if strings.Contains(err.Error(), "names a folder, not a file") {
+				continue // go-gitdiff takes "b/" or "d/" for a file's name
+			}
 			t.Errorf("%.80q: %v; go-gitdiff read it", s, err)
 			continue
 		}
