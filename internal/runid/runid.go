@@ -281,7 +281,9 @@ func FromGit(ctx context.Context, o Options) *resultset.Run {
 		prog = "git"
 	}
 	git := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, prog, args...)
+		// A repository's core.fsmonitor names a program that git status
+		// runs: reading a run's identity never runs one.
+		cmd := exec.CommandContext(ctx, prog, append([]string{"-c", "core.fsmonitor=false"}, args...)...)
 		cmd.Dir = o.Dir
 		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 		out := &boundedBuffer{max: maxGitOutput}

@@ -3,6 +3,7 @@ package runid_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +140,31 @@ func TestFromGit(t *testing.T) {
 	}
 }
 
+// TestFromGitRunsNoHook: a repository whose configuration names an
+// fsmonitor program (which git status runs) has its identity read without
+// that program running.
+func TestFromGitRunsNoHook(t *testing.T) {
+	dir, head := gitRepo(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(t.TempDir(), "fsmonitor")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\ntouch '"+marker+"'\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "config", "core.fsmonitor", hook)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v\n%s", err, out)
+	}
+	got := runid.FromGit(context.Background(), runid.Options{Dir: dir})
+	want := &resultset.Run{Commit: head, Branch: "trunk", Dirty: boolp(false), CI: "git"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the repository's fsmonitor program ran (%v)", err)
+	}
+}
+
 func TestFromGitNothing(t *testing.T) {
 	ctx := context.Background()
 	if got := runid.FromGit(ctx, runid.Options{Dir: t.TempDir()}); got != nil {
@@ -167,8 +193,8 @@ func TestFromGitNothing(t *testing.T) {
 func TestFromGitLongOutput(t *testing.T) {
 	const outSize = 32 << 20
 	fake := filepath.Join(t.TempDir(), "git")
-	script := "#!/bin/sh\ncase \"$1\" in\n" +
-		"rev-parse) echo " + sha2 + " ;;\n" +
+	script := "#!/bin/sh\ncase \"$*\" in\n" +
+		"*rev-parse*) echo " + sha2 + " ;;\n" +
 		"*) head -c " + strconv.Itoa(outSize) + " /dev/zero | tr '\\0' M ;;\nesac\n"
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
