@@ -64,7 +64,7 @@ func TestCopyChain(t *testing.T) {
 		}
 		db := OpenExporter(t, to.DSN, store.Options{}, exporter.Options{})
 		for k, f := range sets {
-			CompareStored(t, db.DB(), want[k], f)
+			edgeset.CompareStored(t, db.DB(), want[k], f)
 		}
 		if out := mustProfdb(t, "verify", "--db", to.DSN); strings.TrimSpace(out) != "ok" {
 			t.Fatalf("verify at %s: %s", to.Dialect, out)

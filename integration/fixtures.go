@@ -1,17 +1,13 @@
 package integration
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
-	"reflect"
 	"testing"
-	"time"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/internal/edgeset"
-	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 
@@ -125,73 +121,6 @@ func sortLines(l []CoverageLine) {
 	}
 }
 
-// CompareStored reads result set inst from db and checks that it holds
-// exactly the fixture: header, and every value of every row in canonical
-// form (see resultset.Convert), columns the fixture does not give NULL.
-func CompareStored(t testing.TB, db *store.DB, inst int64, want *Fixture) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	got, err := db.Read(ctx, inst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Profiler != want.Header.Profiler || got.Caption != want.Header.Caption {
-		t.Errorf("INST_ID %d: header %s %q, want %s %q", inst, got.Profiler, got.Caption, want.Header.Profiler, want.Header.Caption)
-	}
-	if wc := want.Header.Counter; wc != nil {
-		wf, err := resultset.Convert(ddl.Decimal, wc.Frequency)
-		if err != nil {
-			t.Fatalf("INST_ID %d: the fixture's counter frequency: %v", inst, err)
-		}
-		if got.Counter == nil || got.Counter.Name != wc.Name || got.Counter.Description != wc.Description || got.Counter.Frequency != wf {
-			t.Errorf("INST_ID %d: counter %+v, want %+v", inst, got.Counter, wc)
-		}
-	} else if got.Counter != nil {
-		t.Errorf("INST_ID %d: counter %+v, want none", inst, got.Counter)
-	}
-	def, _ := profilers.Lookup(want.Header.Profiler)
-	byName := map[string]resultset.TableRows{}
-	for _, tr := range got.Tables {
-		byName[tr.Name] = tr
-	}
-	errs := 0
-	for _, wt := range want.Tables {
-		td, _ := def.Table(wt.Name)
-		gt, ok := byName[wt.Name]
-		if !ok {
-			t.Errorf("INST_ID %d: table %s not read back", inst, wt.Name)
-			continue
-		}
-		i := 0
-		for row, err := range gt.Rows {
-			if err != nil {
-				t.Errorf("INST_ID %d: %v", inst, err)
-				break
-			}
-			if i < len(wt.Rows) {
-				for gi, gc := range gt.Columns {
-					col, _ := td.Column(gc)
-					var wv any
-					if wi := indexOf(wt.Columns, gc); wi >= 0 {
-						if wv, err = resultset.Convert(col.Type, wt.Rows[i][wi]); err != nil {
-							t.Fatal(err)
-						}
-					}
-					if !reflect.DeepEqual(wv, row[gi]) && errs < 20 {
-						errs++
-						t.Errorf("INST_ID %d %s row %d %s: got %s, want %s", inst, wt.Name, i, gc, Show(row[gi]), Show(wv))
-					}
-				}
-			}
-			i++
-		}
-		if i != len(wt.Rows) {
-			t.Errorf("INST_ID %d %s: %d rows, want %d", inst, wt.Name, i, len(wt.Rows))
-		}
-	}
-}
-
 func indexOf(list []string, s string) int {
 	for i, x := range list {
 		if x == s {
@@ -199,13 +128,4 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
-}
-
-// Show formats a value for a message, cut to 100 characters.
-func Show(v any) string {
-	s := fmt.Sprintf("%T(%q)", v, fmt.Sprint(v))
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return s
 }

@@ -138,7 +138,7 @@ func exactOrRefused(t testing.TB, db *exporter.Exporter, f *Fixture) {
 		t.Logf("refused: %v", err)
 		return
 	}
-	CompareStored(t, db.DB(), res.InstID, f)
+	edgeset.CompareStored(t, db.DB(), res.InstID, f)
 }
 
 func verifyClean(t testing.TB, db *store.DB) {
@@ -176,7 +176,7 @@ func unquotedNames(t *testing.T, tg Target) {
 	}
 	cov, want := CoverageSet("coverage", 3, 4)
 	Export(t, db, cov)
-	CompareStored(t, db.DB(), 1, cov)
+	edgeset.CompareStored(t, db.DB(), 1, cov)
 	if got := RunCoverageQuery(t, ns.DSN); !reflect.DeepEqual(got, want) {
 		t.Errorf("Light Coverage query:\n%v\nwant\n%v", got, want)
 	}
@@ -211,7 +211,7 @@ func narrowTypes(t *testing.T, tg Target) {
 	db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
 	cov, want := CoverageSet("narrow", 3, 4)
 	Export(t, db, cov)
-	CompareStored(t, db.DB(), 1, cov)
+	edgeset.CompareStored(t, db.DB(), 1, cov)
 	if got := RunCoverageQuery(t, ns.DSN); !reflect.DeepEqual(got, want) {
 		t.Errorf("Light Coverage query:\n%v\nwant\n%v", got, want)
 	}
@@ -267,7 +267,7 @@ func separateSchema(t *testing.T, tg Target) {
 	db := OpenExporter(t, ns.DSN, store.Options{Schema: schema}, exporter.Options{})
 	cov, _ := CoverageSet("in a schema", 2, 3)
 	Export(t, db, cov)
-	CompareStored(t, db.DB(), 1, cov)
+	edgeset.CompareStored(t, db.DB(), 1, cov)
 
 	ft := edgeset.Full(t, functiontrace.Name, "cli --schema", tg.Dialect, 3, false)
 	in := writeInput(t, "ft.json", ft)
@@ -275,7 +275,7 @@ func separateSchema(t *testing.T, tg Target) {
 	if ids := instIDs(t, out); len(ids) != 1 || ids[0] != 2 {
 		t.Fatalf("export --schema printed %q", out)
 	}
-	CompareStored(t, db.DB(), 2, ft)
+	edgeset.CompareStored(t, db.DB(), 2, ft)
 	if out := mustProfdb(t, "list", "--db", ns.DSN, "--schema", schema); !strings.Contains(out, "function-trace") || !strings.Contains(out, "light-coverage") {
 		t.Errorf("list --schema:\n%s", out)
 	}
@@ -326,7 +326,7 @@ func restrictedLogin(t *testing.T, tg Target) {
 		t.Fatalf("export --no-create as %s: exit %d\n%s%s", user, code, out, errOut)
 	}
 	admin := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
-	CompareStored(t, admin.DB(), 1, cov)
+	edgeset.CompareStored(t, admin.DB(), 1, cov)
 	if got := RunCoverageQuery(t, ro); !reflect.DeepEqual(got, want) {
 		t.Errorf("Light Coverage query as %s:\n%v\nwant\n%v", user, got, want)
 	}

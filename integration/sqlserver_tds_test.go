@@ -286,7 +286,7 @@ func TestSQLServerExportOverTDS(t *testing.T) {
 								t.Fatalf("%s: column %s not sent", ft.Name, c)
 							}
 							if !sameValue(col.Type, want, rows[i][gi]) {
-								t.Errorf("%s row %d %s: server got %s, want %s", ft.Name, i, c, Show(rows[i][gi]), Show(want))
+								t.Errorf("%s row %d %s: server got %s, want %s", ft.Name, i, c, edgeset.Show(rows[i][gi]), edgeset.Show(want))
 							}
 						}
 						if v := rows[i][indexOf(cols[ft.Name], ddl.InstID)]; v != int64(1) {

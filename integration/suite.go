@@ -164,7 +164,7 @@ func checkRoundTrip(t *testing.T, tg Target) {
 	}
 	db := dbs[exporter.BulkOff]
 	for i, f := range sets {
-		CompareStored(t, db.DB(), int64(i+1), f)
+		edgeset.CompareStored(t, db.DB(), int64(i+1), f)
 	}
 
 	t.Run("list-verify-delete", func(t *testing.T) {
@@ -207,7 +207,7 @@ func checkRoundTrip(t *testing.T, tg Target) {
 		if fs, err := db.DB().Verify(ctx, 0); err != nil || len(fs) != 0 {
 			t.Fatalf("Verify after Delete: %v %v", fs, err)
 		}
-		CompareStored(t, db.DB(), 4, sets[3])
+		edgeset.CompareStored(t, db.DB(), 4, sets[3])
 		// A broken link is found.
 		d := db.DB().Dialect()
 		inst, parent := d.Quote(d.StoredName(ddl.InstID)), d.Quote(d.StoredName(ddl.ParentID))
@@ -286,7 +286,7 @@ func checkRollback(t *testing.T, tg Target) {
 		if res.InstID != first.InstID+1 {
 			t.Errorf("bulk=%s: INST_ID after the failures %d, want %d", mode, res.InstID, first.InstID+1)
 		}
-		CompareStored(t, db.DB(), res.InstID, seed)
+		edgeset.CompareStored(t, db.DB(), res.InstID, seed)
 		if fs, err := db.DB().Verify(Ctx(t), 0); err != nil || len(fs) != 0 {
 			t.Fatalf("Verify: %v %v", fs, err)
 		}
@@ -362,7 +362,7 @@ func checkConcurrent(t *testing.T, tg Target) {
 		t.Fatalf("List: %d result sets, want %d", len(list), workers+1)
 	}
 	for i, r := range results {
-		CompareStored(t, db.DB(), r.InstID, sets[i])
+		edgeset.CompareStored(t, db.DB(), r.InstID, sets[i])
 	}
 	if fs, err := db.DB().Verify(Ctx(t), 0); err != nil || len(fs) != 0 {
 		t.Fatalf("Verify: %v %v", fs, err)

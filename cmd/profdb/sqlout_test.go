@@ -15,9 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input/interchange"
 	"github.com/profdb/profdb/internal/edgeset"
@@ -42,83 +40,6 @@ func writeInput(t testing.TB, path string, sets ...*edgeset.Fixture) string {
 		}
 	}
 	return path
-}
-
-// compareStored reads result set inst from db and checks that it holds
-// exactly the fixture's header and rows (in canonical form).
-func compareStored(t testing.TB, db *store.DB, inst int64, want *edgeset.Fixture) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	got, err := db.Read(ctx, inst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Profiler != want.Header.Profiler || got.Caption != want.Header.Caption {
-		t.Errorf("INST_ID %d: header %s %q, want %s %q", inst, got.Profiler, got.Caption, want.Header.Profiler, want.Header.Caption)
-	}
-	if wc := want.Header.Counter; wc != nil {
-		wf, err := resultset.Convert(ddl.Decimal, wc.Frequency)
-		if err != nil {
-			t.Fatalf("INST_ID %d: the input's counter frequency: %v", inst, err)
-		}
-		if got.Counter == nil || got.Counter.Name != wc.Name || got.Counter.Description != wc.Description || got.Counter.Frequency != wf {
-			t.Errorf("INST_ID %d: counter %+v, want %+v", inst, got.Counter, wc)
-		}
-	}
-	def, err := profilers.Lookup(want.Header.Profiler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]resultset.TableRows{}
-	for _, tr := range got.Tables {
-		byName[tr.Name] = tr
-	}
-	for _, wt := range want.Tables {
-		td, _ := def.Table(wt.Name)
-		gt, ok := byName[wt.Name]
-		if !ok {
-			t.Errorf("INST_ID %d: table %s not read back", inst, wt.Name)
-			continue
-		}
-		pos := map[string]int{}
-		for i, c := range gt.Columns {
-			pos[c] = i
-		}
-		i := 0
-		for row, err := range gt.Rows {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i >= len(wt.Rows) {
-				i++
-				continue
-			}
-			for ci, c := range wt.Columns {
-				col, _ := td.Column(c)
-				wv, err := resultset.Convert(col.Type, wt.Rows[i][ci])
-				if err != nil {
-					t.Fatal(err)
-				}
-				gv := row[pos[col.Name]]
-				if !reflect.DeepEqual(wv, gv) {
-					t.Errorf("INST_ID %d %s row %d %s: got %s, want %s", inst, wt.Name, i, c, show(gv), show(wv))
-				}
-			}
-			i++
-		}
-		if i != len(wt.Rows) {
-			t.Errorf("INST_ID %d %s: %d rows, want %d", inst, wt.Name, i, len(wt.Rows))
-		}
-	}
-}
-
-func show(v any) string {
-	s := fmt.Sprintf("%T(%q)", v, fmt.Sprint(v))
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return s
 }
 
 // scriptRunner runs a script file in the dialect's own client against a
@@ -271,13 +192,13 @@ func TestSQLOutScriptAppends(t *testing.T) {
 					if l.InstID != next+int64(i) || l.Profiler != f.Header.Profiler || l.Caption != f.Header.Caption {
 						t.Errorf("round %d: listing %+v, want INST_ID %d of %s", round+1, l, next+int64(i), f.Header.Profiler)
 					}
-					compareStored(t, db.DB(), l.InstID, f)
+					edgeset.CompareStored(t, db.DB(), l.InstID, f)
 				}
 				next += int64(len(sets))
 			}
 			// The result sets exported before are untouched.
 			for i, f := range seed {
-				compareStored(t, db.DB(), int64(i+1), f)
+				edgeset.CompareStored(t, db.DB(), int64(i+1), f)
 			}
 			// RELATIONS IDs stay unique across the table.
 			d := db.DB().Dialect()

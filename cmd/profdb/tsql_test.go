@@ -134,9 +134,9 @@ func TestSQLOutNULGuard(t *testing.T) {
 		if len(list) != 2 {
 			t.Fatalf("list: %+v", list)
 		}
-		compareStored(t, db.DB(), 2, set)
+		edgeset.CompareStored(t, db.DB(), 2, set)
 	}
-	compareStored(t, db.DB(), 1, seed)
+	edgeset.CompareStored(t, db.DB(), 1, seed)
 	if got := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(got) != "ok" {
 		t.Fatalf("verify: %s", got)
 	}

@@ -259,7 +259,7 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 			t.Fatalf("node %d: %d result sets, want %d", n+1, len(list), workers+1)
 		}
 		for i, r := range results {
-			integration.CompareStored(t, db.DB(), r.InstID, sets[i])
+			edgeset.CompareStored(t, db.DB(), r.InstID, sets[i])
 		}
 		if fs, err := db.DB().Verify(ctx, 0); err != nil || len(fs) != 0 {
 			t.Fatalf("node %d: verify: %v %v", n+1, fs, err)
