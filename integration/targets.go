@@ -407,13 +407,13 @@ func (tg Target) Fresh(t testing.TB) Namespace {
 		}
 	}
 	for _, st := range create {
-		if _, err := admin.Exec(st); err != nil {
+		if err := testdb.ExecCatalogue(context.Background(), admin, tg.Dialect, st); err != nil {
 			t.Fatalf("integration: %s: %v", st, err)
 		}
 	}
 	t.Cleanup(func() {
 		for _, st := range drop {
-			if _, err := admin.Exec(st); err != nil {
+			if err := testdb.ExecCatalogue(context.Background(), admin, tg.Dialect, st); err != nil {
 				t.Errorf("integration: %s: %v", st, err)
 			}
 		}

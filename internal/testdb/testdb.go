@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	mrand "math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -108,18 +109,7 @@ func Fresh(t testing.TB, dialect string) string {
 	default:
 		t.Fatalf("testdb: Fresh does not support %s", dialect)
 	}
-	for attempt := 1; ; attempt++ {
-		_, err := db.ExecContext(ctx, create)
-		if err == nil {
-			break
-		}
-		// Babelfish: two CREATE DATABASE at once (tests of several
-		// packages) may collide in PostgreSQL's catalogue; the loser may
-		// simply try again.
-		if dialect == "sqlserver" && attempt < 5 && strings.Contains(err.Error(), "tuple concurrently updated") {
-			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
-			continue
-		}
+	if err := ExecCatalogue(ctx, db, dialect, create); err != nil {
 		t.Fatalf("testdb: %s: %v", create, err)
 	}
 	if os.Getenv(KeepVar) != "" {
@@ -134,7 +124,7 @@ func Fresh(t testing.TB, dialect string) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		for _, st := range drop {
-			if _, err := db.ExecContext(ctx, st); err != nil {
+			if err := ExecCatalogue(ctx, db, dialect, st); err != nil {
 				t.Errorf("testdb: %s: %v", st, err)
 			}
 		}
@@ -144,6 +134,26 @@ func Fresh(t testing.TB, dialect string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// ExecCatalogue runs a statement that creates or drops a namespace. On
+// Babelfish, two CREATE or DROP DATABASE at once (tests of several
+// packages) may collide in PostgreSQL's catalogue ("tuple concurrently
+// updated"); the loser tries again, up to ten times, after a wait that
+// grows and is drawn at random so that the colliding ones part.
+func ExecCatalogue(ctx context.Context, db *sql.DB, dialect, st string) error {
+	for attempt := 1; ; attempt++ {
+		_, err := db.ExecContext(ctx, st)
+		if err == nil || dialect != "sqlserver" || attempt == 10 || !strings.Contains(err.Error(), "tuple concurrently updated") {
+			return err
+		}
+		wait := time.Duration(attempt) * (50*time.Millisecond + mrand.N(100*time.Millisecond))
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return err
+		}
+	}
 }
 
 // WithNamespace returns dsn pointed at the schema (PostgreSQL) or database

@@ -1,8 +1,12 @@
 package testdb_test
 
 import (
+	"context"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/profdb/profdb/dialects"
 	_ "github.com/profdb/profdb/dialects/mysql"
@@ -29,5 +33,39 @@ func TestDialectsAreEveryRegisteredDialect(t *testing.T) {
 	testdb.Dialects()[0] = "x"
 	if testdb.Dialects()[0] != "sqlite" {
 		t.Error("Dialects shares its list between calls")
+	}
+}
+
+// TestFreshDatabasesAtOnce: tests that make and drop namespaces at the
+// same time all get theirs and leave none behind, Babelfish included,
+// where CREATE and DROP DATABASE at once collide in PostgreSQL's catalogue.
+func TestFreshDatabasesAtOnce(t *testing.T) {
+	for _, dn := range testdb.Dialects("sqlite") {
+		t.Run(dn, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			db := testdb.Open(t, testdb.DSN(t, dn))
+			prefix := fmt.Sprintf("profdb_t_atonce_%d", time.Now().UnixNano()%1e9)
+			var wg sync.WaitGroup
+			for g := range 6 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range 3 {
+						name := fmt.Sprintf("%s_%d_%d", prefix, g, i)
+						create, drop := "CREATE DATABASE "+name, "DROP DATABASE "+name
+						if dn == "postgres" {
+							create, drop = "CREATE SCHEMA "+name, "DROP SCHEMA "+name
+						}
+						for _, st := range []string{create, drop} {
+							if err := testdb.ExecCatalogue(ctx, db, dn, st); err != nil {
+								t.Errorf("%s: %v", st, err)
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+		})
 	}
 }
