@@ -69,7 +69,7 @@ func (r *Reader) Figures(ctx context.Context, in Instance) (*Figures, error) {
 		if err := r.need(in, rsClasses, rsObjects, rsCreation, rsMetaRoutines, rsErrors); err != nil {
 			return nil, err
 		}
-		n, size, err := r.liveObjects(ctx, in.InstID)
+		n, size, err := r.classTotals(ctx, rsClasses, in.InstID)
 		if err != nil {
 			return nil, fmt.Errorf("read: result set %d: live objects: %w", in.InstID, err)
 		}
@@ -120,12 +120,6 @@ const traceFiguresSQL = `SELECT COALESCE(SUM(COALESCE({rt.` + ftRoutines + `.COL
 		FROM {c:` + ftCallTrace + `} WHERE {c.` + ftCallTrace + `.INST_ID} = {?}
 		GROUP BY COALESCE({c.` + ftCallTrace + `.COL_ROUTINE_NAME}, -1)) a
 	LEFT JOIN {rt:` + ftRoutines + `} ON {rt.` + ftRoutines + `.INST_ID} = {?} AND {rt.` + ftRoutines + `.REC_ID} = a.rid`
-
-// liveObjects sums the live count and live size of a Resource result
-// set's classes.
-func (r *Reader) liveObjects(ctx context.Context, inst int64) (count, size NullDec, err error) {
-	return r.classTotals(ctx, rsClasses, inst)
-}
 
 // LiveObjects reads the live count and live size over every class of a
 // Resource or Reference Count result set (its CLASSES_DATA): for a

@@ -67,7 +67,7 @@ func (r *Reader) resource(ctx context.Context, in Instance, o Options) (*Resourc
 	if res.Classes, err = top[ClassFigures](ctx, r, in.InstID, o.top(), classQuery(rsClasses)); err != nil {
 		return nil, wrap("classes", err)
 	}
-	if res.LiveCount, res.LiveSize, err = r.liveObjects(ctx, in.InstID); err != nil {
+	if res.LiveCount, res.LiveSize, err = r.classTotals(ctx, rsClasses, in.InstID); err != nil {
 		return nil, wrap("live objects", err)
 	}
 	res.Allocators, err = top[Allocator](ctx, r, in.InstID, o.top(), `SELECT a.rid, COALESCE({m.`+rsMetaRoutines+`.COL_ROUTINE_NAME}, '') AS name,
