@@ -108,11 +108,15 @@ func (t *Trend) WriteText(w io.Writer, width int) error {
 		}
 		p.Line("%s", line)
 	}
+	// The branch and the build are free text, cut to fit the width; the
+	// INST_ID, the time, the commit and the figures never are.
 	header := []string{"INST_ID", "EXPORTED (UTC)", "COMMIT", "BRANCH", "BUILD"}
+	fixed := []int{0, 1, 2}
 	for _, s := range t.Series {
+		fixed = append(fixed, len(header))
 		header = append(header, strings.ToUpper(s.Label))
 	}
-	tab := p.Table("Runs", 0, header...)
+	tab := p.Table("Runs", 0, header...).Fixed(fixed...)
 	for i, run := range t.Runs {
 		var commit, branch, build string
 		if id := run.Identity; id != nil {
@@ -136,7 +140,7 @@ func (t *Trend) WriteText(w io.Writer, width int) error {
 		if m.Unit == "%" {
 			change = "CHANGE (POINTS)"
 		}
-		tab := p.Table(title, m.Total-int64(len(m.Items)), strings.ToUpper(m.Kind), "FIRST", "LAST", change)
+		tab := p.Table(title, m.Total-int64(len(m.Items)), strings.ToUpper(m.Kind), "FIRST", "LAST", change).Fixed(1, 2, 3)
 		for _, x := range m.Items {
 			a, b := Format(x.A, m.Unit), Format(x.B, m.Unit)
 			if !x.InA {

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/profdb/profdb/internal/historyfig"
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/store"
 	"github.com/profdb/profdb/trend"
@@ -138,5 +140,41 @@ func TestReportTrend(t *testing.T) {
 		if code != 2 || errOut == "" {
 			t.Errorf("report %s: exit %d, %q; want exit 2 and a message", strings.Join(args, " "), code, errOut)
 		}
+	}
+}
+
+// testCommit is a full commit name for --commit.
+const testCommit = "0123456789abcdef0123456789abcdef01234567"
+
+// TestTrendLongBranchKeepsTheDate: at the default width (100 columns),
+// a branch too long for the runs' table is cut, never the export time,
+// the commit nor a figure (issue 39, item 9: the time printed as
+// "…28 22:21:26").
+func TestTrendLongBranchKeepsTheDate(t *testing.T) {
+	t.Setenv("COLUMNS", "")
+	dsn := sqliteDSN(t)
+	branch := "feature/" + strings.Repeat("a-long-branch-name-", 6)
+	for i := 0; i < 2; i++ {
+		mustRun(t, "export", "--db", dsn, "-q", "--no-identity", "--commit", testCommit, "--branch", branch,
+			"--build-id", "1234", example(t, "light-coverage.json"))
+	}
+	out := mustRun(t, "trend", "--db", dsn)
+	var rows int
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 || (f[0] != "1" && f[0] != "2") {
+			continue
+		}
+		rows++
+		if len(f) != 8 || !regexp.MustCompile(`^\d{4}-\d\d-\d\d$`).MatchString(f[1]) || !regexp.MustCompile(`^\d\d:\d\d:\d\d$`).MatchString(f[2]) ||
+			f[3] != testCommit[:12] || !strings.HasPrefix(f[4], "…") || f[5] != "1234" || f[6] != "61.9%" || f[7] != "66.7%" {
+			t.Errorf("trend's row of INST_ID %s: %q, want the time, commit and figures whole and the branch cut", f[0], l)
+		}
+		if w := termtext.Width(l); w > 100 {
+			t.Errorf("trend's row is %d columns wide: %q", w, l)
+		}
+	}
+	if rows != 2 {
+		t.Errorf("trend prints %d rows of runs, want 2:\n%s", rows, out)
 	}
 }

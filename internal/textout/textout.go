@@ -73,17 +73,34 @@ func (p *Printer) Line(format string, args ...any) {
 // Table starts a table under a title; omitted > 0 adds a line saying how
 // many entries it leaves out.
 func (p *Printer) Table(title string, omitted int64, header ...string) *Table {
-	return &Table{p: p, title: title, omitted: omitted, rows: [][]string{header}}
+	return &Table{p: p, title: title, omitted: omitted, rows: [][]string{header}, fixed: make([]bool, len(header))}
 }
 
-// Table is a text table whose first column (names) and any other text
-// column are cut to fit the printer's width; numbers are right-aligned.
-// Widths are terminal columns (termtext.Width).
+// Table is a text table fitted to the printer's width. Its columns are
+// fixed or elastic. A fixed column is never narrowed: numbers (a column
+// whose cells are all figures, right-aligned) and the columns Fixed
+// marks, whose text has a width of its own (an INST_ID, a date, a
+// commit's first 12 digits) and means nothing cut. An elastic column
+// holds free text (a name, a path, a branch, a build): when the row is
+// too wide, the widest elastic column is narrowed, down to 8 columns, and
+// its cells cut keeping their end (termtext.CutLeft). Widths are terminal
+// columns (termtext.Width).
 type Table struct {
 	p       *Printer
 	title   string
 	omitted int64
 	rows    [][]string
+	fixed   []bool
+}
+
+// Fixed marks the columns cols (0 is the first) fixed: never narrowed to
+// fit the width, never cut (but a cell wider than the whole width, which
+// only data profdb did not write holds, is cut to it).
+func (t *Table) Fixed(cols ...int) *Table {
+	for _, i := range cols {
+		t.fixed[i] = true
+	}
+	return t
 }
 
 // Row adds a row; each cell is printed as termtext.Name prints it.
@@ -118,7 +135,11 @@ func (t *Table) Flush() {
 			}
 		}
 	}
-	fitWidths(widths, numeric, p.width-2)
+	fixed := make([]bool, n)
+	for i := range fixed {
+		fixed[i] = numeric[i] || t.fixed[i]
+	}
+	fitWidths(widths, fixed, p.width-2)
 	for _, row := range t.rows {
 		var b strings.Builder
 		b.WriteString("  ")
@@ -143,9 +164,15 @@ func (t *Table) Flush() {
 	}
 }
 
-// fitWidths narrows the widest text columns until the row (with two spaces
-// between columns) fits in width; no text column gets narrower than 8.
-func fitWidths(widths []int, numeric []bool, width int) {
+// fitWidths narrows the widest elastic (not fixed) columns until the row
+// (with two spaces between columns) fits in width; no elastic column gets
+// narrower than 8, and no fixed one narrower than its widest cell, so a
+// row of wide fixed columns is wider than width. A column wider than
+// width itself is cut to it.
+func fitWidths(widths []int, fixed []bool, width int) {
+	for i := range widths {
+		widths[i] = min(widths[i], max(width, 1))
+	}
 	total := func() int {
 		s := 2 * (len(widths) - 1)
 		for _, w := range widths {
@@ -156,7 +183,7 @@ func fitWidths(widths []int, numeric []bool, width int) {
 	for total() > width {
 		wi := -1
 		for i, w := range widths {
-			if !numeric[i] && w > 8 && (wi < 0 || w > widths[wi]) {
+			if !fixed[i] && w > 8 && (wi < 0 || w > widths[wi]) {
 				wi = i
 			}
 		}
