@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
+	"github.com/profdb/profdb/internal/runid"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/resultset"
 )
@@ -33,22 +36,35 @@ func ShortCommit(commit string) string {
 	return commit
 }
 
-// LabelText is a run's labels as list and show print them: KEY=VALUE,
-// sorted, comma-separated; "" for none.
+// LabelText is a run's labels as list, show and report print them:
+// KEY=VALUE, sorted by key, comma-separated, each cut to
+// termtext.QuoteRunes characters (termtext.Cut), as termtext.Field cuts a
+// value; "" for none. It shows runid.MaxLabels of them, every label of a
+// run profdb wrote; a run that another tool gave more ends in "… and
+// 9,984 more labels". JSON output holds them all, whole.
 func LabelText(labels map[string]string) string {
-	out := make([]string, 0, len(labels))
-	for k, v := range labels {
-		out = append(out, k+"="+v)
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
 	}
-	sort.Strings(out)
-	return strings.Join(out, ",")
+	sort.Strings(keys)
+	shown := keys[:min(len(keys), runid.MaxLabels)]
+	out := make([]string, len(shown))
+	for i, k := range shown {
+		out[i] = termtext.Cut(k+"="+termtext.Cut(labels[k], termtext.QuoteRunes), termtext.QuoteRunes)
+	}
+	text := strings.Join(out, ",")
+	if more := len(keys) - len(shown); more > 0 {
+		text += ",… and " + humanize.Comma(int64(more)) + " more labels"
+	}
+	return text
 }
 
 // RunHead names a run's commit and branch as show and compare print
 // them: "commit 0123456789ab+dirty  branch main", each where recorded (the
 // commit's first 12 digits, "+dirty" when the tree had changes not
 // committed); "" when neither is (or run is nil). The branch is printed as
-// termtext.Name prints a name.
+// termtext.Field prints a value: escaped, a long one cut.
 func RunHead(run *resultset.Run) string {
 	if run == nil {
 		return ""
@@ -62,7 +78,7 @@ func RunHead(run *resultset.Run) string {
 		parts = append(parts, "commit "+c)
 	}
 	if run.Branch != "" {
-		parts = append(parts, "branch "+termtext.Name(run.Branch))
+		parts = append(parts, "branch "+termtext.Field(run.Branch))
 	}
 	return strings.Join(parts, "  ")
 }
@@ -71,7 +87,7 @@ func RunHead(run *resultset.Run) string {
 // nothing is recorded: "Run: " then the commit and branch (RunHead), the
 // CI, the build's ID and URL; then, indented under it, the labels
 // (LabelText) and the INST_IDs a merge combined. Text from the database
-// is printed as termtext.Name prints a name.
+// is printed as termtext.Field prints a value: escaped, a long one cut.
 func RunLines(run *resultset.Run) []string {
 	if run == nil {
 		return nil
@@ -81,13 +97,13 @@ func RunLines(run *resultset.Run) []string {
 		first = append(first, h)
 	}
 	if run.CI != "" {
-		first = append(first, "ci "+termtext.Name(run.CI))
+		first = append(first, "ci "+termtext.Field(run.CI))
 	}
 	if run.BuildID != "" {
-		first = append(first, "build "+termtext.Name(run.BuildID))
+		first = append(first, "build "+termtext.Field(run.BuildID))
 	}
 	if run.BuildURL != "" {
-		first = append(first, termtext.Name(run.BuildURL))
+		first = append(first, termtext.Field(run.BuildURL))
 	}
 	if len(run.Labels) > 0 {
 		second = append(second, "labels "+termtext.Name(LabelText(run.Labels)))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/profdb/profdb/internal/examplefig"
 	"github.com/profdb/profdb/internal/golden"
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/resultset"
@@ -132,5 +133,34 @@ func TestRunLines(t *testing.T) {
 		if got := readback.RunLines(c.run); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("RunLines(%+v) = %q, want %q", c.run, got, c.want)
 		}
+	}
+}
+
+// TestRunLinesBounded: a run's identity as another tool may have written
+// it, 10,000 labels and values of a megabyte, prints as a few lines: each
+// value cut (termtext.Field), runid.MaxLabels labels and how many more.
+func TestRunLinesBounded(t *testing.T) {
+	labels := map[string]string{}
+	for i := 0; i < 10000; i++ {
+		labels[fmt.Sprintf("k%05d", i)] = fmt.Sprint(i)
+	}
+	mb := strings.Repeat("m", 1<<20)
+	run := &resultset.Run{Commit: mb, Branch: mb, CI: mb, BuildID: mb, BuildURL: mb, Labels: labels}
+	got := readback.RunLines(run)
+	text := strings.Join(got, "\n")
+	if len(got) != 2 || len(text) > 4000 {
+		t.Fatalf("RunLines: %d lines, %d bytes", len(got), len(text))
+	}
+	want := "     labels k00000=0,k00001=1,k00002=2,k00003=3,k00004=4,k00005=5,k00006=6,k00007=7,k00008=8,k00009=9,k00010=10," +
+		"k00011=11,k00012=12,k00013=13,k00014=14,k00015=15,… and 9,984 more labels"
+	if got[1] != want {
+		t.Errorf("labels line:\n%s\nwant\n%s", got[1], want)
+	}
+	if !strings.Contains(got[0], "branch "+strings.Repeat("m", termtext.QuoteRunes)+"…  ") {
+		t.Errorf("the branch is not cut: %.400s", got[0])
+	}
+	long := readback.LabelText(map[string]string{"a": mb, "b": "2"})
+	if want := "a=" + strings.Repeat("m", termtext.QuoteRunes-2) + "…,b=2"; long != want {
+		t.Errorf("LabelText of a 1 MiB value: %.300s…, want %.300s…", long, want)
 	}
 }

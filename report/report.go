@@ -119,7 +119,9 @@ type set struct {
 // runView is a run's identity as a result set's page shows it: the
 // commit's first 12 digits (the whole name in its title), the build
 // linked only when its URL is http or https (webURL, as the trend page
-// does; another URL is not shown).
+// does; another URL is not shown) and within runid.MaxBuildURL, the
+// labels as list prints them (readback.LabelText). The page shows its
+// text as termtext.Field does, a long value cut.
 type runView struct {
 	Commit, Full string
 	Dirty        bool
@@ -226,8 +228,9 @@ func parse() (*template.Template, error) {
 	funcs := template.FuncMap{
 		"pct":       readback.Percent,
 		"qualified": func(class, name string) string { return readback.FullName("", class, name) },
-		"name":      termtext.Name, // names are shown as the CLI prints them
-		"line":      termtext.Line, // and messages too
+		"name":      termtext.Name,  // names are shown as the CLI prints them
+		"field":     termtext.Field, // and a caption, a branch, a build, a long one cut
+		"line":      termtext.Line,  // and messages too
 		"args":      func(v ...any) []any { return v },
 		"inc":       func(i int) int { return i + 1 },
 		"change":    change,

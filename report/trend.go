@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdb/profdb/internal/runid"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/trend"
@@ -74,8 +75,12 @@ func trendPageOf(t *trend.Trend) *trendPage {
 	return p
 }
 
-// webURL is u when it is an absolute http or https address, else "".
+// webURL is u when it is an absolute http or https address of at most
+// runid.MaxBuildURL bytes, else "".
 func webURL(u string) string {
+	if len(u) > runid.MaxBuildURL {
+		return "" // not one profdb recorded: a cut address would lead elsewhere
+	}
 	p, err := url.Parse(u)
 	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 		return ""
@@ -166,10 +171,10 @@ func chart(t *trend.Trend, series []trend.Series, unit string) template.HTML {
 					tip += ", commit " + readback.ShortCommit(id.Commit)
 				}
 				if id.Branch != "" {
-					tip += ", branch " + id.Branch
+					tip += ", branch " + termtext.Field(id.Branch)
 				}
 				if id.BuildID != "" {
-					tip += ", build " + id.BuildID
+					tip += ", build " + termtext.Field(id.BuildID)
 				}
 			}
 			if run.ExportedAt != "" {

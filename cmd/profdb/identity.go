@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -24,8 +25,8 @@ type identityOptions struct {
 func identityFlags(cmd *cobra.Command, o *identityOptions, copying bool) {
 	f := cmd.Flags()
 	f.StringArrayVar(&o.labels, "label", nil,
-		"label the result set `KEY=VALUE` (suite=unit, os=linux…), recorded in PROFDB_LABELS; repeatable, one value per KEY; "+
-			"KEY: 1 to 64 letters, digits, '_', '.', '-'")
+		"label the result set `KEY=VALUE` (suite=unit, os=linux…), recorded in PROFDB_LABELS; repeatable, one value per KEY, "+
+			"at most "+strconv.Itoa(runid.MaxLabels)+" labels; KEY: 1 to 64 letters, digits, '_', '.', '-'")
 	f.StringVar(&o.commit, "commit", "", "the commit the run was built from, as the full object name `SHA` (git rev-parse HEAD), in place of the one found")
 	f.StringVar(&o.branch, "branch", "", "the branch `NAME` the run was built from, in place of the one found")
 	f.StringVar(&o.buildID, "build-id", "", "the CI's number or `ID` of the build, in place of the one found")

@@ -83,8 +83,10 @@ there.`,
 }
 
 // printListing prints the result sets as a table. What PROFDB_RESULT_SETS
-// records is shown when the database has it for any result set. Names from
-// the database are printed as termtext.Name prints them, captions quoted.
+// records is shown when the database has it for any result set. Text from
+// the database is printed as termtext.Field prints a value (escaped, a
+// long one cut), captions quoted (termtext.Quote): a table another tool
+// filled prints a line's worth of each value.
 func printListing(w io.Writer, list []store.Listing) error {
 	recorded := slices.ContainsFunc(list, func(l store.Listing) bool { return l.ExportedAt != "" })
 	identified := slices.ContainsFunc(list, func(l store.Listing) bool { return l.Run != nil })
@@ -97,7 +99,7 @@ func printListing(w io.Writer, list []store.Listing) error {
 	if identified {
 		lines[0] = slices.Insert(lines[0], len(lines[0])-1, "COMMIT", "BRANCH", "LABELS")
 	}
-	name := termtext.Name
+	name := termtext.Field
 	for _, l := range list {
 		p := l.Profiler
 		if p == "" {
@@ -122,7 +124,8 @@ func printListing(w io.Writer, list []store.Listing) error {
 
 // identityCells are list's COMMIT (its first 12 digits, "+" when the tree
 // was dirty), BRANCH and LABELS (KEY=VALUE, sorted, comma-separated)
-// cells of a run, "-" where unknown.
+// cells of a run, "-" where unknown; the labels as readback.LabelText
+// shows them (runid.MaxLabels of them, each cut).
 func identityCells(r *resultset.Run) []string {
 	if r == nil {
 		return []string{"-", "-", "-"}
@@ -131,5 +134,5 @@ func identityCells(r *resultset.Run) []string {
 	if commit != "" && r.Dirty != nil && *r.Dirty {
 		commit += "+"
 	}
-	return []string{termtext.Name(textout.OrDash(commit)), termtext.Name(textout.OrDash(r.Branch)), termtext.Name(textout.OrDash(readback.LabelText(r.Labels)))}
+	return []string{termtext.Field(textout.OrDash(commit)), termtext.Field(textout.OrDash(r.Branch)), termtext.Name(textout.OrDash(readback.LabelText(r.Labels)))}
 }

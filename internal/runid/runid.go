@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/resultset"
 )
 
@@ -27,6 +28,16 @@ const (
 	MaxLabelKey = 64
 	MaxLabel    = 1024 // a label's value
 )
+
+// MaxLabels is the most labels a run may have. A label names what a CI
+// run varies or is sorted by (suite, os, arch, shard, compiler): the axes
+// of a build matrix and a few more. A matrix has few axes (GitHub Actions
+// caps one at 256 jobs, GitLab CI at 200: eight axes of two values), so 16
+// is twice that. It keeps a run's labels readable in list and show, which
+// print this many (readback.LabelText), so every label profdb wrote is
+// shown; and what one run's labels take, read back with each listing, is
+// at most 16 × (MaxLabelKey + MaxLabel) bytes, 17 KiB.
+const MaxLabels = 16
 
 // DefaultTimeout bounds the git commands Capture runs, together.
 const DefaultTimeout = 5 * time.Second
@@ -366,7 +377,7 @@ func ParseLabel(s string) (key, value string, err error) {
 	key, value, ok := strings.Cut(s, "=")
 	switch {
 	case !ok || !labelKey.MatchString(key) || value == "":
-		return "", "", fmt.Errorf("label %q: %w", s, ErrLabel)
+		return "", "", fmt.Errorf("label %s: %w", termtext.Short(s), ErrLabel)
 	case !utf8.ValidString(value) || len(value) > MaxLabel || clean(value, MaxLabel) != value:
 		return "", "", fmt.Errorf("label %q: the value must be at most %d bytes of UTF-8 text without control characters or surrounding space", key, MaxLabel)
 	}
@@ -382,17 +393,21 @@ type Given struct {
 
 // Check validates what the user gave: a commit of 40 or 64 hexadecimal
 // digits, a branch, build ID and address within their bounds and without
-// control characters.
+// control characters, at most MaxLabels labels. A value in an error is
+// cut (termtext.Short).
 func (g Given) Check() error {
 	if g.Commit != "" && !ValidCommit(g.Commit) {
-		return fmt.Errorf("commit %q: want the full object name, 40 or 64 hexadecimal digits (git rev-parse HEAD)", g.Commit)
+		return fmt.Errorf("commit %s: want the full object name, 40 or 64 hexadecimal digits (git rev-parse HEAD)", termtext.Short(g.Commit))
+	}
+	if len(g.Labels) > MaxLabels {
+		return fmt.Errorf("label: %d labels given; a run has at most %d", len(g.Labels), MaxLabels)
 	}
 	for _, f := range []struct {
 		what, v string
 		max     int
 	}{{"branch", g.Branch, MaxBranch}, {"build ID", g.BuildID, MaxBuildID}, {"build URL", g.BuildURL, MaxBuildURL}} {
 		if f.v != "" && clean(f.v, f.max) != f.v {
-			return fmt.Errorf("%s %q: want at most %d bytes of UTF-8 text without control characters or surrounding space", f.what, f.v, f.max)
+			return fmt.Errorf("%s %s: want at most %d bytes of UTF-8 text without control characters or surrounding space", f.what, termtext.Short(f.v), f.max)
 		}
 	}
 	return nil

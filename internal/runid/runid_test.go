@@ -3,6 +3,7 @@ package runid_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -285,6 +286,34 @@ func TestGiven(t *testing.T) {
 	}
 	if got := (runid.Given{}).Apply(nil); got != nil {
 		t.Errorf("Apply of nothing to nil: %+v", got)
+	}
+}
+
+// TestGivenLabelsBounded: at most MaxLabels labels are given, and an
+// error quotes a long value cut (a megabyte of --label or --branch is
+// not a megabyte of message).
+func TestGivenLabelsBounded(t *testing.T) {
+	labels := map[string]string{}
+	for i := 0; i < runid.MaxLabels; i++ {
+		labels[fmt.Sprintf("k%d", i)] = "v"
+	}
+	if err := (runid.Given{Labels: labels}).Check(); err != nil {
+		t.Errorf("Check of %d labels: %v", len(labels), err)
+	}
+	labels["one-more"] = "v"
+	err := (runid.Given{Labels: labels}).Check()
+	if want := fmt.Sprintf("%d labels given; a run has at most %d", runid.MaxLabels+1, runid.MaxLabels); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Check of %d labels: %v, want an error saying %q", len(labels), err, want)
+	}
+	long := strings.Repeat("x", 1<<20)
+	for what, err := range map[string]error{
+		"branch": runid.Given{Branch: long}.Check(),
+		"commit": runid.Given{Commit: long}.Check(),
+		"label":  func() error { _, _, err := runid.ParseLabel("=" + long); return err }(),
+	} {
+		if err == nil || len(err.Error()) > 1000 {
+			t.Errorf("%s of 1 MiB: an error of %d bytes", what, len(fmt.Sprint(err)))
+		}
 	}
 }
 

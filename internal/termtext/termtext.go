@@ -56,7 +56,16 @@ func Quote(s string) string { return strconv.Quote(Cut(s, QuoteRunes)) }
 // for data text in an error message (a key, a name, a value).
 func Short(s string) string { return strconv.Quote(Cut(s, ShortRunes)) }
 
-// The most characters Quote and Short keep.
+// Field returns free text from data that a text or a page shows as a
+// value of its own (a branch, a host, an input's name, a build's ID or
+// URL, a label) as Name prints it, cut first to QuoteRunes characters
+// (Cut), as Quote cuts a caption. Other tools write profdb's tables too:
+// a value of a megabyte is shown as its start and "…", which tells it was
+// cut; JSON output keeps it whole. A value profdb itself records (a
+// branch of at most 255 bytes) is never cut.
+func Field(s string) string { return Name(Cut(s, QuoteRunes)) }
+
+// The most characters Quote and Field, and Short, keep.
 const (
 	QuoteRunes = 256
 	ShortRunes = 64

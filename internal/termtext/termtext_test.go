@@ -244,3 +244,22 @@ func TestCut(t *testing.T) {
 		t.Errorf("Short(short) = %s", got)
 	}
 }
+
+// TestField: a value from data is printed as Name prints it, cut first to
+// QuoteRunes characters: a branch profdb records (at most 255 bytes) is
+// whole, a megabyte another tool wrote is a line's worth ending in "…".
+func TestField(t *testing.T) {
+	for _, s := range []string{"main", "feature/" + strings.Repeat("x", 247), "", "\x1b[2J", `"quoted"`} {
+		if got := Field(s); got != Name(s) {
+			t.Errorf("Field(%q) = %s, want %s", s, got, Name(s))
+		}
+	}
+	long := strings.Repeat("b", 1<<20)
+	if got, want := Field(long), strings.Repeat("b", QuoteRunes)+"…"; got != want {
+		t.Errorf("Field of 1 MiB: %d bytes, want %d", len(got), len(want))
+	}
+	hostile := strings.Repeat("\x1b", 1<<20)
+	if got := Field(hostile); !Safe(got) || len(got) > 8*QuoteRunes {
+		t.Errorf("Field of 1 MiB of escapes: %d bytes, safe %v", len(got), Safe(got))
+	}
+}
