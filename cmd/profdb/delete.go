@@ -68,9 +68,6 @@ keeps its row, marked deleted.`,
 			if err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("keep-last") && o.keepLast < 1 {
-				return usageErrorf("--keep-last: want a number of result sets to keep, 1 or more, not %d", o.keepLast)
-			}
 			if (o.branch != "" || o.profiler != "") && o.keepLast == 0 {
 				return usageErrorf("--branch and --profiler choose the result sets of --keep-last: give --keep-last N")
 			}
@@ -86,7 +83,9 @@ keeps its row, marked deleted.`,
 	f := cmd.Flags()
 	f.StringVar(&o.schema, "schema", "", "schema (database on MySQL) holding the tables")
 	o.inst = addInstFlag(cmd, "delete", "")
-	f.IntVar(&o.keepLast, "keep-last", 0, "also delete all but the newest `N` result sets (of --branch, of --profiler)")
+	minIntVar(f, &o.keepLast, "keep-last", 0, 1, "at least 1",
+		"that would keep none and delete every result set it selects; "+deleteAll,
+		"also delete all but the newest `N` result sets (of --branch, of --profiler; at least 1)")
 	f.StringVar(&o.branch, "branch", "", "with --keep-last: the result sets of this branch only")
 	f.StringVar(&o.profiler, "profiler", "", "with --keep-last: the result sets of this profiler only")
 	f.StringVar(&o.olderThan, "older-than", "", "also delete the result sets exported longer ago than `AGE` (90m, 36h, 30d, 2w)")
@@ -95,6 +94,10 @@ keeps its row, marked deleted.`,
 	connFlags(cmd, &o.conn, rep)
 	return cmd
 }
+
+// deleteAll says how to delete every result set, which --keep-last 0 and
+// --older-than 0 would do and are refused for.
+const deleteAll = "to delete them all, name them: --inst A-B deletes the result sets from INST_ID A to B (profdb list shows them)"
 
 // parseAge parses --older-than: a Go duration (90m, 36h), or a whole
 // number of days or weeks (30d, 2w).
@@ -129,6 +132,10 @@ func (o *deleteOptions) selection() (store.Selection, error) {
 		age, err := parseAge(o.olderThan)
 		if err != nil {
 			return store.Selection{}, usageErrorf("--older-than: %v", err)
+		}
+		if age == 0 {
+			return store.Selection{}, belowLimit("older-than", "more than 0", termtext.Short(o.olderThan),
+				"that would delete every result set exported until now; "+deleteAll)
 		}
 		sel.ExportedBefore = time.Now().Add(-age).UTC()
 	}

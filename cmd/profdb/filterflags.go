@@ -33,7 +33,7 @@ func addFilterFlags(cmd *cobra.Command, last int) *filterFlags {
 	f.StringVar(&ff.commit, "commit", "", "only result sets of runs of the commit with this hexadecimal prefix")
 	f.StringArrayVar(&ff.labels, "label", nil, "only result sets with this label, `KEY=VALUE` (repeatable: all must hold)")
 	f.StringVar(&ff.since, "since", "", "only result sets exported at or after this time: a date (2006-01-02, UTC), an RFC 3339 time, or a duration ago (72h, 30d)")
-	f.IntVar(&ff.last, "last", last, "only the newest `N` result sets (0: all)")
+	minIntVar(f, &ff.last, "last", last, 0, "0 (all) or more", "", "only the newest `N` result sets (0: all)")
 	return ff
 }
 
@@ -49,9 +49,6 @@ func (ff *filterFlags) filter(now time.Time) (store.Filter, error) {
 	}
 	if f.Commit != "" && strings.Trim(strings.ToLower(f.Commit), "0123456789abcdef") != "" {
 		return f, usageErrorf("%s: --commit must be a hexadecimal prefix of a commit's object name, not %s", ff.cmd, termtext.Short(f.Commit))
-	}
-	if ff.last < 0 {
-		return f, usageErrorf("%s: --last must be 0 (all) or more, not %d", ff.cmd, ff.last)
 	}
 	for _, l := range ff.labels {
 		k, v, ok := strings.Cut(l, "=")
