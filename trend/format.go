@@ -118,11 +118,14 @@ func (t *Trend) WriteText(w io.Writer, width int) error {
 	}
 	tab := p.Table("Runs", 0, header...).Fixed(fixed...)
 	for i, run := range t.Runs {
+		// Text from the database is cut as termtext.Field cuts a value
+		// (Row escapes it), then to fit.
 		var commit, branch, build string
 		if id := run.Identity; id != nil {
-			commit, branch, build = readback.ShortCommit(id.Commit), id.Branch, id.BuildID
+			commit, branch, build = readback.ShortCommit(id.Commit), termtext.Cut(id.Branch, termtext.QuoteRunes), termtext.Cut(id.BuildID, termtext.QuoteRunes)
 		}
-		row := []string{strconv.FormatInt(run.InstID, 10), textout.OrDash(strings.TrimSuffix(strings.Replace(run.ExportedAt, "T", " ", 1), "Z")),
+		exported := termtext.Cut(strings.TrimSuffix(strings.Replace(run.ExportedAt, "T", " ", 1), "Z"), termtext.QuoteRunes)
+		row := []string{strconv.FormatInt(run.InstID, 10), textout.OrDash(exported),
 			textout.OrDash(commit), textout.OrDash(branch), textout.OrDash(build)}
 		for _, s := range t.Series {
 			if v := s.Values[i]; v != nil {
