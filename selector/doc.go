@@ -16,5 +16,6 @@
 // beside a first one (compare's B, check's --baseline): it picks among the
 // result sets of the first one's profiler, never the first itself. A
 // selector that matches nothing is a *NotFoundError saying what it looked
-// for.
+// for. ancestor: runs git rev-list through internal/gitexec, which runs
+// no program the repository's configuration names.
 package selector

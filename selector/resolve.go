@@ -2,7 +2,6 @@ package selector
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdb/profdb/internal/gitexec"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/store"
 )
@@ -25,7 +25,8 @@ type Resolver struct {
 	// Dir is the working directory whose git repository ancestor: reads;
 	// "" for the process's.
 	Dir string
-	// Git is the git program; "" for "git" on the PATH.
+	// Git is the git program; "" for "git" on the PATH. It runs through
+	// internal/gitexec, as everywhere profdb runs git.
 	Git string
 	// MaxWalk bounds the commits ancestor: walks; 0 for DefaultMaxWalk.
 	MaxWalk int
@@ -219,15 +220,12 @@ func (r *Resolver) notFound(s Selector, profiler string, exclude int64, matched 
 // ancestor resolves ancestor:REV: it walks git rev-list REV, newest
 // first, and takes the result sets of each commit that has any, newest
 // first, until it has skipped s.Back of them. The recorded commits are
-// read once; a commit's result sets are read only when it has some.
+// read once; a commit's result sets are read only when it has some. git
+// runs through gitexec, as everywhere profdb runs it.
 func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, exclude int64) (store.Listing, error) {
 	recorded, err := r.DB.Commits(ctx, profiler)
 	if err != nil {
 		return store.Listing{}, err
-	}
-	git := r.Git
-	if git == "" {
-		git = "git"
 	}
 	walk := r.MaxWalk
 	if walk <= 0 {
@@ -235,10 +233,20 @@ func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, ex
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(wctx, git, "rev-list", "--max-count="+strconv.Itoa(walk), s.Value, "--")
-	cmd.Dir = r.Dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	g, err := gitexec.New(wctx, r.Git, r.Dir)
+	if err != nil {
+		var notRun *exec.Error
+		switch {
+		case ctx.Err() != nil:
+			return store.Listing{}, ctx.Err()
+		case errors.As(err, &notRun):
+			return store.Listing{}, fmt.Errorf("%s: %w", termtext.Short(s.Text), err)
+		}
+		return store.Listing{}, fmt.Errorf("%s: git in %s: %w: %w", termtext.Short(s.Text), dirName(r.Dir), ErrGit, err)
+	}
+	cmd := g.Command(wctx, "rev-list", "--max-count="+strconv.Itoa(walk), s.Value, "--")
+	stderr := &gitexec.Capped{Max: 4096}
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return store.Listing{}, fmt.Errorf("%s: git rev-list: %w", termtext.Short(s.Text), err)

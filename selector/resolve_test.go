@@ -265,3 +265,22 @@ func TestAncestor(t *testing.T) {
 		})
 	}
 }
+
+// TestAncestorRunsNoProgram: the walk runs git through gitexec: in a
+// repository made to look like a partial clone whose promisor remote is a
+// command, a walk through a missing commit does not fetch it, so the
+// command does not run (gittest.FetchTrap checks that plain git rev-list
+// runs it); the walk fails instead, as git's error.
+func TestAncestorRunsNoProgram(t *testing.T) {
+	dir, git := gitRepo(t)
+	c1 := commit(t, dir, git, "c1")
+	commit(t, dir, git, "c2")
+	commit(t, dir, git, "c3")
+	markers := gittest.FetchTrap(t, dir, git)
+	db, _ := exportRuns(t, "sqlite", []run{{lightcoverage.Name, resultset.Run{Commit: c1, Branch: "main"}}})
+	_, err := resolveErr(ctxT(t), &selector.Resolver{DB: db, Dir: dir}, "ancestor:HEAD")
+	gittest.Unsprung(t, markers)
+	if !errors.Is(err, selector.ErrGit) {
+		t.Errorf("ancestor:HEAD through a missing commit: %v, want ErrGit", err)
+	}
+}
