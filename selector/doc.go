@@ -6,9 +6,11 @@
 //     digits), label:KEY=VALUE: the newest that matches;
 //   - ancestor:REV: the newest result set whose commit is the nearest
 //     ancestor of REV (REV itself included) in the git repository of a
-//     working directory;
-//   - any of these with a ~N suffix: the N-th before it among the same
-//     candidates (latest~1, branch:main~2, 12~1).
+//     working directory. REV is git's, all of it: ancestor:HEAD~1 walks
+//     from git's HEAD~1;
+//   - any of the others with a ~N suffix, and ancestor~N:REV: the N-th
+//     before it among the same candidates (latest~1, branch:main~2, 12~1,
+//     ancestor~1:origin/main).
 //
 // Parse reads a selector; a Resolver finds the result set it names in a
 // store.DB, reading PROFDB_RESULT_SETS by its key and only the rows it

@@ -201,9 +201,9 @@ func commit(t *testing.T, dir string, git gittest.Git, msg string) string {
 
 // TestAncestor: ancestor:REV on a real git history, result sets exported
 // for some commits only: the newest result set of the nearest ancestor
-// that has one (REV included), ~N going further back, a second result set
-// of the first one's profiler only; a revision git does not know, or no
-// repository, is an error naming git's complaint.
+// that has one (REV included), ancestor~N:REV going further back, a second
+// result set of the first one's profiler only; a revision git does not
+// know, or no repository, is an error naming git's complaint.
 func TestAncestor(t *testing.T) {
 	dir, git := gitRepo(t)
 	m1 := commit(t, dir, git, "m1")
@@ -232,9 +232,9 @@ func TestAncestor(t *testing.T) {
 				sel  string
 				want int
 			}{
-				{"ancestor:main", 1}, {"ancestor:main~1", 5}, {"ancestor:main~2", 0},
-				{"ancestor:feat", 3}, {"ancestor:feat~1", 2}, {"ancestor:feat~2", 5},
-				{"ancestor:" + m2, 5}, {"ancestor:feat^", 2}, {"ancestor:HEAD", 1},
+				{"ancestor:main", 1}, {"ancestor~1:main", 5}, {"ancestor~2:main", 0},
+				{"ancestor:feat", 3}, {"ancestor~1:feat", 2}, {"ancestor~2:feat", 5},
+				{"ancestor:" + m2, 5}, {"ancestor:feat^", 2}, {"ancestor:HEAD", 1}, {"ancestor~0:HEAD", 1},
 			} {
 				if got := resolve(t, ctx, r, c.sel, nil); got.InstID != ids[c.want] {
 					t.Errorf("%s: INST_ID %d, want %d", c.sel, got.InstID, ids[c.want])
@@ -244,15 +244,15 @@ func TestAncestor(t *testing.T) {
 			for _, c := range []struct {
 				sel  string
 				want int
-			}{{"ancestor:feat", 5}, {"ancestor:feat~1", 0}, {"ancestor:main", 1}} {
+			}{{"ancestor:feat", 5}, {"ancestor~1:feat", 0}, {"ancestor:main", 1}} {
 				if got := resolve(t, ctx, r, c.sel, &first); got.InstID != ids[c.want] {
 					t.Errorf("second %s beside %d: INST_ID %d, want %d", c.sel, first.InstID, got.InstID, ids[c.want])
 				}
 			}
-			_, err := secondErr(ctx, r, "ancestor:feat~2", first)
+			_, err := secondErr(ctx, r, "ancestor~2:feat", first)
 			var nf *selector.NotFoundError
 			if !errors.As(err, &nf) || !strings.Contains(err.Error(), "no result set of profiler light-coverage at feat or an ancestor of it other than INST_ID") {
-				t.Errorf("ancestor:feat~2 beside %d: %v", first.InstID, err)
+				t.Errorf("ancestor~2:feat beside %d: %v", first.InstID, err)
 			}
 			_, err = resolveErr(ctx, r, "ancestor:nosuch")
 			if !errors.Is(err, selector.ErrGit) || !strings.Contains(err.Error(), "nosuch") {
@@ -263,6 +263,49 @@ func TestAncestor(t *testing.T) {
 				t.Errorf("ancestor:main outside a repository: %v, want ErrGit", err)
 			}
 		})
+	}
+}
+
+// TestAncestorRevisionIsGits: all of the text after ancestor: is git's
+// revision, ~ and ^ included: each names the result set of the commit
+// git rev-parse names (HEAD~1, HEAD~3, HEAD^2 of a merge, a tag's v1.2~3,
+// a remote-tracking origin/main~1), never profdb's "N-th before" of
+// ancestor~N:REV, which still counts result sets along the walk.
+func TestAncestorRevisionIsGits(t *testing.T) {
+	dir, git := gitRepo(t)
+	c1 := commit(t, dir, git, "c1")
+	c2 := commit(t, dir, git, "c2")
+	git("checkout", "-q", "-b", "side")
+	s1 := gittest.Commit(t, dir, git, "side.txt", "s1", "s1")
+	git("checkout", "-q", "main")
+	c3 := commit(t, dir, git, "c3")
+	c4 := commit(t, dir, git, "c4")
+	git("tag", "v1.2")
+	git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+	m := git("rev-parse", "HEAD")
+	git("update-ref", "refs/remotes/origin/main", c4)
+	// Two result sets at each commit: profdb's ~N along the walk and
+	// git's ~N name different ones.
+	lc := lightcoverage.Name
+	var runs []run
+	for _, c := range []string{c1, c2, s1, c3, c4, m} {
+		runs = append(runs, run{lc, resultset.Run{Commit: c, Branch: "main"}}, run{lc, resultset.Run{Commit: c, Branch: "main"}})
+	}
+	db, ids := exportRuns(t, "sqlite", runs) // resolving is the same on every database: TestAncestor runs them all
+	older, newer := map[string]int64{}, map[string]int64{}
+	for i := 0; i < len(runs); i += 2 {
+		older[runs[i].run.Commit], newer[runs[i].run.Commit] = ids[i], ids[i+1]
+	}
+	ctx := ctxT(t)
+	r := &selector.Resolver{DB: db, Dir: dir}
+	for _, rev := range []string{"HEAD~1", "HEAD~3", "HEAD^2", "v1.2~3", "origin/main~1", "HEAD^", "HEAD"} {
+		at := git("rev-parse", rev)
+		if got, err := resolveErr(ctx, r, "ancestor:"+rev); err != nil || got.InstID != newer[at] {
+			t.Errorf("ancestor:%s: INST_ID %d, %v; want %d, the newest result set of git's %s (%s)", rev, got.InstID, err, newer[at], rev, at[:12])
+		}
+		if got, err := resolveErr(ctx, r, "ancestor~1:"+rev); err != nil || got.InstID != older[at] {
+			t.Errorf("ancestor~1:%s: INST_ID %d, %v; want %d, the older result set of git's %s (%s)", rev, got.InstID, err, older[at], rev, at[:12])
+		}
 	}
 }
 

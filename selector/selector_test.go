@@ -25,7 +25,15 @@ func TestParse(t *testing.T) {
 		{"label:k=a=b", selector.Selector{Kind: selector.Label, Key: "k", Value: "a=b"}},
 		{"label:k=", selector.Selector{Kind: selector.Label, Key: "k", Value: ""}},
 		{"ancestor:origin/main", selector.Selector{Kind: selector.Ancestor, Value: "origin/main"}},
-		{"ancestor:HEAD^~1", selector.Selector{Kind: selector.Ancestor, Value: "HEAD^", Back: 1}},
+		// Inside ancestor: the revision is git's, all of it; profdb's ~N
+		// is written on the word.
+		{"ancestor:HEAD~1", selector.Selector{Kind: selector.Ancestor, Value: "HEAD~1"}},
+		{"ancestor:HEAD^~1", selector.Selector{Kind: selector.Ancestor, Value: "HEAD^~1"}},
+		{"ancestor:v1.2~3", selector.Selector{Kind: selector.Ancestor, Value: "v1.2~3"}},
+		{"ancestor:HEAD@{1}", selector.Selector{Kind: selector.Ancestor, Value: "HEAD@{1}"}},
+		{"ancestor:a:b", selector.Selector{Kind: selector.Ancestor, Value: "a:b"}},
+		{"ancestor~2:origin/main~1", selector.Selector{Kind: selector.Ancestor, Value: "origin/main~1", Back: 2}},
+		{"ancestor~0:HEAD", selector.Selector{Kind: selector.Ancestor, Value: "HEAD"}},
 	} {
 		got, err := selector.Parse(c.in)
 		if err != nil {
@@ -38,7 +46,9 @@ func TestParse(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "0", "-3", "newest", "latest~", "latest~x", "latest~-1", "branch:", "commit:abc12",
-		"commit:abcdefg", "label:suite", "label:=x", "ancestor:--all", "tag:v1", "3-7"} {
+		"commit:abcdefg", "label:suite", "label:=x", "ancestor:--all", "tag:v1", "3-7",
+		"ancestor", "ancestor:", "ancestor~", "ancestor~1", "ancestor~:main", "ancestor~x:main", "ancestor~-1:main",
+		"ancestor~1:", "ancestor~1:-x", "ancestor~1~2:main", "ancestorx:main"} {
 		if s, err := selector.Parse(bad); !errors.Is(err, selector.ErrSyntax) {
 			t.Errorf("Parse(%q) = %+v, %v; want ErrSyntax", bad, s, err)
 		}

@@ -35,7 +35,8 @@ class, routine, line number), never by ID; the matching runs in the database.
   reference-count  class, largest change of live count first
 
 A and B are INST_IDs or selectors (latest, branch:NAME, commit:SHA,
-label:KEY=VALUE, ancestor:REV, each with an optional ~N; docs/selectors.md).
+label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV;
+docs/selectors.md).
 A selector for B picks among the result sets of A's profiler other than A:
 compare latest latest~1 compares the newest with the one before it of the
 same profiler. The head names each one's run by its commit and branch,

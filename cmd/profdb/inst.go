@@ -110,7 +110,7 @@ func (f *instFlag) pick(ctx context.Context, db *store.DB) ([]int64, error) {
 }
 
 // selectorForms lists the forms of a selector, for usage errors.
-const selectorForms = "latest, branch:NAME, commit:SHA, label:KEY=VALUE, ancestor:REV, each with an optional ~N"
+const selectorForms = "latest, branch:NAME, commit:SHA, label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV"
 
 // resolver is the selector.Resolver of db, reading git in the working
 // directory.
