@@ -16,8 +16,12 @@
 // store.DB, reading PROFDB_RESULT_SETS by its key and only the rows it
 // needs (store.DB.Select). Second resolves a selector for a result set set
 // beside a first one (compare's B, check's --baseline): it picks among the
-// result sets of the first one's profiler, never the first itself. A
-// selector that matches nothing is a *NotFoundError saying what it looked
-// for. ancestor: runs git rev-list through internal/gitexec, which runs
-// no program the repository's configuration names.
+// result sets of the first one's profiler, the first counted among them,
+// so that ~N means the same on either side (latest~1 beside latest is the
+// one before it); a selector without ~N passes over the first when it is
+// the newest candidate, and one with ~N that lands on the first is an
+// error (ErrFirst). A selector that matches nothing is a *NotFoundError
+// saying what it looked for. ancestor: runs git rev-list through
+// internal/gitexec, which runs no program the repository's configuration
+// names.
 package selector

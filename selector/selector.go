@@ -27,12 +27,13 @@ const MinCommit = 7
 
 // Selector is a parsed selector.
 type Selector struct {
-	Text   string // as given
-	Kind   Kind
-	InstID int64  // the INST_ID of an ID selector
-	Value  string // the branch, commit prefix (lower case), label value or revision
-	Key    string // the label's key
-	Back   int    // N of ~N: how many candidates to skip, newest first
+	Text    string // as given
+	Kind    Kind
+	InstID  int64  // the INST_ID of an ID selector
+	Value   string // the branch, commit prefix (lower case), label value or revision
+	Key     string // the label's key
+	Back    int    // N of ~N: how many candidates to skip, newest first
+	HasBack bool   // a ~N was given (~0 included)
 }
 
 // ErrSyntax is wrapped by the errors of Parse.
@@ -53,7 +54,7 @@ func Parse(text string) (Selector, error) {
 		if !ok {
 			return Selector{}, syntaxf(text, "~ must be followed by a number of result sets to go back (latest~1)")
 		}
-		s.Back, body = n, body[:i]
+		s.Back, s.HasBack, body = n, true, body[:i]
 	}
 	kind, value, prefixed := strings.Cut(body, ":")
 	if !prefixed {
@@ -101,7 +102,7 @@ func parseAncestor(s Selector, rest string) (Selector, error) {
 		if !ok || !valid {
 			return Selector{}, syntaxf(s.Text, "ancestor~N:REV takes a number of result sets to go back, then : and a git revision (ancestor~1:origin/main)")
 		}
-		s.Back, rest = n, ":"+rev
+		s.Back, s.HasBack, rest = n, true, ":"+rev
 	}
 	rev := rest[1:]
 	switch {
