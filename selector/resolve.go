@@ -2,7 +2,6 @@ package selector
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdb/profdb/internal/gitexec"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/store"
 )
@@ -25,7 +25,8 @@ type Resolver struct {
 	// Dir is the working directory whose git repository ancestor: reads;
 	// "" for the process's.
 	Dir string
-	// Git is the git program; "" for "git" on the PATH.
+	// Git is the git program; "" for "git" on the PATH. It runs through
+	// internal/gitexec, as everywhere profdb runs git.
 	Git string
 	// MaxWalk bounds the commits ancestor: walks; 0 for DefaultMaxWalk.
 	MaxWalk int
@@ -74,24 +75,43 @@ func (r *Resolver) Resolve(ctx context.Context, s Selector) (store.Listing, erro
 }
 
 // Second returns the result set s names to be set beside first (compare's
-// B, check's --baseline): a selector other than a plain INST_ID picks
-// among the result sets of first's profiler, and never first itself.
-// first's profiler is looked up when first does not give it.
+// B, check's --baseline). A selector other than an INST_ID picks among
+// the result sets of first's profiler, newest first, first counted among
+// them like any other, so that ~N means what it means for the first: N
+// of them skipped. Only a selector without ~N passes over first when
+// first is the newest of its candidates (branch:main beside main's newest
+// is main's newest before it). A selector with ~N that names first itself
+// is an error wrapping ErrFirst. An INST_ID without ~N is returned as it
+// is. first's profiler is looked up when first does not give it.
 func (r *Resolver) Second(ctx context.Context, s Selector, first store.Listing) (store.Listing, error) {
+	var l store.Listing
 	if s.IsID() {
-		return store.Listing{InstID: s.InstID}, nil
-	}
-	if first.Profiler == "" {
-		got, err := r.DB.Select(ctx, store.Filter{InstID: first.InstID})
-		if err != nil {
+		l = store.Listing{InstID: s.InstID}
+	} else {
+		if first.Profiler == "" {
+			got, err := r.DB.Select(ctx, store.Filter{InstID: first.InstID})
+			if err != nil {
+				return store.Listing{}, err
+			}
+			if len(got) == 1 {
+				first = got[0]
+			}
+		}
+		var err error
+		if l, err = r.resolve(ctx, s, first.Profiler, first.InstID); err != nil {
 			return store.Listing{}, err
 		}
-		if len(got) == 1 {
-			first = got[0]
-		}
 	}
-	return r.resolve(ctx, s, first.Profiler, first.InstID)
+	if s.HasBack && l.InstID == first.InstID {
+		return store.Listing{}, fmt.Errorf("%s: %w, INST_ID %d (~N counts the first among the candidates, newest first)",
+			termtext.Short(s.Text), ErrFirst, first.InstID)
+	}
+	return l, nil
 }
+
+// ErrFirst is wrapped by the error of Second for a selector with ~N that
+// names the first result set itself.
+var ErrFirst = errors.New("names the first result set itself")
 
 // ResolveAll resolves each text to an INST_ID, in the order given.
 func (r *Resolver) ResolveAll(ctx context.Context, texts []string) ([]int64, error) {
@@ -111,14 +131,15 @@ func (r *Resolver) ResolveAll(ctx context.Context, texts []string) ([]int64, err
 }
 
 // resolve returns the result set s names among those of profiler (any
-// when "") other than exclude (none when 0).
-func (r *Resolver) resolve(ctx context.Context, s Selector, profiler string, exclude int64) (store.Listing, error) {
+// when ""); first is the result set it is set beside (none when 0).
+func (r *Resolver) resolve(ctx context.Context, s Selector, profiler string, first int64) (store.Listing, error) {
 	back := s.Back
 	if s.Kind == ID && back > 0 {
 		back-- // the result sets before the INST_ID are the candidates: N~1 is the first of them
 	}
-	want := back + 1 // candidates needed, newest first
-	if exclude > 0 {
+	skipFirst := first > 0 && !s.HasBack // passed over when it is the newest candidate
+	want := back + 1                     // candidates needed, newest first
+	if skipFirst {
 		want++
 	}
 	f := store.Filter{Profiler: profiler, Last: want}
@@ -133,7 +154,7 @@ func (r *Resolver) resolve(ctx context.Context, s Selector, profiler string, exc
 	case Commit:
 		f.Commit, f.Last = s.Value, 0
 	case Ancestor:
-		return r.ancestor(ctx, s, profiler, exclude)
+		return r.ancestor(ctx, s, profiler, first, skipFirst)
 	}
 	got, err := r.DB.Select(ctx, f)
 	if err != nil {
@@ -155,35 +176,29 @@ func (r *Resolver) resolve(ctx context.Context, s Selector, profiler string, exc
 			return store.Listing{}, e
 		}
 	}
-	if l, ok := pick(got, back, exclude); ok {
-		return l, nil
+	if skipFirst && len(got) > 0 && got[len(got)-1].InstID == first {
+		got = got[:len(got)-1]
+	} else {
+		skipFirst = false
 	}
-	matched := 0
-	for _, l := range got {
-		if l.InstID != exclude {
-			matched++
-		}
+	if back < len(got) {
+		return got[len(got)-1-back], nil
 	}
-	return store.Listing{}, r.notFound(s, profiler, exclude, matched, "")
+	return store.Listing{}, r.notFound(s, profiler, skipped(skipFirst, first), len(got), "")
 }
 
-// pick returns the back-th newest of list (oldest first), exclude left out.
-func pick(list []store.Listing, back int, exclude int64) (store.Listing, bool) {
-	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].InstID == exclude {
-			continue
-		}
-		if back == 0 {
-			return list[i], true
-		}
-		back--
+// skipped returns first when it was passed over, else 0.
+func skipped(skip bool, first int64) int64 {
+	if skip {
+		return first
 	}
-	return store.Listing{}, false
+	return 0
 }
 
-// notFound says what s looked for; matched is how many result sets did
-// match (fewer than ~N needs), extra a note on what was searched.
-func (r *Resolver) notFound(s Selector, profiler string, exclude int64, matched int, extra string) error {
+// notFound says what s looked for; passed is the first result set when it
+// was passed over (0 when not), matched how many result sets did match
+// (fewer than ~N needs), extra a note on what was searched.
+func (r *Resolver) notFound(s Selector, profiler string, passed int64, matched int, extra string) error {
 	var b strings.Builder
 	b.WriteString("no result set")
 	if profiler != "" {
@@ -201,8 +216,8 @@ func (r *Resolver) notFound(s Selector, profiler string, exclude int64, matched 
 	case Ancestor:
 		b.WriteString(" at " + termtext.Name(s.Value) + " or an ancestor of it")
 	}
-	if exclude > 0 {
-		fmt.Fprintf(&b, " other than INST_ID %d", exclude)
+	if passed > 0 {
+		fmt.Fprintf(&b, " other than INST_ID %d", passed)
 	}
 	switch {
 	case s.Kind == ID:
@@ -218,16 +233,14 @@ func (r *Resolver) notFound(s Selector, profiler string, exclude int64, matched 
 
 // ancestor resolves ancestor:REV: it walks git rev-list REV, newest
 // first, and takes the result sets of each commit that has any, newest
-// first, until it has skipped s.Back of them. The recorded commits are
-// read once; a commit's result sets are read only when it has some.
-func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, exclude int64) (store.Listing, error) {
+// first, until it has skipped s.Back of them (first passed over when
+// skipFirst and it is the first met). The recorded commits are read once;
+// a commit's result sets are read only when it has some. git runs through
+// gitexec, as everywhere profdb runs it.
+func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, first int64, skipFirst bool) (store.Listing, error) {
 	recorded, err := r.DB.Commits(ctx, profiler)
 	if err != nil {
 		return store.Listing{}, err
-	}
-	git := r.Git
-	if git == "" {
-		git = "git"
 	}
 	walk := r.MaxWalk
 	if walk <= 0 {
@@ -235,10 +248,20 @@ func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, ex
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(wctx, git, "rev-list", "--max-count="+strconv.Itoa(walk), s.Value, "--")
-	cmd.Dir = r.Dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	g, err := gitexec.New(wctx, r.Git, r.Dir)
+	if err != nil {
+		var notRun *exec.Error
+		switch {
+		case ctx.Err() != nil:
+			return store.Listing{}, ctx.Err()
+		case errors.As(err, &notRun):
+			return store.Listing{}, fmt.Errorf("%s: %w", termtext.Short(s.Text), err)
+		}
+		return store.Listing{}, fmt.Errorf("%s: git in %s: %w: %w", termtext.Short(s.Text), dirName(r.Dir), ErrGit, err)
+	}
+	cmd := g.Command(wctx, "rev-list", "--max-count="+strconv.Itoa(walk), s.Value, "--")
+	stderr := &gitexec.Capped{Max: 4096}
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return store.Listing{}, fmt.Errorf("%s: git rev-list: %w", termtext.Short(s.Text), err)
@@ -247,7 +270,8 @@ func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, ex
 		return store.Listing{}, fmt.Errorf("%s: git rev-list: %w", termtext.Short(s.Text), err)
 	}
 	var found *store.Listing
-	back, walked, matched := s.Back, 0, 0
+	back, walked, matched, met := s.Back, 0, 0, 0
+	passed := int64(0) // first, when passed over
 	sc := bufio.NewScanner(out)
 	for sc.Scan() && found == nil {
 		walked++
@@ -262,7 +286,12 @@ func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, ex
 			return store.Listing{}, err
 		}
 		for i := len(got) - 1; i >= 0; i-- {
-			if got[i].InstID == exclude || got[i].Run == nil || !strings.EqualFold(got[i].Run.Commit, commit) {
+			if got[i].Run == nil || !strings.EqualFold(got[i].Run.Commit, commit) {
+				continue
+			}
+			met++
+			if met == 1 && skipFirst && got[i].InstID == first {
+				passed = first
 				continue
 			}
 			matched++
@@ -298,7 +327,7 @@ func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, ex
 	}
 	s2 := s
 	s2.Back = 0
-	e := r.notFound(s2, profiler, exclude, matched, extra)
+	e := r.notFound(s2, profiler, passed, matched, extra)
 	if s.Back > 0 {
 		e.(*NotFoundError).Looked += fmt.Sprintf(" (newest first, skipping %d; %d match)", s.Back, matched)
 	}

@@ -15,17 +15,26 @@ func TestParse(t *testing.T) {
 		want selector.Selector
 	}{
 		{"12", selector.Selector{Kind: selector.ID, InstID: 12}},
-		{"12~3", selector.Selector{Kind: selector.ID, InstID: 12, Back: 3}},
+		{"12~3", selector.Selector{Kind: selector.ID, InstID: 12, Back: 3, HasBack: true}},
 		{"latest", selector.Selector{Kind: selector.Latest}},
-		{"latest~1", selector.Selector{Kind: selector.Latest, Back: 1}},
+		{"latest~1", selector.Selector{Kind: selector.Latest, Back: 1, HasBack: true}},
+		{"latest~0", selector.Selector{Kind: selector.Latest, HasBack: true}},
 		{"branch:main", selector.Selector{Kind: selector.Branch, Value: "main"}},
-		{"branch:feature/x-1~2", selector.Selector{Kind: selector.Branch, Value: "feature/x-1", Back: 2}},
+		{"branch:feature/x-1~2", selector.Selector{Kind: selector.Branch, Value: "feature/x-1", Back: 2, HasBack: true}},
 		{"commit:ABCDEF1", selector.Selector{Kind: selector.Commit, Value: "abcdef1"}},
 		{"label:suite=unit", selector.Selector{Kind: selector.Label, Key: "suite", Value: "unit"}},
 		{"label:k=a=b", selector.Selector{Kind: selector.Label, Key: "k", Value: "a=b"}},
 		{"label:k=", selector.Selector{Kind: selector.Label, Key: "k", Value: ""}},
 		{"ancestor:origin/main", selector.Selector{Kind: selector.Ancestor, Value: "origin/main"}},
-		{"ancestor:HEAD^~1", selector.Selector{Kind: selector.Ancestor, Value: "HEAD^", Back: 1}},
+		// Inside ancestor: the revision is git's, all of it; profdb's ~N
+		// is written on the word.
+		{"ancestor:HEAD~1", selector.Selector{Kind: selector.Ancestor, Value: "HEAD~1"}},
+		{"ancestor:HEAD^~1", selector.Selector{Kind: selector.Ancestor, Value: "HEAD^~1"}},
+		{"ancestor:v1.2~3", selector.Selector{Kind: selector.Ancestor, Value: "v1.2~3"}},
+		{"ancestor:HEAD@{1}", selector.Selector{Kind: selector.Ancestor, Value: "HEAD@{1}"}},
+		{"ancestor:a:b", selector.Selector{Kind: selector.Ancestor, Value: "a:b"}},
+		{"ancestor~2:origin/main~1", selector.Selector{Kind: selector.Ancestor, Value: "origin/main~1", Back: 2, HasBack: true}},
+		{"ancestor~0:HEAD", selector.Selector{Kind: selector.Ancestor, Value: "HEAD", HasBack: true}},
 	} {
 		got, err := selector.Parse(c.in)
 		if err != nil {
@@ -38,7 +47,9 @@ func TestParse(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "0", "-3", "newest", "latest~", "latest~x", "latest~-1", "branch:", "commit:abc12",
-		"commit:abcdefg", "label:suite", "label:=x", "ancestor:--all", "tag:v1", "3-7"} {
+		"commit:abcdefg", "label:suite", "label:=x", "ancestor:--all", "tag:v1", "3-7",
+		"ancestor", "ancestor:", "ancestor~", "ancestor~1", "ancestor~:main", "ancestor~x:main", "ancestor~-1:main",
+		"ancestor~1:", "ancestor~1:-x", "ancestor~1~2:main", "ancestorx:main"} {
 		if s, err := selector.Parse(bad); !errors.Is(err, selector.ErrSyntax) {
 			t.Errorf("Parse(%q) = %+v, %v; want ErrSyntax", bad, s, err)
 		}

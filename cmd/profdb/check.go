@@ -60,11 +60,16 @@ func newCheckCmd(rep *ledger) *cobra.Command {
 		Long: `check holds a result set to rules and exits 0 when every rule holds, 1 when
 one fails, and 2 when the check cannot be made (a usage error, no connection,
 a missing result set). RESULT_SET and --baseline B are INST_IDs or selectors
-(latest, branch:NAME, commit:SHA, label:KEY=VALUE, ancestor:REV, each with
-an optional ~N; docs/selectors.md); a selector for B picks among the result
-sets of RESULT_SET's profiler other than RESULT_SET itself, so that
---baseline ancestor:origin/main takes the newest run of the same profiler at
-the nearest commit before the branch that has one. Percentages are given as numbers (80, 2.5, or 80%),
+(latest, branch:NAME, commit:SHA, label:KEY=VALUE, each with an optional ~N,
+or ancestor:REV, ancestor~N:REV; docs/selectors.md); a selector for B picks
+among the result sets of RESULT_SET's profiler, newest first, RESULT_SET
+counted among them, so that ~N means what it does for RESULT_SET
+(--baseline latest~1 beside latest is the run before it) and --baseline
+ancestor:origin/main takes the newest run of the same profiler at the
+nearest commit before the branch that has one. A selector without ~N passes
+over RESULT_SET when it is its newest match (check latest --baseline
+branch:main run on main compares with main's run before); one with ~N that
+names RESULT_SET itself is a usage error. Percentages are given as numbers (80, 2.5, or 80%),
 from 0 to 100 (--max-time-increase: 0 or more); others are usage errors.
 A coverage rule fails on a result set that has no line at all, whatever the
 limit: it shows nothing about the code.

@@ -35,10 +35,13 @@ class, routine, line number), never by ID; the matching runs in the database.
   reference-count  class, largest change of live count first
 
 A and B are INST_IDs or selectors (latest, branch:NAME, commit:SHA,
-label:KEY=VALUE, ancestor:REV, each with an optional ~N; docs/selectors.md).
-A selector for B picks among the result sets of A's profiler other than A:
-compare latest latest~1 compares the newest with the one before it of the
-same profiler. The head names each one's run by its commit and branch,
+label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV;
+docs/selectors.md). A selector for B picks among the result sets of A's
+profiler, newest first, A counted among them, so that ~N means what it does
+for A: compare latest latest~1 compares the newest with the one before it
+of the same profiler. A selector without ~N passes over A when A is its
+newest match (compare latest branch:main run on main compares with main's
+run before); one with ~N that names A itself is a usage error. The head names each one's run by its commit and branch,
 as show does, where profdb recorded them.
 
 Changes are in the --style: difference (B - A; for % covered, percentage

@@ -153,7 +153,7 @@ func TestCompareCLI(t *testing.T) {
 			}{
 				{[]string{"1", "9"}, 2, "profdb: compare: read: no result set 9 in INSTANCES\n"},
 				{[]string{"1"}, 2, "profdb: compare: accepts 2 arg(s), received 1\nRun 'profdb compare --help' for usage.\n"},
-				{[]string{"1", "x"}, 2, "profdb: compare: INST_ID must be a positive integer or a selector (latest, branch:NAME, commit:SHA, label:KEY=VALUE, ancestor:REV, each with an optional ~N), not \"x\"\nRun 'profdb compare --help' for usage.\n"},
+				{[]string{"1", "x"}, 2, "profdb: compare: INST_ID must be a positive integer or a selector (latest, branch:NAME, commit:SHA, label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV), not \"x\"\nRun 'profdb compare --help' for usage.\n"},
 				{[]string{"1", "2", "--style", "log"}, 2, "profdb: compare: --style must be difference, ratio or percent, not \"log\"\nRun 'profdb compare --help' for usage.\n"},
 				{[]string{"1", "2", "--stlye", "ratio"}, 2, "profdb: compare: unknown flag: --stlye; did you mean --style?\nRun 'profdb compare --help' for usage.\n"},
 				{[]string{"1", "3"}, 1, "profdb: compare: the result sets cannot be compared: result set 1 is light-coverage, result set 3 is function-trace\n"},

@@ -35,7 +35,8 @@ func newDeleteCmd(rep *ledger) *cobra.Command {
 transaction: when one of them cannot be removed, none is. --inst takes an
 INST_ID, a range A-B (the result sets between A and B, both included, that
 the database holds) or a selector (latest, branch:NAME, commit:SHA,
-label:KEY=VALUE, ancestor:REV, each with an optional ~N; docs/selectors.md);
+label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV;
+docs/selectors.md);
 repeat it or separate values with commas. --dry-run
 prints what would be removed and removes nothing. The rows counted are those
 of the profiler's tables, as list counts them.

@@ -276,3 +276,59 @@ func TestIdentityListed(t *testing.T) {
 		t.Errorf("list --json: %+v", got)
 	}
 }
+
+// TestIdentityRunsNoProgram: reading a run's identity runs none of the
+// filter drivers that the repository's configuration, or the user's,
+// names for files git status must read (gittest.FilterTrap checks that
+// plain git status runs them): not in export, alone or in GitHub Actions'
+// mode (where git gives the dirty flag), nor in script or merge; the run
+// is still recorded dirty. Nor does the walk of an ancestor: selector run
+// the program a partial clone's remote names (gittest.FetchTrap).
+func TestIdentityRunsNoProgram(t *testing.T) {
+	for _, where := range []string{gittest.InRepo, gittest.InGlobal} {
+		t.Run(where, func(t *testing.T) {
+			cov := example(t, "light-coverage.json")
+			inGitRepo(t)
+			dir, err := os.Getwd()
+			if err != nil {
+				t.Fatal(err)
+			}
+			git := gittest.At(t, dir)
+			markers := gittest.FilterTrap(t, dir, git, where)
+			head := git("rev-parse", "HEAD")
+			dsn := "sqlite:" + filepath.Join(t.TempDir(), "i.db")
+			dirty := true
+			mustRun(t, "export", "--db", dsn, "-q", cov) // 1
+			gittest.Unsprung(t, markers)
+			t.Setenv("GITHUB_ACTIONS", "true")
+			t.Setenv("GITHUB_SHA", head)
+			t.Setenv("GITHUB_REF", "refs/heads/trunk")
+			t.Setenv("GITHUB_REF_NAME", "trunk")
+			t.Setenv("GITHUB_RUN_ID", "5")
+			mustRun(t, "export", "--db", dsn, "-q", cov) // 2
+			gittest.Unsprung(t, markers)
+			mustRun(t, "script", "--dialect", "sqlite", "-o", filepath.Join(t.TempDir(), "s.sql"), "-q", cov)
+			gittest.Unsprung(t, markers)
+			t.Setenv("GITHUB_ACTIONS", "")
+			mustRun(t, "merge", "--db", dsn, "1", "2") // 3
+			gittest.Unsprung(t, markers)
+			got := identities(t, dsn)
+			want := map[int64]*resultset.Run{
+				1: {Commit: head, Branch: "trunk", Dirty: &dirty, CI: "git"},
+				2: {Commit: head, Branch: "trunk", Dirty: &dirty, CI: "github-actions", BuildID: "5"},
+				3: {Commit: head, Branch: "trunk", Dirty: &dirty, CI: "git"},
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("identities:\n got  %s\n want %s", showRuns(got), showRuns(want))
+			}
+
+			markers = gittest.FetchTrap(t, dir, git) // HEAD~1 is inGitRepo's commit
+
+			_, stderr, code := runCLI(t, "compare", "--db", dsn, "latest", "ancestor:HEAD")
+			gittest.Unsprung(t, markers)
+			if code != 2 || !strings.Contains(stderr, "git rev-list") {
+				t.Errorf("compare latest ancestor:HEAD through a missing commit: exit %d, want 2 quoting git\n%s", code, stderr)
+			}
+		})
+	}
+}

@@ -15,7 +15,7 @@ var importLayers = []struct {
 	patterns []string
 }{
 	{0, []string{"ddl", "optionerr", "internal/clibin", "internal/golden", "internal/launch", "internal/pproftop", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/gittest", "internal/tdstest", "internal/termtext"}},
-	{1, []string{"dialects", "profilers", "internal/xmlscan", "internal/textout"}},
+	{1, []string{"dialects", "profilers", "internal/xmlscan", "internal/textout", "internal/gitexec"}},
 	{2, []string{"dialects/*", "resultset", "internal/plantest"}},
 	{3, []string{"profilers/*", "internal/testdb", "internal/runid", "internal/edgeset"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},

@@ -110,7 +110,7 @@ func (f *instFlag) pick(ctx context.Context, db *store.DB) ([]int64, error) {
 }
 
 // selectorForms lists the forms of a selector, for usage errors.
-const selectorForms = "latest, branch:NAME, commit:SHA, label:KEY=VALUE, ancestor:REV, each with an optional ~N"
+const selectorForms = "latest, branch:NAME, commit:SHA, label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV"
 
 // resolver is the selector.Resolver of db, reading git in the working
 // directory.
@@ -136,6 +136,9 @@ func selectorError(what string, err error) error {
 	if errors.As(err, &ee) {
 		return usageErrorf("%s: %v (ancestor: needs git)", what, err)
 	}
+	if errors.Is(err, selector.ErrFirst) {
+		return usageError{fmt.Errorf("%s: %w", what, err)}
+	}
 	return fmt.Errorf("%s: %w", what, err)
 }
 
@@ -150,7 +153,9 @@ func resolveFirst(ctx context.Context, db *store.DB, what string, s selector.Sel
 }
 
 // resolveSecond resolves the result set a command sets beside first
-// (compare's B, check's --baseline): among first's profiler, never first.
+// (compare's B, check's --baseline, report --compare's B): among first's
+// profiler, first counted (selector.Resolver.Second); a selector with ~N
+// that names first itself is a usage error.
 func resolveSecond(ctx context.Context, db *store.DB, what string, s selector.Selector, first store.Listing) (store.Listing, error) {
 	l, err := resolver(db).Second(ctx, s, first)
 	if err != nil {

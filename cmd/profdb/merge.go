@@ -21,7 +21,8 @@ func newMergeCmd(rep *ledger) *cobra.Command {
 		Short: "Combine result sets of one profiler into a new one",
 		Long: `merge writes a new result set whose figures combine those of the result sets
 A, B, C... (INST_IDs or selectors: latest, branch:NAME, commit:SHA,
-label:KEY=VALUE, ancestor:REV, each with an optional ~N; docs/selectors.md),
+label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV;
+docs/selectors.md),
 item by item, as AQTime's "Merging Results" does.
 Items are matched by name (module, source file, namespace, class, routine
 and its first line, line number), never by ID. Their counts combine by --op:

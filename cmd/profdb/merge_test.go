@@ -49,7 +49,7 @@ func TestMergeCommand(t *testing.T) {
 		want  string
 	}{
 		{[]string{"1"}, true, "requires at least 2 arg"},
-		{[]string{"1", "x"}, true, `INST_ID must be a positive integer or a selector (latest, branch:NAME, commit:SHA, label:KEY=VALUE, ancestor:REV, each with an optional ~N), not "x"`},
+		{[]string{"1", "x"}, true, `INST_ID must be a positive integer or a selector (latest, branch:NAME, commit:SHA, label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV), not "x"`},
 		{[]string{"--op", "mean", "1", "2"}, true, `--op: want sum, avg, max or min, got "mean"`},
 		{[]string{"1", "3"}, false, "only result sets that compare merge"},
 		{[]string{"1", "99"}, false, "99"},

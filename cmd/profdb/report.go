@@ -41,9 +41,12 @@ calls are summed under the call at that depth); the page says what it
 leaves out.
 
 --inst and --compare's A and B take INST_IDs and selectors (latest,
-branch:NAME, commit:SHA, label:KEY=VALUE, ancestor:REV, each with an optional
-~N; docs/selectors.md); a selector for B picks among the result sets of A's
-profiler other than A. --compare A B adds a page comparing result set B with
+branch:NAME, commit:SHA, label:KEY=VALUE, each with an optional ~N, or
+ancestor:REV, ancestor~N:REV; docs/selectors.md); a selector for B picks
+among the result sets of A's profiler, newest first, A counted among them
+(--compare latest latest~1: the newest and the one before it), passing
+over A when it has no ~N and A is its newest match; one with ~N that names
+A itself is a usage error. --compare A B adds a page comparing result set B with
 A, as profdb compare does (the report then holds A and B unless --inst says otherwise): its
 tables, and for two function traces a differential flame graph, the shape
 of B coloured by the change of each call route from A (red slower, blue

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +30,16 @@ func exportWithRun(t *testing.T, dsn, root, name string, run resultset.Run) int6
 		t.Fatalf("export %s: %v", name, err)
 	}
 	return inst
+}
+
+// moduleRoot returns the repository's root folder, which holds examples/.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
 
 // selectorRepo makes a git history: main m1 - m2, feature f1 off m1; it
@@ -78,10 +89,7 @@ func selectorRepo(t *testing.T) (dir, m1, m2, f1 string) {
 // every form on all four databases (a CLI run on Babelfish took 3 minutes).
 func TestSelectorsCLI(t *testing.T) {
 	dir, m1, m2, f1 := selectorRepo(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := moduleRoot(t)
 	for _, dialect := range testdb.Dialects("mysql", "sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
 			dsn := testdb.Fresh(t, dialect)
@@ -165,8 +173,10 @@ func TestSelectorsCLI(t *testing.T) {
 			}{
 				{[]string{"show", "branch:nope"}, `show: "branch:nope": no result set on branch nope`},
 				{[]string{"show", "latest~9"}, `"latest~9": no result set (newest first, skipping 9; 4 match)`},
-				{[]string{"check", "latest", "--baseline", "branch:main~1", "--max-drop", "1"},
-					`check: --baseline: "branch:main~1": no result set of profiler light-coverage on branch main other than INST_ID ` + id(3) + ` (newest first, skipping 1; 1 match)`},
+				{[]string{"check", "latest", "--baseline", "branch:main~2", "--max-drop", "1"},
+					`check: --baseline: "branch:main~2": no result set of profiler light-coverage on branch main (newest first, skipping 2; 2 match)`},
+				{[]string{"check", "label:suite=e2e", "--baseline", "label:suite=e2e", "--max-drop", "1"},
+					`check: --baseline: "label:suite=e2e": no result set of profiler light-coverage labelled suite=e2e other than INST_ID ` + id(2)},
 				{[]string{"check", "latest", "--baseline", "ancestor:nosuch", "--max-drop", "1"}, "nosuch"},
 				{[]string{"compare", "latest", "commit:" + strings.ToUpper(f1[:7]) + "~1"}, "no result set of profiler light-coverage at a commit beginning " + f1[:7]},
 				{[]string{"show", "commit:abc"}, "commit: takes 7 or more hexadecimal digits"},
@@ -240,6 +250,118 @@ func TestSelectorsCLI(t *testing.T) {
 			}
 			if out := mustRun(t, "list", "--db", dsn, "--json", "--branch", "main"); strings.Contains(out, `"inst_id": `+id(0)+",") || !strings.Contains(out, `"inst_id": `+id(3)+",") {
 				t.Errorf("after delete --keep-last 2: want INST_ID %s gone and %s kept:\n%s", id(0), id(3), out)
+			}
+		})
+	}
+}
+
+// TestSecondSelectorCLI: ~N means the same for the second result set of
+// every command that takes one — compare's B, check's --baseline, report
+// --compare's B — as for the first: the first is counted among the
+// candidates. With runs 1 and 2, latest~1 beside latest is 1; with three,
+// 2; with eight, 7. A selector with ~N that lands on the first is a usage
+// error (exit 2) saying so; one without ~N passes over the first when it
+// is its newest match.
+func TestSecondSelectorCLI(t *testing.T) {
+	root := moduleRoot(t)
+	for _, dialect := range testdb.Dialects("mysql", "sqlserver") {
+		t.Run(dialect, func(t *testing.T) {
+			dsn := testdb.Fresh(t, dialect)
+			var ids []int64
+			exportTo := func(n int) {
+				for len(ids) < n {
+					ids = append(ids, exportWithRun(t, dsn, root, "light-coverage", resultset.Run{Branch: "main"}))
+				}
+			}
+			id := func(i int) string { return strconv.FormatInt(ids[i], 10) }
+			// second runs cmd with A and B and returns the INST_IDs it set
+			// side by side (0, 0 when it failed, which it reports).
+			second := func(cmd, a, b string) (int64, int64) {
+				t.Helper()
+				html := filepath.Join(t.TempDir(), "r.html")
+				args := map[string][]string{
+					"compare": {"compare", "--db", dsn, a, b},
+					"check":   {"check", "--db", dsn, a, "--baseline", b, "--max-drop", "100", "--format", "json"},
+					"report":  {"report", "--db", dsn, "--compare", a, b, "-o", html},
+				}[cmd]
+				out, stderr, code := runCLI(t, args...)
+				if code != 0 {
+					t.Errorf("profdb %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+					return 0, 0
+				}
+				var ga, gb int64
+				switch cmd {
+				case "compare":
+					for _, line := range strings.Split(out, "\n") {
+						if rest, ok := strings.CutPrefix(line, "A: INST_ID "); ok {
+							ga, _ = strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+						}
+						if rest, ok := strings.CutPrefix(line, "B: INST_ID "); ok {
+							gb, _ = strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+						}
+					}
+				case "check":
+					var rep struct {
+						InstID   int64 `json:"inst_id"`
+						Baseline int64 `json:"baseline"`
+					}
+					if err := json.Unmarshal([]byte(out), &rep); err != nil {
+						t.Fatalf("check %s --baseline %s: %v\n%s", a, b, err, out)
+					}
+					ga, gb = rep.InstID, rep.Baseline
+				case "report":
+					page, err := os.ReadFile(html)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, x := range ids {
+						for _, y := range ids {
+							if strings.Contains(string(page), fmt.Sprintf(`<a href="#compare">Compare %d and %d</a>`, x, y)) {
+								ga, gb = x, y
+							}
+						}
+					}
+				}
+				return ga, gb
+			}
+			for _, c := range []struct {
+				runs int
+				a, b string
+				want [2]int // indexes into ids
+			}{
+				{2, "latest", "latest~1", [2]int{1, 0}},
+				{3, "latest", "latest~1", [2]int{2, 1}},
+				{3, "latest", "latest~2", [2]int{2, 0}},
+				{3, "latest~1", "latest", [2]int{1, 2}},
+				{3, "latest", "latest", [2]int{2, 1}},      // no ~N: the first passed over
+				{3, "latest", "branch:main", [2]int{2, 1}}, // no ~N: the first passed over
+				{3, "latest", "branch:main~1", [2]int{2, 1}},
+				{8, "latest", "latest~1", [2]int{7, 6}},
+				{8, "latest~2", "latest~1", [2]int{5, 6}},
+				{8, "latest~2", "latest~3", [2]int{5, 4}},
+			} {
+				exportTo(c.runs)
+				for _, cmd := range []string{"compare", "check", "report"} {
+					if a, b := second(cmd, c.a, c.b); a != ids[c.want[0]] || b != ids[c.want[1]] {
+						t.Errorf("%d runs: %s %s %s: A %d, B %d; want %s, %s", c.runs, cmd, c.a, c.b, a, b, id(c.want[0]), id(c.want[1]))
+					}
+				}
+			}
+			for _, c := range []struct{ a, b string }{{"latest~1", "latest~1"}, {"latest", "latest~0"}, {id(6), "branch:main~1"}, {id(6), id(7) + "~1"}} {
+				want := fmt.Sprintf("%q: names the first result set itself, INST_ID %d", c.b, ids[6])
+				if c.a == "latest" {
+					want = fmt.Sprintf("%q: names the first result set itself, INST_ID %d", c.b, ids[7])
+				}
+				for _, args := range [][]string{
+					{"compare", "--db", dsn, c.a, c.b},
+					{"check", "--db", dsn, c.a, "--baseline", c.b, "--max-drop", "1"},
+					{"report", "--db", dsn, "--compare", c.a, c.b, "-o", filepath.Join(t.TempDir(), "r.html")},
+				} {
+					stdout, stderr, code := runCLI(t, args...)
+					if code != 2 || !strings.Contains(stderr, want) {
+						t.Errorf("%v: exit %d, want 2 saying %s\n%s%s", args, code, want, stdout, stderr)
+					}
+				}
 			}
 		})
 	}

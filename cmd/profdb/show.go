@@ -32,8 +32,9 @@ func newShowCmd(rep *ledger) *cobra.Command {
   reference-count  classes and objects with their reference counts; objects
                    still alive at the end
 
-RESULT_SET is an INST_ID or a selector: latest, branch:NAME, commit:SHA,
-label:KEY=VALUE or ancestor:REV, each with an optional ~N (docs/selectors.md).
+RESULT_SET is an INST_ID or a selector: latest, branch:NAME, commit:SHA or
+label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV
+(docs/selectors.md).
 Lists hold the first --top entries and say how many there are in all. --json
 prints the same figures as one JSON object.
 

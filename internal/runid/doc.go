@@ -24,9 +24,15 @@
 // --porcelain --untracked-files=no" prints anything, that is when a
 // tracked file has changes not committed. Untracked files are left out on
 // purpose: the profile being exported (c.out, a trace) is one, and would
-// mark every run dirty. git runs with a time bound (Options.Timeout) and
-// GIT_OPTIONAL_LOCKS=0, so it takes no lock on the repository; of what it
-// prints, the first 4 KiB are kept.
+// mark every run dirty; so are changes inside a submodule's working tree
+// (--ignore-submodules=dirty: a submodule counts as changed when its
+// checked-out commit is not the one recorded), since looking at them
+// would run git in the submodule under its own configuration. git runs
+// through internal/gitexec, so that it runs no program the repository's
+// or the user's configuration names (filter drivers, core.fsmonitor, a
+// lazy fetch's transport…) and takes no lock on the repository, with a
+// time bound on all of it (Options.Timeout); of what it prints, the first
+// 4 KiB are kept.
 //
 // ParseLabel, ValidCommit and Apply check and apply what the user gives on
 // the command line (--label, --commit, --branch…): there a bad value is an

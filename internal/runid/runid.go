@@ -1,19 +1,17 @@
 package runid
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/profdb/profdb/internal/gitexec"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/resultset"
 )
@@ -287,19 +285,14 @@ func FromGit(ctx context.Context, o Options) *resultset.Run {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	prog := o.Git
-	if prog == "" {
-		prog = "git"
+	g, err := gitexec.New(ctx, o.Git, o.Dir)
+	if err != nil {
+		return nil
 	}
 	git := func(args ...string) (string, error) {
-		// A repository's core.fsmonitor names a program that git status
-		// runs: reading a run's identity never runs one.
-		cmd := exec.CommandContext(ctx, prog, append([]string{"-c", "core.fsmonitor=false"}, args...)...)
-		cmd.Dir = o.Dir
-		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-		out := &boundedBuffer{max: maxGitOutput}
+		out := &gitexec.Capped{Max: maxGitOutput}
+		cmd := g.Command(ctx, args...)
 		cmd.Stdout = out
-		cmd.Stdin = nil
 		cmd.Stderr = nil
 		err := cmd.Run()
 		return out.String(), err
@@ -316,7 +309,10 @@ func FromGit(ctx context.Context, o Options) *resultset.Run {
 	} else if ctx.Err() != nil {
 		return nil
 	}
-	status, err := git("status", "--porcelain", "--untracked-files=no")
+	// --ignore-submodules=dirty: git status would otherwise run git status
+	// in each submodule, under the submodule's own configuration, whose
+	// filter drivers gitexec has not switched off.
+	status, err := git("status", "--porcelain", "--untracked-files=no", "--ignore-submodules=dirty")
 	if err == nil {
 		dirty := strings.TrimSpace(status) != ""
 		r.Dirty = &dirty
@@ -331,24 +327,6 @@ func FromGit(ctx context.Context, o Options) *resultset.Run {
 // branch too long), and plenty to tell that git status printed something,
 // however many files it lists.
 const maxGitOutput = 4096
-
-// boundedBuffer keeps the first max bytes written to it and discards the
-// rest, so that a command's output costs at most max bytes of memory
-// however long it is. It has Write only (no ReadFrom, by which io.Copy
-// would fill a bytes.Buffer without bound).
-type boundedBuffer struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (b *boundedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (b *boundedBuffer) String() string { return b.buf.String() }
 
 // ValidCommit reports whether s is a full git object name: 40 (SHA-1) or
 // 64 (SHA-256) hexadecimal digits, in either case.

@@ -166,6 +166,92 @@ func TestFromGitRunsNoHook(t *testing.T) {
 	}
 }
 
+// TestFromGitRunsNoFilter: reading the identity runs none of the filter
+// drivers that the repository's configuration, or the user's, names for
+// files git status must read (gittest.FilterTrap checks that plain git
+// status runs them), alone and in GitHub Actions' mode, where git tells
+// the dirty flag; the flag is still right: set for the changed filtered
+// files, clear once they are as committed, set for a plainly changed file.
+func TestFromGitRunsNoFilter(t *testing.T) {
+	for _, where := range []string{gittest.InRepo, gittest.InHome} {
+		t.Run(where, func(t *testing.T) {
+			dir, git := gittest.Repo(t, "trunk")
+			gittest.Commit(t, dir, git, "a.go", "package a\n", "one")
+			markers := gittest.FilterTrap(t, dir, git, where)
+			head := git("rev-parse", "HEAD")
+			ctx := context.Background()
+			got := runid.FromGit(ctx, runid.Options{Dir: dir})
+			gittest.Unsprung(t, markers)
+			if want := (&resultset.Run{Commit: head, Branch: "trunk", Dirty: boolp(true), CI: "git"}); !reflect.DeepEqual(got, want) {
+				t.Errorf("changed filtered files: got %+v, want %+v", got, want)
+			}
+			gha := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_SHA": head, "GITHUB_REF": "refs/heads/trunk", "GITHUB_REF_NAME": "trunk", "GITHUB_RUN_ID": "9"}
+			got, err := runid.Capture(ctx, runid.Options{Dir: dir, Lookup: lookup(gha)})
+			gittest.Unsprung(t, markers)
+			if want := (&resultset.Run{Commit: head, Branch: "trunk", Dirty: boolp(true), CI: "github-actions", BuildID: "9"}); err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("GitHub Actions: got %+v, %v; want %+v", got, err, want)
+			}
+			for _, name := range []string{"clean.dat", "proc.dat"} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte("before\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := runid.FromGit(ctx, runid.Options{Dir: dir}); got == nil || got.Dirty == nil || *got.Dirty {
+				t.Errorf("filtered files as committed: got %+v, want a clean tree", got)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package b\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := runid.FromGit(ctx, runid.Options{Dir: dir}); got == nil || got.Dirty == nil || !*got.Dirty {
+				t.Errorf("a changed tracked file: got %+v, want a dirty tree", got)
+			}
+			gittest.Unsprung(t, markers)
+		})
+	}
+}
+
+// TestFromGitSubmodule: git status does not look into a submodule's
+// working tree, where it would run git status under the submodule's own
+// configuration and its filter drivers (plain git status does: the test
+// checks it), and changes there leave the tree clean; a submodule checked
+// out at another commit than the one recorded makes it dirty.
+func TestFromGitSubmodule(t *testing.T) {
+	sub, subGit := gittest.Repo(t, "main")
+	gittest.Commit(t, sub, subGit, "s.txt", "s\n", "sub one")
+	dir, git := gittest.Repo(t, "trunk")
+	gittest.Commit(t, dir, git, "a.go", "package a\n", "one")
+	git("-c", "protocol.file.allow=always", "submodule", "--quiet", "add", sub, "sub")
+	git("commit", "-q", "-m", "submodule")
+	checkout := filepath.Join(dir, "sub")
+	// FilterTrap commits in the submodule: the superproject records the
+	// commit before.
+	markers := gittest.FilterTrap(t, checkout, gittest.At(t, checkout), gittest.InRepo)
+	ctx := context.Background()
+	if got := runid.FromGit(ctx, runid.Options{Dir: dir}); got == nil || got.Dirty == nil || !*got.Dirty {
+		t.Errorf("the submodule at another commit: got %+v, want a dirty tree", got)
+	}
+	gittest.Unsprung(t, markers)
+	git("add", "sub")
+	git("commit", "-q", "-m", "submodule's new commit")
+	head := git("rev-parse", "HEAD")
+	cmd := exec.Command("git", "status", "--porcelain")
+	cmd.Dir = dir
+	out, _ := cmd.CombinedOutput() // the failing process driver fails it: the markers tell what ran
+	if _, err := os.Stat(markers[0]); err != nil {
+		t.Fatalf("plain git status in the superproject ran no driver of the submodule's (%v): the test could not fail\n%s", err, out)
+	}
+	for _, m := range markers {
+		if err := os.Remove(m); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	got := runid.FromGit(ctx, runid.Options{Dir: dir})
+	gittest.Unsprung(t, markers)
+	if want := (&resultset.Run{Commit: head, Branch: "trunk", Dirty: boolp(false), CI: "git"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("changes inside the submodule only: got %+v, want %+v", got, want)
+	}
+}
+
 func TestFromGitNothing(t *testing.T) {
 	ctx := context.Background()
 	if got := runid.FromGit(ctx, runid.Options{Dir: t.TempDir()}); got != nil {
@@ -195,6 +281,7 @@ func TestFromGitLongOutput(t *testing.T) {
 	const outSize = 32 << 20
 	fake := filepath.Join(t.TempDir(), "git")
 	script := "#!/bin/sh\ncase \"$*\" in\n" +
+		"*--get-regexp*) exit 1 ;;\n" + // git config: no filter driver
 		"*rev-parse*) echo " + sha2 + " ;;\n" +
 		"*) head -c " + strconv.Itoa(outSize) + " /dev/zero | tr '\\0' M ;;\nesac\n"
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
