@@ -3,7 +3,6 @@ package dialects
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -96,65 +95,4 @@ func schemes() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Redact returns dsn with any password replaced by "xxxxx", for messages.
-// It handles URL user info and "password=" / "pwd=" query parameters, and
-// masks any other value of the DSN that is the password's text (a
-// timezone=… equal to it), as ScrubText does.
-func Redact(dsn string) string {
-	return ScrubText(dsn, redact(dsn))
-}
-
-func redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return redactLoose(dsn)
-	}
-	if u.Opaque != "" {
-		// scheme:user:password@host/db has no "//": hide all between the
-		// first ':' after the scheme and the last '@'.
-		at := strings.LastIndex(u.Opaque, "@")
-		if user, _, hasPw := strings.Cut(u.Opaque, ":"); at >= 0 && hasPw && len(user) < at {
-			return u.Scheme + ":" + user + ":xxxxx" + u.Opaque[at:]
-		}
-		return dsn
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		switch strings.ToLower(k) {
-		case "password", "pwd", "pass":
-			q.Set(k, "xxxxx")
-			changed = true
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
-// redactLoose hides everything between "://user:" and "@" when the DSN is
-// not a parsable URL.
-func redactLoose(dsn string) string {
-	i := strings.Index(dsn, "://")
-	if i < 0 {
-		return dsn
-	}
-	rest := dsn[i+3:]
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return dsn
-	}
-	user, _, hasPw := strings.Cut(rest[:at], ":")
-	if !hasPw {
-		return dsn
-	}
-	return dsn[:i+3] + user + ":xxxxx" + rest[at:]
 }

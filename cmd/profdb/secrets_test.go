@@ -3,6 +3,8 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -180,20 +182,68 @@ func TestSecretsNeverShown(t *testing.T) {
 	})
 }
 
-// TestShortPasswordKeepsMessagesReadable fails to connect with the
-// password "e": the password is masked where the DSN shows it, and the rest
-// of the message ("open", "postgres", "connection refused") stays as the
-// driver wrote it.
-func TestShortPasswordKeepsMessagesReadable(t *testing.T) {
-	for _, c := range []struct{ dsn, want string }{
-		{"postgres://u:e@127.0.0.1:1/db?connect_timeout=5",
-			"open postgres://u:xxxxx@127.0.0.1:1/db?connect_timeout=5: dial tcp 127.0.0.1:1: connect: connection refused"},
-		{"sqlserver://sa:e@127.0.0.1:1?database=test&dial+timeout=5",
-			"open sqlserver://sa:xxxxx@127.0.0.1:1?database=test&dial+timeout=5: unable to open tcp connection with host '127.0.0.1:1': dial tcp 127.0.0.1:1: connect: connection refused"},
-	} {
-		_, errOut, code := runCLI(t, "list", "--db", c.dsn)
-		if code == 0 || !strings.Contains(errOut, c.want) {
-			t.Errorf("profdb list --db %s: exit %d\n%s\nwant the message %q", c.dsn, code, errOut, c.want)
+// TestPasswordMaskedWhereItStands fails to connect, refused on a closed
+// port and refused a login by MariaDB and SQL Server, with passwords that
+// are also words of the message: the scheme ("postgres"), the user
+// ("root", "profdb"), the port ("1"), the driver's words ("tcp",
+// "connect", "refused", "Login"), a parameter's value ("disable"). The
+// password is masked in the DSN, and the rest of the message stays word
+// for word as the driver wrote it: profdb printed
+// "xxxxx://postgres:xxxxx@", "127.0.0.1:xxxxx", "dial xxxxx" and
+// "user 'xxxxx'", which garbled the message and told the password.
+func TestPasswordMaskedWhereItStands(t *testing.T) {
+	if c, err := net.Dial("tcp", "127.0.0.1:1"); err == nil {
+		c.Close()
+		t.Fatal("something listens on 127.0.0.1:1, the closed port of this test")
+	}
+	refused := []struct{ dsn, want string }{
+		{"postgres://postgres:%s@127.0.0.1:1/db?sslmode=disable&connect_timeout=5",
+			"open postgres://postgres:%s@127.0.0.1:1/db?sslmode=disable&connect_timeout=5: dial tcp 127.0.0.1:1: connect: connection refused\n"},
+		{"mysql://root:%s@127.0.0.1:1/db?timeout=5s",
+			"open mysql://root:%s@127.0.0.1:1/db?timeout=5s: dial tcp 127.0.0.1:1: connect: connection refused\n"},
+		{"sqlserver://sa:%s@127.0.0.1:1?database=db&dial+timeout=5",
+			"open sqlserver://sa:%s@127.0.0.1:1?database=db&dial+timeout=5: unable to open tcp connection with host '127.0.0.1:1': dial tcp 127.0.0.1:1: connect: connection refused\n"},
+	}
+	for _, c := range refused {
+		for _, pw := range []string{"postgres", "mysql", "sqlserver", "root", "sa", "1", "tcp", "connect", "refused", "disable", "db", "e"} {
+			_, errOut, code := runCLI(t, "list", "--db", fmt.Sprintf(c.dsn, pw))
+			if want := "profdb: list: " + fmt.Sprintf(c.want, "xxxxx"); code != 2 || errOut != want {
+				t.Errorf("profdb list --db %s: exit %d\n%s\nwant exit 2 and\n%s", fmt.Sprintf(c.dsn, "xxxxx"), code, errOut, want)
+			}
 		}
+	}
+
+	// Logins the servers refuse: root has no password on the test
+	// server, and profdb's password on SQL Server is not these.
+	type login struct {
+		dialect, user string
+		want          func(dsn string) string
+	}
+	for _, l := range []login{
+		{"mysql", "root", func(dsn string) string {
+			return "open " + dsn + ": Error 1045 (28000): Access denied for user 'root'@'127.0.0.1' (using password: YES)\n"
+		}},
+		{"sqlserver", "profdb", func(dsn string) string {
+			return "open " + dsn + ": mssql: Login failed for user \"profdb\" (18456)\n"
+		}},
+	} {
+		t.Run(l.dialect, func(t *testing.T) {
+			u, err := url.Parse(testdb.DSN(t, l.dialect))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.Hostname() != "127.0.0.1" {
+				t.Skipf("the %s server is at %s; the message this test expects names 127.0.0.1", l.dialect, u.Hostname())
+			}
+			for _, pw := range []string{l.user, l.dialect, "1", "tcp", "Login", "failed", "using", "YES"} {
+				u.User = url.UserPassword(l.user, pw)
+				dsn := u.String()
+				u.User = url.UserPassword(l.user, "xxxxx")
+				_, errOut, code := runCLI(t, "list", "--db", dsn)
+				if want := "profdb: list: " + l.want(u.String()); code != 2 || errOut != want {
+					t.Errorf("profdb list --db %s: exit %d\n%s\nwant exit 2 and\n%s", u.String(), code, errOut, want)
+				}
+			}
+		})
 	}
 }

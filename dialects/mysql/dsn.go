@@ -91,10 +91,9 @@ func Config(dsn string) (*mysql.Config, error) {
 		}
 		rest = rest[:i] + "localhost" + rest[i+end+1:]
 	}
-	u, err := url.Parse("mysql://" + rest)
+	u, err := dialects.ParseURL("mysql://" + rest)
 	if err != nil {
-		// The parser's message may quote the password (see URLError).
-		return fail(dialects.URLError(dsn, err))
+		return fail(err)
 	}
 	if u.Fragment != "" {
 		return fail(errors.New("unexpected '#' fragment (percent-encode '#' in a password as %23)"))

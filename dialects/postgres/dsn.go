@@ -31,10 +31,9 @@ func (Dialect) DriverDSN(dsn string) (string, error) {
 		return "", fmt.Errorf(`postgres: DSN with scheme %q: want a "postgres://" or "postgresql://" URL`, scheme)
 	}
 	out := strings.ToLower(scheme) + ":" + rest
-	u, err := url.Parse(out)
+	u, err := dialects.ParseURL(out)
 	if err != nil {
-		// The parser's message may quote the password (see URLError).
-		return fail(dialects.URLError(dsn, err))
+		return fail(err)
 	}
 	if u.Fragment != "" {
 		return fail(errors.New("unexpected '#' fragment (percent-encode '#' in a password as %23)"))

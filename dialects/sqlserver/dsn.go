@@ -2,7 +2,6 @@ package sqlserver
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/microsoft/go-mssqldb/msdsn"
@@ -25,11 +24,9 @@ const AppName = "profdb"
 // unless the DSN has an application name, and checks the result with
 // go-mssqldb's own parser. Errors never contain the password.
 func (Dialect) DriverDSN(dsn string) (string, error) {
-	u, err := url.Parse(dsn)
+	u, err := dialects.ParseURL(dsn)
 	if err != nil {
-		// A *url.Error repeats the whole DSN, password included; keep only
-		// its cause.
-		return "", dsnError(dsn, dialects.URLError(dsn, err))
+		return "", dsnError(dsn, err)
 	}
 	if !strings.EqualFold(u.Scheme, Name) {
 		return "", dsnError(dsn, fmt.Errorf("scheme %q, want %s://", u.Scheme, Name))
@@ -58,10 +55,10 @@ func (Dialect) DriverDSN(dsn string) (string, error) {
 }
 
 // dsnError returns "sqlserver: parse DSN <dsn>: <cause>" with the password
-// masked in the DSN and, where go-mssqldb's reason quotes it (a rejected
-// value that is the password's text), in the reason; the cause stays
-// wrapped when it holds none. An opaque DSN (no "//"), where the password
-// cannot be told apart, is not shown.
+// masked in the DSN and wherever the reason quotes a DSN or connection
+// string (dialects.ScrubError); the cause stays wrapped when it holds none.
+// An opaque DSN (no "//"), where the password cannot be told apart, is not
+// shown.
 func dsnError(dsn string, cause error) error {
 	shown := dialects.Redact(dsn)
 	if scheme, rest, ok := strings.Cut(dsn, ":"); ok && !strings.HasPrefix(rest, "//") {

@@ -9,11 +9,35 @@ import (
 	"github.com/profdb/profdb/input"
 )
 
+// repeated is a reader of n copies of the byte c, made as they are read:
+// a token of 200 MB without 200 MB in the test.
+type repeated struct {
+	c byte
+	n int64
+}
+
+func (r *repeated) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), r.n)
+	for i := range p[:k] {
+		p[i] = r.c
+	}
+	r.n -= k
+	return int(k), nil
+}
+
+// huge returns a reader of before, 200 MB of c, then after, counting what
+// is read of it.
+func huge(before string, c byte, after string) *input.CountingReader {
+	return &input.CountingReader{R: io.MultiReader(strings.NewReader(before), &repeated{c, 200 << 20}, strings.NewReader(after))}
+}
+
 // TestLongKeys: an unknown key of 200 MB, wherever keys are, is reported
 // cut to its first 64 characters and "…", after reading no more than the
 // window of it.
 func TestLongKeys(t *testing.T) {
-	key := strings.Repeat("k", 200<<20)
 	const ft = `{"profiler":"function-trace","tables":{"FUNCTION_TRACE_PROFILER_THREADS":[{`
 	cut := `"` + strings.Repeat("k", 64) + `…"`
 	for _, tc := range []struct{ name, before, want string }{
@@ -23,7 +47,7 @@ func TestLongKeys(t *testing.T) {
 		{"column", ft + `"`, "x.json:1:76: table FUNCTION_TRACE_PROFILER_THREADS has no column " + cut},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := &input.CountingReader{R: io.MultiReader(strings.NewReader(tc.before), strings.NewReader(key), strings.NewReader(`": 1}]}}`))}
+			in := huge(tc.before, 'k', `": 1}]}}`)
 			r := &recorder{}
 			_, err := Read(context.Background(), in, "x.json", r)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
@@ -40,8 +64,7 @@ func TestLongKeys(t *testing.T) {
 // an error naming where it starts.
 func TestLongString(t *testing.T) {
 	for _, esc := range []string{"", `\n`} {
-		in := &input.CountingReader{R: io.MultiReader(strings.NewReader(`{"profiler":"resource",`+"\n"+` "caption":"`+esc),
-			strings.NewReader(strings.Repeat("c", 200<<20)), strings.NewReader(`"}`))}
+		in := huge(`{"profiler":"resource",`+"\n"+` "caption":"`+esc, 'c', `"}`)
 		r := &recorder{}
 		_, err := Read(context.Background(), in, "x.json", r)
 		if want := `x.json:2:12: a string longer than 16 MiB, the most profdb reads`; err == nil || err.Error() != want {
@@ -50,5 +73,80 @@ func TestLongString(t *testing.T) {
 		if in.N > 2*maxString+1<<20 {
 			t.Errorf("escape %q: %d bytes read", esc, in.N)
 		}
+	}
+}
+
+// TestLongNumbers: a number of 200 MB, in a row or as the counter's
+// frequency, in its digits, its fraction or its exponent, is an error at
+// its start once maxNumber bytes of it are read: the reader held all of it
+// (900 MB and 3 s to read a 200 MB number before the error).
+func TestLongNumbers(t *testing.T) {
+	const row = `{"profiler":"function-trace","tables":{"FUNCTION_TRACE_PROFILER_THREADS":[` + "\n" + `{"ID":0,"PARENT_ID":-1,"COL_WIN32THREADID":`
+	const freq = `{"profiler":"function-trace",` + "\n" + `"counter":{"name":"Time","frequency":`
+	for _, tc := range []struct{ name, before, want string }{
+		{"digits", row + "1", "x.json:2:44: "},
+		{"negative", row + "-", "x.json:2:44: "},
+		{"fraction", row + "0.", "x.json:2:44: "},
+		{"exponent", row + "1e+", "x.json:2:44: "},
+		{"frequency", freq + "2", "x.json:2:38: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := huge(tc.before, '7', "}]}}")
+			_, err := Read(context.Background(), in, "x.json", &recorder{})
+			if want := tc.want + "a number longer than 4 KiB, the most profdb reads"; err == nil || err.Error() != want {
+				t.Errorf("error %.300v, want %s", err, want)
+			}
+			// What comes before the number, then one window.
+			if limit := int64(len(tc.before) + bufSize); in.N > limit {
+				t.Errorf("%d bytes read to refuse the number, more than the %d before it and the window of %d", in.N, len(tc.before), bufSize)
+			}
+		})
+	}
+
+	// What the scanner holds: a number of maxNumber bytes is read, one
+	// byte more is refused, and the window never grows for either.
+	for _, tc := range []struct {
+		text string
+		ok   bool
+	}{
+		{"-0." + strings.Repeat("4", maxNumber-3), true},
+		{"-0." + strings.Repeat("4", maxNumber-2), false},
+		{strings.Repeat("9", maxNumber), true},
+		{strings.Repeat("9", maxNumber+1), false},
+		{"1e" + strings.Repeat("0", maxNumber-2), true},
+		{"1e" + strings.Repeat("0", maxNumber-1), false},
+	} {
+		s := newScanner(io.MultiReader(strings.NewReader(tc.text), &repeated{' ', 1 << 20}), "x.json")
+		text, _, _, err := s.readNumber()
+		if tc.ok && (err != nil || string(text) != tc.text) || !tc.ok && err == nil {
+			t.Errorf("a number of %d bytes: %d bytes read, %v", len(tc.text), len(text), err)
+		}
+		if len(s.buf) != bufSize {
+			t.Errorf("a number of %d bytes: the window grew to %d bytes", len(tc.text), len(s.buf))
+		}
+	}
+}
+
+// TestLongWhiteSpaceAndNesting: 200 MB of white space between tokens is
+// read through in the window, and 200 MB of nested arrays is refused at
+// the second one.
+func TestLongWhiteSpaceAndNesting(t *testing.T) {
+	in := huge(`{"profiler":"resource",`, ' ', "\n"+`"caption":"c"}`)
+	s := newScanner(in, "x.json")
+	d := &decoder{ctx: context.Background(), s: s, t: &recorder{}, tables: map[string]*tableInfo{}}
+	if err := d.run(); err != nil || len(d.results) != 1 {
+		t.Errorf("200 MB of white space: %d results, %v", len(d.results), err)
+	}
+	if len(s.buf) != bufSize {
+		t.Errorf("200 MB of white space: the window grew to %d bytes", len(s.buf))
+	}
+
+	in = huge("", '[', "")
+	_, err := Read(context.Background(), in, "x.json", &recorder{})
+	if want := "x.json:1:2: invalid character '[' in array: want a result set object"; err == nil || err.Error() != want {
+		t.Errorf("200 MB of '[': %v, want %s", err, want)
+	}
+	if in.N > bufSize {
+		t.Errorf("200 MB of '[': %d bytes read", in.N)
 	}
 }

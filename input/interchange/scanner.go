@@ -208,13 +208,30 @@ const maxString = 16 << 20
 // (a result set's, a table's or a column's name) comes near it.
 const maxKey = 4 << 10
 
+// maxNumber is the longest number, in bytes, that the reader takes: the
+// window holds a whole number, and no value of the layout needs more. A
+// float64 written exactly in plain decimal takes at most 1,077 bytes (the
+// smallest subnormal, -0.000…4940656458412465…, has 1,074 decimals), a
+// DECIMAL(28,8) or a 64-bit integer some 30.
+const maxNumber = 4 << 10
+
 // errLong reports a string, starting at buf[p], longer than maxString.
 func (s *scanner) errLong(p int) error {
 	return s.errAt(p, "a string longer than %s, the most profdb reads", sizeText(maxString))
 }
 
-// sizeText is a size in MiB for a message.
-func sizeText(n int) string { return fmt.Sprintf("%d MiB", n>>20) }
+// errLongNumber reports the number at pos, longer than maxNumber.
+func (s *scanner) errLongNumber() error {
+	return s.errAt(s.pos, "a number longer than %s, the most profdb reads", sizeText(maxNumber))
+}
+
+// sizeText is a size in MiB or KiB for a message.
+func sizeText(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
+}
 
 // readKey reads an object key as readString does, but only the first
 // maxKey bytes of one longer than that, which is no key profdb knows: it
@@ -460,7 +477,8 @@ func isDigit(c int) bool { return c >= '0' && c <= '9' }
 // readNumber scans the number at pos per the JSON grammar and consumes it.
 // It returns its text (valid until the next scanner call) and, when the
 // number is an integer of at most 18 digits without fraction or exponent
-// (and not -0), its value with isInt set.
+// (and not -0), its value with isInt set. A number longer than maxNumber
+// is an error as soon as its first maxNumber bytes are read.
 func (s *scanner) readNumber() (text []byte, v int64, isInt bool, err error) {
 	if s.end-s.pos < minAhead {
 		s.ensure(minAhead)
@@ -512,7 +530,9 @@ func (s *scanner) readNumber() (text []byte, v int64, isInt bool, err error) {
 		for isDigit(c) {
 			u = u*10 + uint64(c-'0')
 			digits++
-			n++
+			if n++; n > maxNumber {
+				return nil, 0, false, s.errLongNumber()
+			}
 			c = s.byteAt(n)
 		}
 	default:
@@ -527,7 +547,9 @@ func (s *scanner) readNumber() (text []byte, v int64, isInt bool, err error) {
 			return nil, 0, false, s.numberErr(n, c, "after the decimal point")
 		}
 		for isDigit(c) {
-			n++
+			if n++; n > maxNumber {
+				return nil, 0, false, s.errLongNumber()
+			}
 			c = s.byteAt(n)
 		}
 	}
@@ -543,7 +565,9 @@ func (s *scanner) readNumber() (text []byte, v int64, isInt bool, err error) {
 			return nil, 0, false, s.numberErr(n, c, "in the exponent")
 		}
 		for isDigit(c) {
-			n++
+			if n++; n > maxNumber {
+				return nil, 0, false, s.errLongNumber()
+			}
 			c = s.byteAt(n)
 		}
 	}
