@@ -119,6 +119,41 @@ var ErrNoTable = errors.New("no such table")
 var ErrNoSchema = errors.New("no such schema or database")
 
 // Wrapping returns err, its words unchanged, wrapping sentinel too (such
+// ErrTempSchema is wrapped by the error of WritableSchema: the schema
+// lasts only as long as the connection that writes into it, so whatever
+// is written there is gone when the connection closes.
+var ErrTempSchema = errors.New("the schema does not outlive the connection")
+
+// TempSchemas is implemented by dialects in which a schema name can name
+// a schema that lasts only as long as the connection (the session) that
+// writes into it: SQLite's temp database, PostgreSQL's pg_temp. No
+// command writes result sets there (WritableSchema): they would be gone,
+// unseen, when the command ends. Without it, no schema of the dialect is
+// temporary.
+type TempSchemas interface {
+	// TempSchema says, when schema (as Qualify quotes it) names a
+	// temporary schema, what it is, as words that follow the schema's
+	// name in an error ("is SQLite's temporary database, which ..."), and
+	// what to give instead; "", "" when it lasts.
+	TempSchema(schema string) (what, instead string)
+}
+
+// WritableSchema returns nil when what is written into schema of d
+// outlives the connection, and otherwise an error naming the schema that
+// wraps ErrTempSchema (see TempSchemas). Every writer asks it before it
+// writes, and a script generator before it writes a script for schema.
+func WritableSchema(d Dialect, schema string) error {
+	ts, ok := d.(TempSchemas)
+	if !ok || schema == "" {
+		return nil
+	}
+	what, instead := ts.TempSchema(schema)
+	if what == "" {
+		return nil
+	}
+	return Wrapping(ErrTempSchema, fmt.Errorf("%s: schema %q %s: nothing written there would be kept; %s", d.Name(), schema, what, instead))
+}
+
 // as ErrNoSchema): for an error whose words say already what the sentinel
 // would add.
 func Wrapping(sentinel, err error) error { return wrapping{err, sentinel} }

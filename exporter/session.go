@@ -52,8 +52,8 @@ type session struct {
 // written again in a new transaction after such a conflict, up to Retries
 // times (see retry.go).
 func (e *Exporter) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
-	if e.sopts.ReadOnly {
-		return nil, errorf("%w", store.ErrReadOnly)
+	if err := e.st.Writable(); err != nil {
+		return nil, errorf("%w", err)
 	}
 	if r, ok := e.d.(dialects.Retrier); ok && e.opts.Retries > 0 {
 		return e.beginRetrying(ctx, h, r)

@@ -46,6 +46,12 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 		// Not a DSN profdb knows how to show without its password.
 		return nil, fmt.Errorf("open: %w", err)
 	}
+	if !o.ReadOnly {
+		// Refused before anything is opened, let alone created.
+		if err := dialects.WritableSchema(d, o.Schema); err != nil {
+			return fail(err)
+		}
+	}
 	drv, err := driverDSN(d, dsn, o)
 	if err != nil {
 		return fail(err)

@@ -313,3 +313,43 @@ func TestSchemaNamesIgnoreCase(t *testing.T) {
 		t.Errorf("Tables(other) = %v, %v; want an error naming it, wrapping dialects.ErrNoSchema", tables, err)
 	}
 }
+
+// TestTempSchemaIsRefused: what one connection writes into temp, in any
+// case, another never sees, and the file keeps nothing of it: SQLite's
+// temporary database belongs to the connection. WritableSchema refuses it
+// (naming it, wrapping dialects.ErrTempSchema) and lets main, the default
+// and an attached database's name through.
+func TestTempSchemaIsRefused(t *testing.T) {
+	ctx := dialecttest.Context(t)
+	d := Dialect{}
+	db := open(t)
+	one, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	for _, schema := range []string{"temp", "TEMP", "Temp"} {
+		if _, err := one.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+d.Qualify(schema, "INSTANCES")+" (INST_ID INTEGER)"); err != nil {
+			t.Fatal(err)
+		}
+		if tables, err := d.Tables(ctx, one, schema); err != nil || !reflect.DeepEqual(tables, []string{"INSTANCES"}) {
+			t.Fatalf("Tables(%q) on the writing connection = %v, %v", schema, tables, err)
+		}
+	}
+	other, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for _, q := range []dialects.DBTX{other, db} {
+		for _, schema := range []string{"temp", "main"} {
+			if tables, err := d.Tables(ctx, q, schema); err != nil || len(tables) != 0 {
+				t.Errorf("Tables(%q) on another connection = %v, %v; want none", schema, tables, err)
+			}
+		}
+	}
+	dialecttest.CheckTempSchemas(t, d, []string{"temp", "TEMP", "Temp"}, []string{"", "main", "MAIN", "aux", "temporary", "temp2", " temp", "temp.x"})
+	if err := dialects.WritableSchema(d, "temp"); !strings.Contains(err.Error(), "leave the schema out to write into the database file itself (main)") {
+		t.Errorf("WritableSchema(temp) = %v: want it to say what to do instead", err)
+	}
+}

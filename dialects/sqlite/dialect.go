@@ -51,6 +51,21 @@ func (d Dialect) Qualify(schema, table string) string {
 	return d.Quote(schema) + "." + d.Quote(table)
 }
 
+var _ dialects.TempSchemas = Dialect{}
+
+// TempSchema explains temp, in any case: SQLite's temporary database,
+// which every connection has of its own and deletes when it closes.
+// (SQLite matches database names ignoring case; temp is its one name for
+// that database.) main, the file itself, lasts; other names are those of
+// attached databases, which profdb never attaches (Tables refuses them).
+func (Dialect) TempSchema(schema string) (what, instead string) {
+	if !strings.EqualFold(schema, "temp") {
+		return "", ""
+	}
+	return "is SQLite's temporary database, which each connection has of its own and deletes when it closes",
+		"leave the schema out to write into the database file itself (main)"
+}
+
 // Placeholder returns "?" for every n: statements use SQLite's anonymous
 // positional parameters, bound in order.
 func (Dialect) Placeholder(int) string { return "?" }

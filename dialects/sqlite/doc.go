@@ -8,7 +8,8 @@
 // silently convert (text in an INTEGER column, say); see types.go for the
 // column types and why Decimal columns are ANY. A schema name is the name of
 // an attached database ("main", "temp", or an ATTACH alias); "" means no
-// qualifier.
+// qualifier. temp, each connection's own temporary database, is refused
+// for writing (dialects.TempSchemas).
 //
 // Writers serialize through BEGIN IMMEDIATE (the DSN sets _txlock=immediate)
 // and a 60-second busy timeout, so the dialect needs no lock of its own and
