@@ -110,7 +110,7 @@ func (s *session) begin() error {
 		}
 		s.tables = tables
 	}
-	tx, err := s.conn.BeginTx(ctx, nil)
+	tx, err := s.e.st.BeginWrite(ctx, s.conn)
 	if err != nil {
 		return errorf("begin transaction: %w", err)
 	}

@@ -41,7 +41,12 @@ func (db *DB) DeleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
 }
 
 func (db *DB) deleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
-	tx, err := db.db.BeginTx(ctx, nil)
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("delete: connect to %s: %w", db.display, err)
+	}
+	defer conn.Close()
+	tx, err := db.BeginWrite(ctx, conn)
 	if err != nil {
 		return nil, fmt.Errorf("delete: %w", err)
 	}

@@ -87,14 +87,17 @@ func (d Dialect) quoteAll(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// ReadSnapshot returns a deferred transaction: its first read takes
-// SQLite's shared lock, held to the end, so every read sees the same
-// committed state; it never takes a write lock. (A writer waits, up to the
-// busy timeout, to commit until the reader ends, as with any SQLite reader
-// in rollback-journal mode.) The schema does not matter.
+// ReadSnapshot returns a deferred transaction whose first read, at its
+// beginning, takes SQLite's shared lock, held to the end, so every read
+// sees the same committed state; it never takes a write lock. (A writer
+// waits, up to the lock timeout, to commit until the reader ends, as with
+// any SQLite reader in rollback-journal mode.) The read at the beginning
+// is where the snapshot waits for a writer that is committing, so that
+// the caller can wait again while writers make progress (see
+// dialects.LockWaiter). The schema does not matter.
 func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
 	return dialects.ReadSnapshot{
-		Begin: []string{"BEGIN DEFERRED"},
+		Begin: []string{"BEGIN DEFERRED", "SELECT 1 FROM main.sqlite_master LIMIT 1"},
 		End:   []string{"ROLLBACK"},
 	}
 }

@@ -11,7 +11,10 @@
 // qualifier. temp, each connection's own temporary database, is refused
 // for writing (dialects.TempSchemas).
 //
-// Writers serialize through BEGIN IMMEDIATE (the DSN sets _txlock=immediate)
-// and a 60-second busy timeout, so the dialect needs no lock of its own and
-// does not implement dialects.Locker.
+// Writers serialize through BEGIN IMMEDIATE (the DSN sets _txlock=immediate),
+// so the dialect needs no lock of its own and does not implement
+// dialects.Locker. Every connection waits for another's lock up to the lock
+// timeout (SQLite's busy timeout; the DSN's lock_timeout, 10 minutes by
+// default), and the store waits again while the file shows that writers
+// make progress (dialects.LockWaiter).
 package sqlite
