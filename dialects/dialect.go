@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"time"
 
 	"github.com/profdb/profdb/ddl"
 )
@@ -117,6 +118,41 @@ var ErrNoTable = errors.New("no such table")
 // the error of opening a connection to a database that does not exist
 // (MySQL's "Unknown database", see OpenExplainer).
 var ErrNoSchema = errors.New("no such schema or database")
+
+// ErrTempSchema is wrapped by the error of WritableSchema: the schema
+// lasts only as long as the connection that writes into it, so whatever
+// is written there is gone when the connection closes.
+var ErrTempSchema = errors.New("the schema does not outlive the connection")
+
+// TempSchemas is implemented by dialects in which a schema name can name
+// a schema that lasts only as long as the connection (the session) that
+// writes into it: SQLite's temp database, PostgreSQL's pg_temp. No
+// command writes result sets there (WritableSchema): they would be gone,
+// unseen, when the command ends. Without it, no schema of the dialect is
+// temporary.
+type TempSchemas interface {
+	// TempSchema says, when schema (as Qualify quotes it) names a
+	// temporary schema, what it is, as words that follow the schema's
+	// name in an error ("is SQLite's temporary database, which ..."), and
+	// what to give instead; "", "" when it lasts.
+	TempSchema(schema string) (what, instead string)
+}
+
+// WritableSchema returns nil when what is written into schema of d
+// outlives the connection, and otherwise an error naming the schema that
+// wraps ErrTempSchema (see TempSchemas). Every writer asks it before it
+// writes, and a script generator before it writes a script for schema.
+func WritableSchema(d Dialect, schema string) error {
+	ts, ok := d.(TempSchemas)
+	if !ok || schema == "" {
+		return nil
+	}
+	what, instead := ts.TempSchema(schema)
+	if what == "" {
+		return nil
+	}
+	return Wrapping(ErrTempSchema, fmt.Errorf("%s: schema %q %s: nothing written there would be kept; %s", d.Name(), schema, what, instead))
+}
 
 // Wrapping returns err, its words unchanged, wrapping sentinel too (such
 // as ErrNoSchema): for an error whose words say already what the sentinel
@@ -400,6 +436,36 @@ type AccessDSN interface {
 	DriverDSNAccess(dsn string, a Access) (string, error)
 	// File returns the path of the database file dsn names.
 	File(dsn string) (string, error)
+}
+
+// DefaultLockTimeout is how long a connection waits for a lock on the
+// whole database that another connection holds without progress, unless
+// told otherwise (see LockWaiter): 10 minutes, as long as a MySQL export
+// waits for the allocation lock.
+const DefaultLockTimeout = 10 * time.Minute
+
+// LockWaiter is implemented by dialects whose writers lock the whole
+// database, one at a time (SQLite: BEGIN IMMEDIATE takes the file's write
+// lock, and a reader waits while a writer commits), and whose driver waits
+// for such a lock up to a lock timeout, then gives up. A writer queued
+// behind others may wait far longer than any one of them holds the lock;
+// the caller therefore begins a write again when the wait timed out while
+// the database made progress (WriteProgress changed), so that the timeout
+// bounds only a wait in which nothing happened: a writer that holds the
+// lock and is stuck.
+type LockWaiter interface {
+	AccessDSN
+	// DriverDSNWait is DriverDSNAccess with the lock timeout: wait > 0
+	// waits up to wait, wait < 0 without limit, 0 as the DSN says or
+	// DefaultLockTimeout. It returns the timeout set, negative for none.
+	DriverDSNWait(dsn string, a Access, wait time.Duration) (string, time.Duration, error)
+	// WriteProgress returns a token of the database file (its path, as
+	// File returns it) that changes whenever a writer writes into it or
+	// commits. It takes no lock.
+	WriteProgress(file string) (string, error)
+	// LockTimedOut reports whether err is the driver's giving up on a lock
+	// that another connection held for the whole lock timeout.
+	LockTimedOut(err error) bool
 }
 
 // ReadSnapshot says how a dialect reads in one consistent snapshot: a

@@ -8,7 +8,12 @@
 //
 // A Dialect returns SQL strings and does no I/O, except in the methods that
 // take a context and a DBTX. Optional capabilities are separate interfaces
-// found by type assertion (BulkLoader), with batched INSERT as the fallback.
+// found by type assertion, each with a fallback for the dialects without
+// it: BulkLoader (batched INSERT without), TempSchemas (without it no
+// schema is temporary: WritableSchema lets every one through), LockWaiter
+// (without it a write begins as the server lets it, and the store does
+// not wait again while other writers make progress), and the others
+// dialect.go declares.
 //
 // Dialect packages register themselves in init; programs import them for
 // that side effect:

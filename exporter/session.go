@@ -52,8 +52,8 @@ type session struct {
 // written again in a new transaction after such a conflict, up to Retries
 // times (see retry.go).
 func (e *Exporter) Begin(ctx context.Context, h resultset.Header) (resultset.ResultWriter, error) {
-	if e.sopts.ReadOnly {
-		return nil, errorf("%w", store.ErrReadOnly)
+	if err := e.st.Writable(); err != nil {
+		return nil, errorf("%w", err)
 	}
 	if r, ok := e.d.(dialects.Retrier); ok && e.opts.Retries > 0 {
 		return e.beginRetrying(ctx, h, r)
@@ -110,7 +110,7 @@ func (s *session) begin() error {
 		}
 		s.tables = tables
 	}
-	tx, err := s.conn.BeginTx(ctx, nil)
+	tx, err := s.e.st.BeginWrite(ctx, s.conn)
 	if err != nil {
 		return errorf("begin transaction: %w", err)
 	}

@@ -27,6 +27,11 @@ type DB struct {
 	conns   *conns      // the network connections, when the dialect lets Open dial them
 	unwatch func() bool // stops closing conns when Open's context ends
 	newFile *newFile    // the database file Open created, removed by Close while empty
+	// file is the database file, where the dialect locks it as a whole
+	// for a writer (dialects.LockWaiter), and lockWait the lock timeout
+	// its connections wait (negative: none); see BeginWrite.
+	file     string
+	lockWait time.Duration
 }
 
 // Open opens the database a profdb DSN names (see dialects.ForDSN) and
@@ -46,7 +51,13 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 		// Not a DSN profdb knows how to show without its password.
 		return nil, fmt.Errorf("open: %w", err)
 	}
-	drv, err := driverDSN(d, dsn, o)
+	if !o.ReadOnly {
+		// Refused before anything is opened, let alone created.
+		if err := dialects.WritableSchema(d, o.Schema); err != nil {
+			return fail(err)
+		}
+	}
+	drv, lockWait, err := driverDSN(d, dsn, o)
 	if err != nil {
 		return fail(err)
 	}
@@ -64,11 +75,22 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	} else if sqldb, err = sql.Open(d.DriverName(), drv); err != nil {
 		return fail(err)
 	}
+	db := New(sqldb, d, o)
+	db.display = dialects.Redact(dsn)
+	db.owned = true
+	if lw, ok := d.(dialects.LockWaiter); ok {
+		db.file, _ = lw.File(dsn) // the DSN was read already
+		db.lockWait = lockWait
+		// Nothing to connect to: the first statements of a connection
+		// read the file under its shared lock, and the ping waits for a
+		// writer as every lock does (waitLock).
+		connect = 0
+	}
 	pctx, cancel := ctx, context.CancelFunc(func() {})
 	if connect > 0 {
 		pctx, cancel = context.WithTimeout(ctx, connect)
 	}
-	err = sqldb.PingContext(pctx)
+	err = db.waitLock(ctx, false, func() error { return sqldb.PingContext(pctx) })
 	timedOut := pctx.Err() != nil && ctx.Err() == nil
 	cancel()
 	nf := created(absent)
@@ -84,9 +106,6 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 		}
 		return fail(err)
 	}
-	db := New(sqldb, d, o)
-	db.display = dialects.Redact(dsn)
-	db.owned = true
 	db.newFile = nf
 	if cs != nil {
 		// An interrupted command (its context cancelled) must not wait
@@ -100,13 +119,16 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 }
 
 // driverDSN returns the driver's DSN for a connection limited to what o
-// allows. Where the driver opens a database file itself, a read-only or
-// no-create DSN naming a missing file, or a read-only one naming an empty
-// file, is an error naming it that wraps ErrNoResultSets.
-func driverDSN(d dialects.Dialect, dsn string, o Options) (string, error) {
+// allows, and, where the dialect waits for locks on the whole database
+// (dialects.LockWaiter), the lock timeout it set. Where the driver opens a
+// database file itself, a read-only or no-create DSN naming a missing file,
+// or a read-only one naming an empty file, is an error naming it that
+// wraps ErrNoResultSets.
+func driverDSN(d dialects.Dialect, dsn string, o Options) (string, time.Duration, error) {
 	a, ok := d.(dialects.AccessDSN)
 	if !ok {
-		return d.DriverDSN(dsn)
+		drv, err := d.DriverDSN(dsn)
+		return drv, 0, err
 	}
 	access := dialects.ReadWrite
 	switch {
@@ -115,13 +137,20 @@ func driverDSN(d dialects.Dialect, dsn string, o Options) (string, error) {
 	case o.NoCreate:
 		access = dialects.NoCreate
 	}
-	drv, err := a.DriverDSNAccess(dsn, access)
+	var drv string
+	var wait time.Duration
+	var err error
+	if lw, ok := d.(dialects.LockWaiter); ok {
+		drv, wait, err = lw.DriverDSNWait(dsn, access, o.LockTimeout)
+	} else {
+		drv, err = a.DriverDSNAccess(dsn, access)
+	}
 	if err != nil || access == dialects.ReadWrite {
-		return drv, err
+		return drv, wait, err
 	}
 	path, err := a.File(dsn)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	fi, err := os.Stat(path)
 	switch {
@@ -130,15 +159,15 @@ func driverDSN(d dialects.Dialect, dsn string, o Options) (string, error) {
 		if o.ReadOnly {
 			why = "a command that only reads never creates one"
 		}
-		return "", nothing(fmt.Errorf("%s: no such database file (%s)", path, why))
+		return "", 0, nothing(fmt.Errorf("%s: no such database file (%s)", path, why))
 	case err != nil:
-		return "", err
+		return "", 0, err
 	case o.ReadOnly && fi.Mode().IsRegular() && fi.Size() == 0:
 		// SQLite takes an empty file for an empty database; a reader
 		// would find no result set in it and call that an answer.
-		return "", nothing(fmt.Errorf("%s: the file is empty, not a database of result sets", path))
+		return "", 0, nothing(fmt.Errorf("%s: the file is empty, not a database of result sets", path))
 	}
-	return drv, nil
+	return drv, wait, nil
 }
 
 // Missing reports whether err says that what a DSN and schema name is not

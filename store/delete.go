@@ -30,8 +30,8 @@ type Deleted struct {
 // DeleteAll removes the result sets insts from every table, all in one
 // transaction: when one of them is not in INSTANCES, none is removed.
 func (db *DB) DeleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
-	if db.opts.ReadOnly {
-		return nil, fmt.Errorf("delete: %w", ErrReadOnly)
+	if err := db.Writable(); err != nil {
+		return nil, fmt.Errorf("delete: %w", err)
 	}
 	out, err := db.deleteAll(ctx, insts)
 	if err != nil {
@@ -41,7 +41,12 @@ func (db *DB) DeleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
 }
 
 func (db *DB) deleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {
-	tx, err := db.db.BeginTx(ctx, nil)
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("delete: connect to %s: %w", db.display, err)
+	}
+	defer conn.Close()
+	tx, err := db.BeginWrite(ctx, conn)
 	if err != nil {
 		return nil, fmt.Errorf("delete: %w", err)
 	}

@@ -34,6 +34,15 @@ type Options struct {
 	// means DefaultIOTimeout; a negative value, none. It applies to the
 	// dialects that implement dialects.Connector (all but SQLite).
 	IOTimeout time.Duration
+	// LockTimeout is how long a connection waits for a lock on the whole
+	// database that another holds (dialects.LockWaiter: SQLite, whose
+	// writers take the file's write lock one at a time) before the
+	// command fails: a writer waits for as long as the writers before it
+	// make progress, and gives up when none did for LockTimeout. 0 means
+	// the DSN's setting (SQLite's lock_timeout) or
+	// dialects.DefaultLockTimeout; a negative value, none. Other dialects
+	// wait as their servers do.
+	LockTimeout time.Duration
 	// Now, if set, gives the time recorded as a result set's EXPORTED_AT
 	// (and DELETED_AT), and that the selection of result sets by age
 	// counts from; time.Now otherwise.

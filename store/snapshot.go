@@ -39,8 +39,20 @@ const (
 )
 
 // snapshot begins a read snapshot; few (fewSets) applies the dialect's
-// settings for statements about one or a few result sets.
+// settings for statements about one or a few result sets. Where the
+// snapshot's beginning takes a lock on the whole database (SQLite's shared
+// lock), it waits for writers as waitLock says.
 func (db *DB) snapshot(ctx context.Context, few bool) (*snapshot, error) {
+	var s *snapshot
+	err := db.waitLock(ctx, false, func() (err error) {
+		s, err = db.snapshot1(ctx, few)
+		return err
+	})
+	return s, err
+}
+
+// snapshot1 is one attempt of snapshot.
+func (db *DB) snapshot1(ctx context.Context, few bool) (*snapshot, error) {
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", db.display, err)

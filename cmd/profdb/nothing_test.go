@@ -192,16 +192,17 @@ func TestLimitsAreUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	html := filepath.Join(dir, "r.html")
 	cases := map[string][]string{
-		"--top":        {"report", "--db", dsn, "-o", html},
-		"--max-lines":  {"report", "--db", dsn, "-o", html},
-		"--max-nodes":  {"report", "--db", dsn, "-o", html},
-		"--max-depth":  {"report", "--db", dsn, "-o", html},
-		"show --top":   {"show", "--db", dsn, "1"},
-		"compare":      {"compare", "--db", dsn, "1", "1"},
-		"check --top":  {"check", "--db", dsn, "2", "--min-coverage", "1"},
-		"trend --top":  {"trend", "--db", dsn, "--profiler", "function-trace"},
-		"--timeout":    {"list", "--db", dsn},
-		"--io-timeout": {"copy", "--from", dsn, "--to", "sqlite:" + filepath.Join(dir, "c.db")},
+		"--top":          {"report", "--db", dsn, "-o", html},
+		"--max-lines":    {"report", "--db", dsn, "-o", html},
+		"--max-nodes":    {"report", "--db", dsn, "-o", html},
+		"--max-depth":    {"report", "--db", dsn, "-o", html},
+		"show --top":     {"show", "--db", dsn, "1"},
+		"compare":        {"compare", "--db", dsn, "1", "1"},
+		"check --top":    {"check", "--db", dsn, "2", "--min-coverage", "1"},
+		"trend --top":    {"trend", "--db", dsn, "--profiler", "function-trace"},
+		"--timeout":      {"list", "--db", dsn},
+		"--io-timeout":   {"copy", "--from", dsn, "--to", "sqlite:" + filepath.Join(dir, "c.db")},
+		"--lock-timeout": {"delete", "--db", dsn, "--inst", "1"},
 	}
 	for what, args := range cases {
 		flag, _, _ := strings.Cut(strings.TrimPrefix(what, strings.Fields(what)[0]+" "), " ")

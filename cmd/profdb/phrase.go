@@ -21,6 +21,7 @@ var optionFlags = map[string]string{
 	"gate.Options.Diff":             "--diff",
 	"input.Options.MaxInflate":      "--max-inflate",
 	"store.Options.NoCreate":        "--no-create",
+	"store.Options.LockTimeout":     "--lock-timeout",
 }
 
 // flagOf is the flag that sets the field of the options typ, or the field

@@ -1,7 +1,10 @@
 package dialecttest
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
@@ -59,6 +62,25 @@ func CheckQuote(t testing.TB, d dialects.Dialect, cases map[string]string) {
 	for in, want := range cases {
 		if got := d.Quote(in); got != want {
 			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// CheckTempSchemas checks that dialects.WritableSchema refuses every
+// schema of temporary, in an error that wraps dialects.ErrTempSchema and
+// names the dialect and the schema, and lets every schema of lasting
+// through.
+func CheckTempSchemas(t testing.TB, d dialects.Dialect, temporary, lasting []string) {
+	t.Helper()
+	for _, schema := range temporary {
+		err := dialects.WritableSchema(d, schema)
+		if !errors.Is(err, dialects.ErrTempSchema) || !strings.HasPrefix(err.Error(), fmt.Sprintf("%s: schema %q is ", d.Name(), schema)) {
+			t.Errorf("WritableSchema(%q) = %v, want the temporary schema refused, named", schema, err)
+		}
+	}
+	for _, schema := range lasting {
+		if err := dialects.WritableSchema(d, schema); err != nil {
+			t.Errorf("WritableSchema(%q) = %v, want nil", schema, err)
 		}
 	}
 }

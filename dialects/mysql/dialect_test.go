@@ -160,3 +160,12 @@ func TestDriverDSN(t *testing.T) {
 		}
 	}
 }
+
+// TestNoTempSchemas: MySQL has no temporary database (a TEMPORARY table
+// lives in an ordinary one), so no schema is refused for writing.
+func TestNoTempSchemas(t *testing.T) {
+	if _, ok := any(Dialect{}).(dialects.TempSchemas); ok {
+		t.Error("the mysql dialect claims temporary schemas")
+	}
+	dialecttest.CheckTempSchemas(t, Dialect{}, nil, []string{"", "prof", "temp", "TEMP", "tmp", "pg_temp", "#sql-temptable"})
+}

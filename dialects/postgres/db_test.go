@@ -231,3 +231,52 @@ func TestLock(t *testing.T) {
 		}
 	}
 }
+
+// TestTempSchemaIsRefused: a table created in pg_temp, as profdb quotes
+// the schema, lives in the session's pg_temp_N and no other session sees
+// it: WritableSchema refuses pg_temp, pg_temp_N and pg_toast_temp_N
+// (naming the schema, wrapping dialects.ErrTempSchema). "PG_TEMP", quoted
+// as profdb quotes it, is an ordinary schema that lasts, and passes.
+func TestTempSchemaIsRefused(t *testing.T) {
+	ctx := dialecttest.Context(t)
+	d := Dialect{}
+	db, _ := open(t)
+	one, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	if _, err := one.ExecContext(ctx, "CREATE TABLE "+d.Qualify("pg_temp", "instances")+" (inst_id bigint)"); err != nil {
+		t.Fatal(err)
+	}
+	var real, toast string
+	if err := one.QueryRowContext(ctx, `SELECT n.nspname, 'pg_toast_temp_' || substr(n.nspname, length('pg_temp_') + 1)
+FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.oid = 'pg_temp.instances'::regclass AND n.oid = pg_catalog.pg_my_temp_schema()`).Scan(&real, &toast); err != nil {
+		t.Fatalf("the table created in pg_temp is not in the session's temporary schema: %v", err)
+	}
+	other, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var seen sql.NullString
+	if err := other.QueryRowContext(ctx, "SELECT to_regclass('pg_temp.instances')::text").Scan(&seen); err != nil || seen.Valid {
+		t.Errorf("another session sees pg_temp.instances: %v, %v", seen, err)
+	}
+	dialecttest.CheckTempSchemas(t, d, []string{"pg_temp", real, toast}, nil)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var temp bool
+	if err := dialects.ExecAll(ctx, tx, []string{`CREATE SCHEMA "PG_TEMP"`, `CREATE TABLE "PG_TEMP".t (x int)`}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT pg_catalog.pg_is_other_temp_schema(n.oid) OR n.oid = pg_catalog.pg_my_temp_schema()
+FROM pg_catalog.pg_namespace n WHERE n.nspname = 'PG_TEMP'`).Scan(&temp); err != nil || temp {
+		t.Errorf(`schema "PG_TEMP" temporary: %v, %v; want an ordinary schema`, temp, err)
+	}
+	dialecttest.CheckTempSchemas(t, d, nil, []string{"PG_TEMP"})
+}

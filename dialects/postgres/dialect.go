@@ -57,6 +57,29 @@ func (d Dialect) Qualify(schema, table string) string {
 	return d.Quote(schema) + "." + d.Quote(table)
 }
 
+var _ dialects.TempSchemas = Dialect{}
+
+// TempSchema explains the session's temporary schema: pg_temp, the alias
+// PostgreSQL resolves to it, and its real names pg_temp_N and (for the
+// TOAST data of its tables) pg_toast_temp_N, which PostgreSQL drops with
+// everything in it when the session ends. Only these lower-case names:
+// profdb quotes the schema (Qualify), so "PG_TEMP" is a schema of that
+// name, one that may be created and lasts (the prefix pg_ that PostgreSQL
+// reserves for itself is lower case).
+func (Dialect) TempSchema(schema string) (what, instead string) {
+	if schema != "pg_temp" && !numbered(schema, "pg_temp_") && !numbered(schema, "pg_toast_temp_") {
+		return "", ""
+	}
+	return "is PostgreSQL's temporary schema of a session, which PostgreSQL drops with its tables when the session ends",
+		"give a schema that lasts, or none for the search_path's"
+}
+
+// numbered reports whether s is prefix followed by a decimal number.
+func numbered(s, prefix string) bool {
+	n, ok := strings.CutPrefix(s, prefix)
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
+}
+
 // Placeholder returns "$n".
 func (Dialect) Placeholder(n int) string { return dialects.NumberedPlaceholder("$", n) }
 

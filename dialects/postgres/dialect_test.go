@@ -139,3 +139,12 @@ func TestDriverDSN(t *testing.T) {
 		}
 	}
 }
+
+// TestTempSchemas: pg_temp and the real names of a session's temporary
+// schemas, pg_temp_N and pg_toast_temp_N, are refused for writing; any
+// other name passes, upper-case ones too: profdb quotes the schema, and
+// "PG_TEMP" is a schema one may create (TestTempSchemaIsRefused).
+func TestTempSchemas(t *testing.T) {
+	dialecttest.CheckTempSchemas(t, Dialect{}, []string{"pg_temp", "pg_temp_1", "pg_temp_12", "pg_toast_temp_3"},
+		[]string{"", "public", "aqtime", "temp", "PG_TEMP", "Pg_Temp", "pg_temp_", "pg_temp_x", "pg_temp_1x", "pg_toast", "pg_toast_temp_", "pg_catalog", "xpg_temp"})
+}

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -222,7 +223,7 @@ func TestDriverDSNOpens(t *testing.T) {
 		t.Fatal(err)
 	}
 	var timeout int
-	if err := db.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&timeout); err != nil || timeout != BusyTimeoutMillis {
+	if err := db.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&timeout); err != nil || int64(timeout) != dialects.DefaultLockTimeout.Milliseconds() {
 		t.Errorf("busy_timeout = %d, %v", timeout, err)
 	}
 	var file string
@@ -311,5 +312,119 @@ func TestSchemaNamesIgnoreCase(t *testing.T) {
 	}
 	if tables, err := d.Tables(ctx, conn, "other"); !errors.Is(err, dialects.ErrNoSchema) || !strings.Contains(err.Error(), `"other"`) {
 		t.Errorf("Tables(other) = %v, %v; want an error naming it, wrapping dialects.ErrNoSchema", tables, err)
+	}
+}
+
+// TestTempSchemaIsRefused: what one connection writes into temp, in any
+// case, another never sees, and the file keeps nothing of it: SQLite's
+// temporary database belongs to the connection. WritableSchema refuses it
+// (naming it, wrapping dialects.ErrTempSchema) and lets main, the default
+// and an attached database's name through.
+func TestTempSchemaIsRefused(t *testing.T) {
+	ctx := dialecttest.Context(t)
+	d := Dialect{}
+	db := open(t)
+	one, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	for _, schema := range []string{"temp", "TEMP", "Temp"} {
+		if _, err := one.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+d.Qualify(schema, "INSTANCES")+" (INST_ID INTEGER)"); err != nil {
+			t.Fatal(err)
+		}
+		if tables, err := d.Tables(ctx, one, schema); err != nil || !reflect.DeepEqual(tables, []string{"INSTANCES"}) {
+			t.Fatalf("Tables(%q) on the writing connection = %v, %v", schema, tables, err)
+		}
+	}
+	other, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for _, q := range []dialects.DBTX{other, db} {
+		for _, schema := range []string{"temp", "main"} {
+			if tables, err := d.Tables(ctx, q, schema); err != nil || len(tables) != 0 {
+				t.Errorf("Tables(%q) on another connection = %v, %v; want none", schema, tables, err)
+			}
+		}
+	}
+	dialecttest.CheckTempSchemas(t, d, []string{"temp", "TEMP", "Temp"}, []string{"", "main", "MAIN", "aux", "temporary", "temp2", " temp", "temp.x"})
+	if err := dialects.WritableSchema(d, "temp"); !strings.Contains(err.Error(), "leave the schema out to write into the database file itself (main)") {
+		t.Errorf("WritableSchema(temp) = %v: want it to say what to do instead", err)
+	}
+}
+
+// TestWriteProgressAndLockTimedOut: a writer that cannot take the lock
+// another holds within the busy timeout fails with an error LockTimedOut
+// recognises, and WriteProgress stays the same while the holder writes
+// nothing; it changes when the holder writes rows that reach the file (its
+// journal) and when it commits, and not when a reader reads.
+func TestWriteProgressAndLockTimedOut(t *testing.T) {
+	ctx := dialecttest.Context(t)
+	d := Dialect{}
+	path := filepath.Join(t.TempDir(), "p.db")
+	holderDB := testdb.Open(t, "sqlite:"+path)
+	if _, err := holderDB.ExecContext(ctx, "CREATE TABLE t (x TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	progress := func() string {
+		t.Helper()
+		p, err := d.WriteProgress(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	holder, err := holderDB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if _, err := holder.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	idle := progress()
+	drv, wait, err := d.DriverDSNWait("sqlite:"+path, dialects.ReadWrite, 50*time.Millisecond)
+	if err != nil || wait != 50*time.Millisecond {
+		t.Fatal(drv, wait, err)
+	}
+	waiter, err := sql.Open("sqlite", drv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Close()
+	tx, err := waiter.BeginTx(ctx, nil)
+	if err == nil {
+		tx.Rollback()
+		t.Fatal("a second writer began while the first held the lock")
+	}
+	if !d.LockTimedOut(err) {
+		t.Errorf("LockTimedOut(%v) = false", err)
+	}
+	reader := testdb.Open(t, "sqlite:"+path+"?mode=ro")
+	var n int
+	if err := reader.QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if p := progress(); p != idle {
+		t.Errorf("WriteProgress changed from %q to %q while the holder wrote nothing", idle, p)
+	}
+	// Enough rows to spill SQLite's page cache (CacheKiB) into the file.
+	if _, err := holder.ExecContext(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) INSERT INTO t SELECT printf('%.1000c', 'x') FROM n", 2*CacheKiB); err != nil {
+		t.Fatal(err)
+	}
+	written := progress()
+	if written == idle {
+		t.Errorf("WriteProgress stayed %q while the holder wrote %d KiB", idle, 2*CacheKiB)
+	}
+	if _, err := holder.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if p := progress(); p == written {
+		t.Errorf("WriteProgress stayed %q over a commit", p)
+	}
+	if d.LockTimedOut(errors.New("database is locked")) || d.LockTimedOut(nil) {
+		t.Error("LockTimedOut takes an error that is no SQLITE_BUSY")
 	}
 }

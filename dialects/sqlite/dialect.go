@@ -51,6 +51,21 @@ func (d Dialect) Qualify(schema, table string) string {
 	return d.Quote(schema) + "." + d.Quote(table)
 }
 
+var _ dialects.TempSchemas = Dialect{}
+
+// TempSchema explains temp, in any case: SQLite's temporary database,
+// which every connection has of its own and deletes when it closes.
+// (SQLite matches database names ignoring case; temp is its one name for
+// that database.) main, the file itself, lasts; other names are those of
+// attached databases, which profdb never attaches (Tables refuses them).
+func (Dialect) TempSchema(schema string) (what, instead string) {
+	if !strings.EqualFold(schema, "temp") {
+		return "", ""
+	}
+	return "is SQLite's temporary database, which each connection has of its own and deletes when it closes",
+		"leave the schema out to write into the database file itself (main)"
+}
+
 // Placeholder returns "?" for every n: statements use SQLite's anonymous
 // positional parameters, bound in order.
 func (Dialect) Placeholder(int) string { return "?" }
@@ -72,14 +87,17 @@ func (d Dialect) quoteAll(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// ReadSnapshot returns a deferred transaction: its first read takes
-// SQLite's shared lock, held to the end, so every read sees the same
-// committed state; it never takes a write lock. (A writer waits, up to the
-// busy timeout, to commit until the reader ends, as with any SQLite reader
-// in rollback-journal mode.) The schema does not matter.
+// ReadSnapshot returns a deferred transaction whose first read, at its
+// beginning, takes SQLite's shared lock, held to the end, so every read
+// sees the same committed state; it never takes a write lock. (A writer
+// waits, up to the lock timeout, to commit until the reader ends, as with
+// any SQLite reader in rollback-journal mode.) The read at the beginning
+// is where the snapshot waits for a writer that is committing, so that
+// the caller can wait again while writers make progress (see
+// dialects.LockWaiter). The schema does not matter.
 func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
 	return dialects.ReadSnapshot{
-		Begin: []string{"BEGIN DEFERRED"},
+		Begin: []string{"BEGIN DEFERRED", "SELECT 1 FROM main.sqlite_master LIMIT 1"},
 		End:   []string{"ROLLBACK"},
 	}
 }

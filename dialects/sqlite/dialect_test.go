@@ -1,9 +1,12 @@
 package sqlite
 
 import (
+	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -136,7 +139,7 @@ func TestCreateTableStatements(t *testing.T) {
 
 func TestDriverDSN(t *testing.T) {
 	d := Dialect{}
-	const q = "?_pragma=busy_timeout%2860000%29&_pragma=cache_size%28-16384%29&_txlock=immediate&_dqs=0"
+	const q = "?_pragma=busy_timeout%28600000%29&_pragma=cache_size%28-16384%29&_txlock=immediate&_dqs=0"
 	cases := map[string]string{
 		"sqlite:/tmp/x.db":           "file:///tmp/x.db" + q,
 		"sqlite:x.db":                "file:x.db" + q,
@@ -147,7 +150,7 @@ func TestDriverDSN(t *testing.T) {
 		"sqlite:/tmp/a b#d%20.db":    "file:///tmp/a%20b%23d%2520.db" + q,
 		"sqlite:x.db?mode=rwc":       "file:x.db" + q,
 		"sqlite:x.db?mode=rw":        "file:x.db?mode=rw&" + q[1:],
-		"sqlite:///x.db?mode=ro":     "file:///x.db?mode=ro&_pragma=busy_timeout%2860000%29&_dqs=0", // SQLite's own page cache, deferred BEGIN
+		"sqlite:///x.db?mode=ro":     "file:///x.db?mode=ro&_pragma=busy_timeout%28600000%29&_dqs=0", // SQLite's own page cache, deferred BEGIN
 		"sqlite:/tmp/ж.db":           "file:///tmp/%D0%B6.db" + q,
 		"sqlite:////server/share.db": "file:////server/share.db" + q,
 	}
@@ -158,7 +161,9 @@ func TestDriverDSN(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"sqlite:", "sqlite://", "sqlite::memory:", "postgres://u:secret@h/db", "postgres:u:secret@h/db", "x.db",
-		"sqlite:x.db?mode=memory", "sqlite:x.db?mode=xyz", "sqlite:x.db?cache=shared", "sqlite:x.db?mode=ro&mode=rw", "sqlite:?mode=ro"} {
+		"sqlite:x.db?mode=memory", "sqlite:x.db?mode=xyz", "sqlite:x.db?cache=shared", "sqlite:x.db?mode=ro&mode=rw", "sqlite:?mode=ro",
+		"sqlite:x.db?lock_timeout=-1s", "sqlite:x.db?lock_timeout=5", "sqlite:x.db?lock_timeout=soon", "sqlite:x.db?lock_timeout=1s&lock_timeout=2s",
+		"sqlite:x.db?busy_timeout=5000", "sqlite:x.db?_busy_timeout=5000"} {
 		got, err := d.DriverDSN(bad)
 		if err == nil {
 			t.Errorf("DriverDSN(%q) = %q, want an error", bad, got)
@@ -166,6 +171,45 @@ func TestDriverDSN(t *testing.T) {
 		}
 		if !strings.HasPrefix(err.Error(), "sqlite: ") || strings.Contains(err.Error(), "secret") {
 			t.Errorf("DriverDSN(%q) error %q: want an \"sqlite: \" prefix and no password", bad, err)
+		}
+	}
+}
+
+// TestLockTimeout: the lock timeout is SQLite's busy timeout on every
+// connection, reading or writing: the DSN's lock_timeout (0: no limit, the
+// most SQLite takes) unless the caller gives one, DefaultLockTimeout
+// without either; DriverDSNWait returns the one it set.
+func TestLockTimeout(t *testing.T) {
+	d := Dialect{}
+	cases := []struct {
+		dsn      string
+		wait     time.Duration
+		millis   int64
+		returned time.Duration
+	}{
+		{"sqlite:x.db", 0, 600000, dialects.DefaultLockTimeout},
+		{"sqlite:x.db?lock_timeout=90s", 0, 90000, 90 * time.Second},
+		{"sqlite:x.db?mode=ro&lock_timeout=1h", 0, 3600000, time.Hour},
+		{"sqlite:x.db?lock_timeout=0", 0, math.MaxInt32, -1},
+		{"sqlite:x.db?lock_timeout=90s", 2 * time.Second, 2000, 2 * time.Second},
+		{"sqlite:x.db", -1, math.MaxInt32, -1},
+		{"sqlite:x.db", time.Microsecond, 1, time.Microsecond},
+		{"sqlite:x.db", 10000 * time.Hour, math.MaxInt32, 10000 * time.Hour},
+	}
+	for _, c := range cases {
+		for _, a := range []dialects.Access{dialects.ReadWrite, dialects.NoCreate, dialects.ReadOnly} {
+			got, wait, err := d.DriverDSNWait(c.dsn, a, c.wait)
+			if err != nil {
+				t.Fatalf("DriverDSNWait(%q, %d, %v): %v", c.dsn, a, c.wait, err)
+			}
+			_, query, _ := strings.Cut(got, "?")
+			vals, err := url.ParseQuery(query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("busy_timeout(%d)", c.millis); vals["_pragma"][0] != want || wait != c.returned {
+				t.Errorf("DriverDSNWait(%q, %d, %v) = %q, %v; want %s, %v", c.dsn, a, c.wait, got, wait, want, c.returned)
+			}
 		}
 	}
 }

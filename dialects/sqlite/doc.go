@@ -8,9 +8,13 @@
 // silently convert (text in an INTEGER column, say); see types.go for the
 // column types and why Decimal columns are ANY. A schema name is the name of
 // an attached database ("main", "temp", or an ATTACH alias); "" means no
-// qualifier.
+// qualifier. temp, each connection's own temporary database, is refused
+// for writing (dialects.TempSchemas).
 //
-// Writers serialize through BEGIN IMMEDIATE (the DSN sets _txlock=immediate)
-// and a 60-second busy timeout, so the dialect needs no lock of its own and
-// does not implement dialects.Locker.
+// Writers serialize through BEGIN IMMEDIATE (the DSN sets _txlock=immediate),
+// so the dialect needs no lock of its own and does not implement
+// dialects.Locker. Every connection waits for another's lock up to the lock
+// timeout (SQLite's busy timeout; the DSN's lock_timeout, 10 minutes by
+// default), and the store waits again while the file shows that writers
+// make progress (dialects.LockWaiter).
 package sqlite

@@ -13,6 +13,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 )
 
@@ -265,4 +266,17 @@ func TestDriverDSNErrors(t *testing.T) {
 	if errors.Unwrap(err) == nil {
 		t.Errorf("error %v wraps nothing", err)
 	}
+}
+
+// TestNoTempSchemas: on SQL Server a temporary table is one whose name
+// begins with #, in tempdb, never a schema: [#x].[INSTANCES] is a table
+// of an ordinary schema named #x, and [tempdb].[INSTANCES] one of a
+// schema tempdb of the current database (an export into a schema that does
+// not exist fails, naming it). No schema is refused for writing.
+func TestNoTempSchemas(t *testing.T) {
+	var d sqlserver.Dialect
+	if _, ok := any(d).(dialects.TempSchemas); ok {
+		t.Error("the sqlserver dialect claims temporary schemas")
+	}
+	dialecttest.CheckTempSchemas(t, d, nil, []string{"", "dbo", "#x", "##x", "tempdb", "temp", "pg_temp"})
 }

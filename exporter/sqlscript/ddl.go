@@ -67,8 +67,8 @@ type DDLOptions struct {
 // each statement followed by the dialect's batch separator, if any. The
 // script holds no timestamp: the same arguments give the same text.
 func DDL(d dialects.Dialect, defs []profilers.Definition, o DDLOptions) (string, error) {
-	if strings.ContainsFunc(o.Schema, unicode.IsControl) {
-		return "", fmt.Errorf("sqlscript: schema %q: control characters are not allowed", o.Schema)
+	if err := checkSchema(d, o.Schema); err != nil {
+		return "", err
 	}
 	_, canKey := d.(dialects.RowKeyer)
 	if o.PrimaryKey && !canKey {
@@ -152,4 +152,17 @@ func (g ddlGenerator) BatchSeparator() string {
 		return bs.BatchSeparator()
 	}
 	return ""
+}
+
+// checkSchema refuses a schema a script cannot write into: one with
+// control characters, or one that lasts only as long as the connection
+// that runs the script (dialects.WritableSchema).
+func checkSchema(d dialects.Dialect, schema string) error {
+	if strings.ContainsFunc(schema, unicode.IsControl) {
+		return fmt.Errorf("sqlscript: schema %q: control characters are not allowed", schema)
+	}
+	if err := dialects.WritableSchema(d, schema); err != nil {
+		return fmt.Errorf("sqlscript: %w", err)
+	}
+	return nil
 }

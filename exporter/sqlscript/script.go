@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -86,8 +85,8 @@ func New(d dialects.Dialect, o Options) (*Script, error) {
 	if !ok {
 		return nil, fmt.Errorf("sqlscript: no script form for dialect %s", d.Name())
 	}
-	if strings.ContainsFunc(o.Schema, unicode.IsControl) {
-		return nil, fmt.Errorf("sqlscript: schema %q: control characters are not allowed", o.Schema)
+	if err := checkSchema(d, o.Schema); err != nil {
+		return nil, err
 	}
 	if _, ok := d.(dialects.RowKeyer); o.PrimaryKey && !ok {
 		return nil, fmt.Errorf("sqlscript: the %s dialect has no hidden primary key", d.Name())

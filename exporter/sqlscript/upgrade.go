@@ -29,6 +29,9 @@ type UpgradeOptions struct {
 // changes the script makes, 0 when db is up to date.
 func Upgrade(ctx context.Context, db *store.DB, o UpgradeOptions) (script string, n int, err error) {
 	d, schema := db.Dialect(), db.Options().Schema
+	if err := dialects.WritableSchema(d, schema); err != nil {
+		return "", 0, fmt.Errorf("upgrade: %w", err)
+	}
 	q := db.SQL()
 	names, err := d.Tables(ctx, q, schema)
 	if err != nil {
