@@ -14,15 +14,15 @@ var importLayers = []struct {
 	layer    int
 	patterns []string
 }{
-	{0, []string{"ddl", "optionerr", "internal/clibin", "internal/golden", "internal/launch", "internal/pproftop", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/gittest", "internal/tdstest", "internal/termtext"}},
+	{0, []string{"ddl", "optionerr", "internal/clitest", "internal/goldentest", "internal/launchtest", "internal/pproftest", "internal/spool", "internal/srcroot", "internal/srcroottest", "internal/gittest", "internal/tdstest", "internal/termtext"}},
 	{1, []string{"dialects", "profilers", "internal/xmlscan", "internal/textout", "internal/gitexec"}},
 	{2, []string{"dialects/*", "resultset", "internal/plantest"}},
-	{3, []string{"profilers/*", "internal/testdb", "internal/runid", "internal/edgeset"}},
+	{3, []string{"profilers/*", "internal/dbtest", "internal/runid", "internal/resultsettest"}},
 	{4, []string{"store", "input", "dialects/dialecttest"}},
 	{5, []string{"exporter", "input/*", "readback", "selector", "internal/inputtest"}},
-	{6, []string{"exporter/*", "compare", "gate", "merge", "trend", "internal/examplefig", "internal/historyfig"}},
+	{6, []string{"exporter/*", "compare", "gate", "merge", "trend", "internal/exampletest", "internal/trendtest"}},
 	{7, []string{"report"}},
-	{8, []string{"cmd/*", "internal/histbench"}},
+	{8, []string{"cmd/*", "internal/historytest"}},
 }
 
 // forbiddenImports are imports the layers would allow but the design does

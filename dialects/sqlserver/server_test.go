@@ -9,7 +9,7 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 )
 
@@ -20,7 +20,7 @@ import (
 // Columns of a missing table is not an error here yet: that check is
 // skipped.
 func TestConformance(t *testing.T) {
-	db := testdb.Open(t, testdb.Fresh(t, "sqlserver"))
+	db := dbtest.Open(t, dbtest.Fresh(t, "sqlserver"))
 	var d sqlserver.Dialect
 	ctx := dialecttest.Context(t)
 	const schema = "profdb_second"
@@ -59,7 +59,7 @@ func TestConformance(t *testing.T) {
 // (a profdb DSN) and skips without it. It writes and reads back INSTANCES
 // rows under the allocation lock.
 func TestRealServer(t *testing.T) {
-	db := testdb.Open(t, testdb.Fresh(t, "sqlserver"))
+	db := dbtest.Open(t, dbtest.Fresh(t, "sqlserver"))
 	var d sqlserver.Dialect
 	ctx := dialecttest.Context(t)
 	inst := profilers.Instances()
@@ -131,7 +131,7 @@ func TestRealServer(t *testing.T) {
 // statements (CreateTableIn), the same columns and indexes on the same
 // key columns, in a schema of each; run again, it changes nothing.
 func TestCreateNewTable(t *testing.T) {
-	db := testdb.Open(t, testdb.Fresh(t, "sqlserver"))
+	db := dbtest.Open(t, dbtest.Fresh(t, "sqlserver"))
 	var d sqlserver.Dialect
 	ctx := dialecttest.Context(t)
 	for _, s := range []string{"by_script", "by_export"} {
@@ -201,7 +201,7 @@ func TestCreateNewTable(t *testing.T) {
 // transaction that runs FewSetsSettings and end with it; on SQL Server the
 // statement runs and changes nothing.
 func TestFewSetsSettings(t *testing.T) {
-	db := testdb.Open(t, testdb.Fresh(t, "sqlserver"))
+	db := dbtest.Open(t, dbtest.Fresh(t, "sqlserver"))
 	ctx := dialecttest.Context(t)
 	babelfish, err := sqlserver.IsBabelfish(ctx, db)
 	if err != nil {
