@@ -68,12 +68,12 @@ func DSN(t testing.TB, dialect string) string {
 	return v
 }
 
-// KeepVar is the environment variable that, set to anything, has Fresh
+// keepVar is the environment variable that, set to anything, has Fresh
 // keep the server namespaces it makes (and print their DSNs, password
 // hidden, on standard error) instead of dropping them when the test ends:
 // for looking into a benchmark's database afterwards. SQLite files are
 // left in the test's temporary folder, which goes.
-const KeepVar = "PROFDB_TEST_KEEP"
+const keepVar = "PROFDB_TEST_KEEP"
 
 // Fresh returns the DSN of an empty private namespace on dialect's server:
 // a new schema on PostgreSQL (selected through search_path), a new database
@@ -112,12 +112,12 @@ func Fresh(t testing.TB, dialect string) string {
 	if err := ExecCatalogue(ctx, db, dialect, create); err != nil {
 		t.Fatalf("dbtest: %s: %v", create, err)
 	}
-	if os.Getenv(KeepVar) != "" {
+	if os.Getenv(keepVar) != "" {
 		kept, err := WithNamespace(dsn, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(os.Stderr, "dbtest: %s set: keeping %s\n", KeepVar, dialects.Redact(kept))
+		fmt.Fprintf(os.Stderr, "dbtest: %s set: keeping %s\n", keepVar, dialects.Redact(kept))
 		return kept
 	}
 	t.Cleanup(func() {

@@ -69,8 +69,8 @@ func (f *Fixture) Rows() int64 {
 	return n
 }
 
-// BigText is over 1 MiB of non-ASCII text.
-var BigText = strings.Repeat("ж€😀a", 1<<20/10)
+// bigText is over 1 MiB of non-ASCII text.
+var bigText = strings.Repeat("ж€😀a", 1<<20/10)
 
 // NUL is a text with U+0000 inside, which some databases cannot hold
 // (PostgreSQL's text); Full uses it only when asked.
@@ -150,7 +150,7 @@ func Floats(dialect string) []float64 {
 // counting from 0, each child's PARENT_ID naming one of the first rows
 // rows of its parent, and the other columns cycling through the edge
 // values of their type (Strings, Ints, Decimals). The first String column
-// of the first table holds BigText in row 1; withNUL adds NUL to the
+// of the first table holds bigText in row 1; withNUL adds NUL to the
 // strings. A table with a Float column has as many more rows as it takes
 // for rows 1 on to hold every value of Floats(dialect), in order, in each
 // Float column. The counter's description holds a quote, a backslash and
@@ -197,7 +197,7 @@ func Full(t testing.TB, profiler, caption, dialect string, rows int, withNUL boo
 				case r == 0:
 					row[ci] = nil
 				case col.Type == ddl.String && !bigDone:
-					row[ci], bigDone = BigText, true
+					row[ci], bigDone = bigText, true
 				case col.Type == ddl.String:
 					row[ci] = strs[k%len(strs)]
 				case col.Type == ddl.Integer:

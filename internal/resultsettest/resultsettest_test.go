@@ -56,7 +56,7 @@ func TestFullHoldsEveryValue(t *testing.T) {
 			for _, v := range Decimals {
 				want = append(want, v)
 			}
-			for _, v := range append(want, BigText) {
+			for _, v := range append(want, bigText) {
 				if !seen[v] {
 					t.Errorf("%s: %T %.40q in no full set", dialect, v, v)
 				}

@@ -18,13 +18,13 @@ import (
 // a terminal escape and a leading = that a spreadsheet reads as a formula.
 const HostileFile = "=HYPERLINK(\"http://evil\")<script>alert(1)</script>\x1b[31m.go"
 
-// HostileCaption is the caption of the first coverage run: a formula
+// hostileCaption is the caption of the first coverage run: a formula
 // and a terminal escape.
-const HostileCaption = "=cmd|' /C calc'!A0\x1b[2J"
+const hostileCaption = "=cmd|' /C calc'!A0\x1b[2J"
 
-// HostileURL is the build URL of the first coverage run: not http(s), so
+// hostileURL is the build URL of the first coverage run: not http(s), so
 // no page may link to it.
-const HostileURL = "javascript:alert(1)"
+const hostileURL = "javascript:alert(1)"
 
 // History is what Export wrote: the INST_IDs per profiler and branch,
 // oldest first.
@@ -54,7 +54,7 @@ func Export(ctx context.Context, dsn string) (History, error) {
 		n++
 		url := fmt.Sprintf("https://ci.example/build/%d?a=1&b=<2>", n)
 		if n == 1 {
-			url = HostileURL
+			url = hostileURL
 		}
 		rs.Run = &resultset.Run{Commit: commit(n), Branch: branch, CI: "github-actions", BuildID: fmt.Sprint(n), BuildURL: url, Labels: labels}
 		res, err := resultset.Export(ctx, x, rs)
@@ -71,7 +71,7 @@ func Export(ctx context.Context, dsn string) (History, error) {
 		}
 		caption := fmt.Sprintf("coverage %d", i)
 		if i == 0 {
-			caption = HostileCaption
+			caption = hostileCaption
 		}
 		id, err := put(Coverage(i).ResultSet(caption), branch, unit)
 		if err != nil {
