@@ -11,4 +11,10 @@
 //
 // The dialect packages must be imported by the test binary (blank imports in
 // the test file) for Fresh to open connections.
+//
+// It is a test kit, the one way every test reaches a database server: the
+// tests of store, exporter, readback, compare, merge, gate, trend, report,
+// selector, input/pprof, every dialect and cmd/profdb, the plan tests
+// (internal/plantest), the history benchmark (internal/historytest) and the
+// integration module use it.
 package dbtest

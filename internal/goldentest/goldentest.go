@@ -1,6 +1,3 @@
-// Package goldentest is a test helper: output compared with a golden file
-// under testdata, or written to it when the test runs with -update, in the
-// style of go/printer's tests.
 package goldentest
 
 import (

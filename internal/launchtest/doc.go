@@ -7,4 +7,8 @@
 // started afresh, whose own few MiB are then the floor of the figure.
 //
 // A test binary that uses Run calls Main first in its TestMain.
+//
+// It is a test kit: the memory tests and benchmarks of cmd/profdb
+// (bounds_test.go, check_mem_test.go), exporter, report and input/pprof,
+// and the history benchmark (internal/historytest) measure through it.
 package launchtest
