@@ -1,8 +1,10 @@
 package sqlserver_test
 
 import (
+	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
@@ -240,5 +242,27 @@ func TestFewSetsSettings(t *testing.T) {
 	}
 	if got := settings(conn); !reflect.DeepEqual(got, before) {
 		t.Errorf("after the transaction: %q, want the session's %q again", got, before)
+	}
+}
+
+// TestTablesOfMissingSchema: Tables of a schema that does not exist is an
+// error naming it (wrapping dialects.ErrNoSchema), not an empty list; an
+// existing schema without tables lists none, whatever the case of its name,
+// and so does the default schema of an empty database, named or not.
+func TestTablesOfMissingSchema(t *testing.T) {
+	db := dbtest.Open(t, dbtest.Fresh(t, "sqlserver"))
+	var d sqlserver.Dialect
+	ctx := dialecttest.Context(t)
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+d.Quote("empty")); err != nil {
+		t.Fatal(err)
+	}
+	tables, err := d.Tables(ctx, db, "nosuch")
+	if !errors.Is(err, dialects.ErrNoSchema) || !strings.Contains(err.Error(), `"nosuch"`) {
+		t.Errorf("Tables(nosuch) = %v, %v; want an error naming the schema, wrapping dialects.ErrNoSchema", tables, err)
+	}
+	for _, schema := range []string{"empty", "EMPTY", "", "dbo"} {
+		if tables, err := d.Tables(ctx, db, schema); err != nil || len(tables) != 0 {
+			t.Errorf("Tables(%q) of an existing schema without tables = %v, %v; want none", schema, tables, err)
+		}
 	}
 }

@@ -60,7 +60,6 @@ func (r *reader) u32() uint32            { return uint32(r.uint(4)) }
 func (r *reader) u64() uint64            { return r.uint(8) }
 func (r *reader) ucs2(nchars int) string { return decodeUCS2(r.next(2 * nchars)) }
 func (r *reader) bvarchar() string       { return r.ucs2(int(r.u8())) }
-func (r *reader) usvarchar() string      { return r.ucs2(int(r.u16())) }
 
 func decodeUCS2(b []byte) string {
 	u := make([]uint16, len(b)/2)

@@ -40,12 +40,6 @@ func (r *Responder) On(substr string, res *Result) *Responder {
 	return r.add(containsFold(substr), func(*Request) (*Result, error) { return res, nil })
 }
 
-// OnError answers statements whose SQL contains substr, compared
-// case-insensitively, with the SQL Server error e.
-func (r *Responder) OnError(substr string, e *Error) *Responder {
-	return r.add(containsFold(substr), func(*Request) (*Result, error) { return nil, e })
-}
-
 // OnRegexp lets h answer statements whose SQL matches the regular expression
 // pattern; it panics if pattern does not compile.
 func (r *Responder) OnRegexp(pattern string, h Handler) *Responder {

@@ -344,7 +344,9 @@ func TestTransactions(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	rsp := NewResponder().
-		OnError("dup", &Error{Number: 2627, State: 2, Class: 14, Message: "Violation of PRIMARY KEY constraint 'pk'."}).
+		OnRegexp(`(?i)dup`, func(*Request) (*Result, error) {
+			return nil, &Error{Number: 2627, State: 2, Class: 14, Message: "Violation of PRIMARY KEY constraint 'pk'."}
+		}).
 		OnRegexp(`(?i)^select broken`, func(*Request) (*Result, error) { return nil, errors.New("plain failure") })
 	_, db := start(t, rsp.Handle, "")
 	_, err := db.Exec("INSERT INTO dup VALUES (@p1)", 1)
