@@ -814,10 +814,6 @@ func convertValue(col CatalogColumn, v any) (any, error) {
 		switch x := v.(type) {
 		case int64:
 			i = x
-		case bool:
-			if x {
-				i = 1
-			}
 		case float64:
 			if math.IsNaN(x) || x >= 9.223372036854775807e18 || x < -9.223372036854775808e18 {
 				return nil, overflow()
@@ -940,8 +936,6 @@ func sqlTypeOf(v any) string {
 		return "float"
 	case string:
 		return "nvarchar"
-	case bool:
-		return "bit"
 	}
 	return fmt.Sprintf("%T", v)
 }

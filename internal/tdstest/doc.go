@@ -23,14 +23,13 @@
 // Handler with canned answers keyed by SQL substrings and table schemas for
 // bulk copy.
 //
-// Decoded values use these Go types: int64 (all integer types), float64
-// (REAL, FLOAT), bool (BIT), string (CHAR, VARCHAR, NCHAR, NVARCHAR; DECIMAL,
-// NUMERIC and MONEY as exact decimal strings such as "-123.45000000"), []byte
-// (BINARY, VARBINARY, UNIQUEIDENTIFIER in wire byte order), time.Time (DATE,
-// TIME, DATETIME, SMALLDATETIME, DATETIME2 in UTC, DATETIMEOFFSET in its own
-// offset) and nil for NULL.
+// It knows the TDS types profdb sends and reads, and no others: integers
+// (TINYINT to BIGINT, decoded as int64), REAL and FLOAT (float64),
+// DECIMAL and NUMERIC (exact decimal strings such as "-123.45000000"),
+// CHAR, VARCHAR, NCHAR and NVARCHAR (string), and nil for NULL.
 //
-// Not supported: TLS, MARS, SSPI and federated authentication, TEXT, NTEXT,
+// Not supported: TLS, MARS, SSPI and federated authentication, BIT, MONEY,
+// the date and time types, BINARY, VARBINARY, UNIQUEIDENTIFIER, TEXT, NTEXT,
 // IMAGE, XML, UDT, SQL_VARIANT and table-valued parameters, Always Encrypted,
 // several RPCs in one request, savepoints and distributed transactions. A
 // request that cannot be decoded is answered with an ERROR token whose

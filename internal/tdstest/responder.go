@@ -53,7 +53,7 @@ func (r *Responder) OnRegexp(pattern string, h Handler) *Responder {
 // ("dbo.t") or not ("t"), and is compared case-insensitively without
 // brackets. Bulk copy matches column names exactly, and only sends values for
 // nullable TDS types, so use types such as BigInt, NVarChar(50),
-// Decimal(18, 2), Bit, Float or VarBinary(0).
+// Decimal(18, 2) or Float.
 func (r *Responder) Table(name string, cols ...Column) *Responder {
 	r.mu.Lock()
 	defer r.mu.Unlock()
