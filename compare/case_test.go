@@ -6,7 +6,7 @@ import (
 
 	"github.com/profdb/profdb/compare"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/readback"
@@ -19,7 +19,7 @@ func TestNamesMatchExactly(t *testing.T) {
 	for _, dn := range dialectNames {
 		t.Run(dn, func(t *testing.T) {
 			ctx := context.Background()
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			e, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 			if err != nil {
 				t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/profilers/referencecount"
@@ -23,7 +23,7 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-var dialectNames = testdb.Dialects()
+var dialectNames = dbtest.Dialects()
 
 // builder exports itself into a target and returns the INST_ID.
 type builder interface {
@@ -190,7 +190,7 @@ func fig(a, b float64, change ...float64) compare.Figure {
 func TestCompare(t *testing.T) {
 	for _, dn := range dialectNames {
 		t.Run(dn, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			f := export(t, dsn)
 			ctx := context.Background()
 			r, err := readback.Open(ctx, dsn, store.Options{})

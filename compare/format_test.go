@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/compare"
-	"github.com/profdb/profdb/internal/golden"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/goldentest"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // narrow width, and with lists cut short by Options.Top.
 func TestResultTextAndJSON(t *testing.T) {
 	ctx := context.Background()
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	f := export(t, dsn)
 	r, err := readback.Open(ctx, dsn, store.Options{})
 	if err != nil {
@@ -45,13 +45,13 @@ func TestResultTextAndJSON(t *testing.T) {
 					if err := res.WriteText(&b, width); err != nil {
 						t.Fatal(err)
 					}
-					golden.Check(t, fmt.Sprintf("%s-%s-top%d-w%d.txt", c.name, st, top, width), b.Bytes(), *update)
+					goldentest.Check(t, fmt.Sprintf("%s-%s-top%d-w%d.txt", c.name, st, top, width), b.Bytes(), *update)
 				}
 				var b bytes.Buffer
 				if err := res.WriteJSON(&b); err != nil {
 					t.Fatal(err)
 				}
-				golden.Check(t, fmt.Sprintf("%s-%s-top%d.json", c.name, st, top), b.Bytes(), *update)
+				goldentest.Check(t, fmt.Sprintf("%s-%s-top%d.json", c.name, st, top), b.Bytes(), *update)
 			}
 		}
 	}

@@ -30,8 +30,8 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/launch"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/launchtest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
@@ -182,7 +182,7 @@ func benchNative(b *testing.B, dialect, csv string, n int) (benchResult, bool) {
 	}
 	s := scope(b)
 	defer s.end()
-	dsn := testdb.Fresh(s, dialect)
+	dsn := dbtest.Fresh(s, dialect)
 	name, args, script, err := nativeScript(dialect, dsn, csv)
 	if err != nil {
 		b.Fatal(err)
@@ -206,7 +206,7 @@ func benchNative(b *testing.B, dialect, csv string, n int) (benchResult, bool) {
 // is dropped when b ends.
 func copySourceDSN(b *testing.B, dialect string, n int) string {
 	b.Helper()
-	dsn := testdb.Fresh(b, dialect)
+	dsn := dbtest.Fresh(b, dialect)
 	ctx := context.Background()
 	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
@@ -225,9 +225,9 @@ func benchCopy(b *testing.B, bin, dialect, src, from string, n int) benchResult 
 	b.Helper()
 	s := scope(b)
 	defer s.end()
-	dsn := testdb.Fresh(s, dialect)
+	dsn := dbtest.Fresh(s, dialect)
 	settle(s, dsn)
-	r := launch.Measure(b, nil, bin, "copy", "--quiet", "--from", src, "--to", dsn)
+	r := launchtest.Measure(b, nil, bin, "copy", "--quiet", "--from", src, "--to", dsn)
 	if r.Err != "" {
 		b.Fatalf("profdb copy: %s\n%s%s", r.Err, r.Stdout, r.Stderr)
 	}

@@ -28,7 +28,7 @@ package exporter_test
 // exporter's tests do not depend on package input/interchange. SQLite
 // always runs; PostgreSQL, MySQL and SQL Server run when
 // PROFDB_TEST_POSTGRES, PROFDB_TEST_MYSQL and PROFDB_TEST_SQLSERVER are set. Every namespace
-// is fresh (internal/testdb.Fresh) and dropped afterwards.
+// is fresh (internal/dbtest.Fresh) and dropped afterwards.
 
 import (
 	"bufio"
@@ -57,9 +57,9 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/clibin"
-	"github.com/profdb/profdb/internal/launch"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/clitest"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/launchtest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
@@ -169,7 +169,7 @@ func writeBenchJSON(path string, n int) error {
 }
 
 func TestMain(m *testing.M) {
-	launch.Main()
+	launchtest.Main()
 	os.Exit(m.Run())
 }
 
@@ -255,8 +255,8 @@ func BenchmarkExport(b *testing.B) {
 	}
 	for _, name := range append(localDialects, "sqlserver") {
 		b.Run(name, func(b *testing.B) {
-			if name != "sqlite" && os.Getenv(testdb.EnvVar(name)) == "" {
-				b.Skipf("%s is not set", testdb.EnvVar(name))
+			if name != "sqlite" && os.Getenv(dbtest.EnvVar(name)) == "" {
+				b.Skipf("%s is not set", dbtest.EnvVar(name))
 			}
 			skipped := map[string]string{}
 			var srcDSN, csv string
@@ -277,7 +277,7 @@ func BenchmarkExport(b *testing.B) {
 				},
 				"copy": func() (benchResult, bool) {
 					from := copySource[name]
-					if from == "" || (from != "sqlite" && os.Getenv(testdb.EnvVar(from)) == "") {
+					if from == "" || (from != "sqlite" && os.Getenv(dbtest.EnvVar(from)) == "") {
 						return benchResult{note: "no copy source for " + name}, false
 					}
 					if srcDSN == "" {
@@ -409,7 +409,7 @@ func BenchmarkExport(b *testing.B) {
 // buildProfdb builds cmd/profdb as a user does.
 func buildProfdb(b *testing.B, dir string) string {
 	b.Helper()
-	bin, err := clibin.Build(b.Context(), dir)
+	bin, err := clitest.Build(b.Context(), dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -421,9 +421,9 @@ func benchCLI(b *testing.B, bin, dialect, file string, n int) benchResult {
 	b.Helper()
 	s := scope(b)
 	defer s.end()
-	dsn := testdb.Fresh(s, dialect)
+	dsn := dbtest.Fresh(s, dialect)
 	settle(s, dsn)
-	r := launch.Measure(b, nil, bin, "export", "--quiet", "--db", dsn, file)
+	r := launchtest.Measure(b, nil, bin, "export", "--quiet", "--db", dsn, file)
 	if r.Err != "" {
 		b.Fatalf("profdb export: %s\n%s%s", r.Err, r.Stdout, r.Stderr)
 	}
@@ -440,7 +440,7 @@ func benchAPI(b *testing.B, dialect string, n int, mode exporter.BulkMode) bench
 	b.Helper()
 	s := scope(b)
 	defer s.end()
-	dsn := testdb.Fresh(s, dialect)
+	dsn := dbtest.Fresh(s, dialect)
 	settle(s, dsn)
 	ctx := context.Background()
 	var logs []string
@@ -485,7 +485,7 @@ func benchAPIExisting(b *testing.B, dialect string, n int) benchResult {
 	b.Helper()
 	s := scope(b)
 	defer s.end()
-	dsn := testdb.Fresh(s, dialect)
+	dsn := dbtest.Fresh(s, dialect)
 	ctx := context.Background()
 	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
@@ -515,7 +515,7 @@ func benchAPIExisting(b *testing.B, dialect string, n int) benchResult {
 // checkCount fails unless the namespace holds n call-trace rows.
 func checkCount(b testing.TB, dsn string, n int) {
 	b.Helper()
-	db := testdb.Open(b, dsn)
+	db := dbtest.Open(b, dsn)
 	defer db.Close()
 	d, err := dialects.ForDSN(dsn)
 	if err != nil {
@@ -531,7 +531,7 @@ func checkCount(b testing.TB, dsn string, n int) {
 }
 
 // scoped is a testing.B whose cleanups (the fresh namespaces of
-// internal/testdb) run when one measured path ends, not with the
+// internal/dbtest) run when one measured path ends, not with the
 // benchmark, so that no path runs beside the dropping of another's data.
 type scoped struct {
 	*testing.B
@@ -561,7 +561,7 @@ func settle(t testing.TB, dsn string) {
 		t.Fatal(err)
 	}
 	if d.Name() == "postgres" {
-		db := testdb.Open(t, dsn)
+		db := dbtest.Open(t, dsn)
 		defer db.Close()
 		if _, err := db.Exec("CHECKPOINT"); err != nil {
 			t.Fatal(err)
@@ -578,8 +578,8 @@ func benchRaw(b *testing.B, dialect string, n int) benchResult {
 	b.Helper()
 	s := scope(b)
 	defer s.end()
-	dsn := testdb.Fresh(s, dialect)
-	db := testdb.Open(s, dsn)
+	dsn := dbtest.Fresh(s, dialect)
+	db := dbtest.Open(s, dsn)
 	defer db.Close()
 	d, err := dialects.ForDSN(dsn)
 	if err != nil {

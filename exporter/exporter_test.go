@@ -19,7 +19,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -30,7 +30,7 @@ import (
 )
 
 // localDialects are the databases every exporter test runs on.
-var localDialects = testdb.Dialects("sqlserver")
+var localDialects = dbtest.Dialects("sqlserver")
 
 var bulkModes = []exporter.BulkMode{exporter.BulkAuto, exporter.BulkOff}
 
@@ -43,7 +43,7 @@ func ctxT(t *testing.T) context.Context {
 // openFresh opens an exporter DB on a private namespace of dialect.
 func openFresh(t *testing.T, dialect string, so store.Options, o exporter.Options) (*exporter.Exporter, string) {
 	t.Helper()
-	dsn := testdb.Fresh(t, dialect)
+	dsn := dbtest.Fresh(t, dialect)
 	db, err := exporter.Open(ctxT(t), dsn, so, o)
 	if err != nil {
 		t.Fatal(err)
@@ -391,7 +391,7 @@ func padRow(cols []string) []any {
 func TestConcurrentExporters(t *testing.T) {
 	for _, dialect := range localDialects {
 		t.Run(dialect, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dialect)
+			dsn := dbtest.Fresh(t, dialect)
 			ctx := ctxT(t)
 			const n = 8
 			const rowsEach = 3000
@@ -553,7 +553,7 @@ func TestListVerifyDelete(t *testing.T) {
 func TestNoCreate(t *testing.T) {
 	for _, dialect := range localDialects {
 		t.Run(dialect, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dialect)
+			dsn := dbtest.Fresh(t, dialect)
 			if dialect == "sqlite" {
 				// NoCreate does not create the database file either; an
 				// existing, empty one is a database without tables.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -44,7 +44,7 @@ func TestReadsSeeOneSnapshot(t *testing.T) {
 					}
 					t.Setenv("PROFDB_TEST_MYSQL", private)
 				}
-				dsn = testdb.Fresh(t, dialect)
+				dsn = dbtest.Fresh(t, dialect)
 				readSnapshotsUnderLoad(t, dsn, bulk, exporters, runs, rows)
 			})
 		}

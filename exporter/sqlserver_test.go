@@ -21,8 +21,8 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/tdstest"
-	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -750,8 +750,8 @@ func TestSQLServerFailedExportRollsBack(t *testing.T) {
 // the SQL Server named by PROFDB_TEST_SQLSERVER (skipped without it),
 // through both write paths, and reads them back.
 func TestSQLServerRealServer(t *testing.T) {
-	dsn := testdb.DSN(t, "sqlserver")
-	raw := testdb.Open(t, dsn)
+	dsn := dbtest.DSN(t, "sqlserver")
+	raw := dbtest.Open(t, dsn)
 	var d sqlserver.Dialect
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

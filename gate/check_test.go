@@ -10,7 +10,7 @@ import (
 	"github.com/profdb/profdb/compare"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/gate"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/readback"
@@ -25,7 +25,7 @@ import (
 	_ "github.com/profdb/profdb/profilers/lightcoverage"
 )
 
-var dialectNames = testdb.Dialects()
+var dialectNames = dbtest.Dialects()
 
 // The result sets of the tests: coverage of Calc.go and calc.go (names
 // that differ only in case) in A and B, traces of routines Calc and calc
@@ -124,7 +124,7 @@ func TestFiguresAgree(t *testing.T) {
 	for _, dn := range dialectNames {
 		t.Run(dn, func(t *testing.T) {
 			ctx := context.Background()
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			s := exportSets(t, dsn)
 			r := open(t, dsn)
 
@@ -248,7 +248,7 @@ func TestFiguresAgree(t *testing.T) {
 // Check's rules on their own, and what it refuses.
 func TestCheck(t *testing.T) {
 	ctx := context.Background()
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	s := exportSets(t, dsn)
 	r := open(t, dsn)
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/profdb/profdb/internal/golden"
+	"github.com/profdb/profdb/internal/goldentest"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/readback"
 )
@@ -90,7 +90,7 @@ func TestWriteMarkdownGolden(t *testing.T) {
 			if err := rep.WriteMarkdown(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, "markdown/"+name+".md", b.Bytes(), *update)
+			goldentest.Check(t, "markdown/"+name+".md", b.Bytes(), *update)
 			if again := rep.markdown(MarkdownMax); again != b.String() {
 				t.Errorf("a second rendering differs:\n%s", again)
 			}
@@ -103,7 +103,7 @@ func TestWriteMarkdownGolden(t *testing.T) {
 	if err := sampleReport().WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, "markdown/sample.md", b.Bytes(), *update)
+	goldentest.Check(t, "markdown/sample.md", b.Bytes(), *update)
 }
 
 // The verdict: the first line is the marker, the second says pass or fail
@@ -285,7 +285,7 @@ func TestWriteMarkdownBounded(t *testing.T) {
 
 	// Cut short in a small room, as a golden: the rules table whole, the
 	// entries that fit.
-	golden.Check(t, "markdown/cut.md", []byte(rep.markdown(2000)), *update)
+	goldentest.Check(t, "markdown/cut.md", []byte(rep.markdown(2000)), *update)
 }
 
 // checkMarkdownShape checks what GitHub needs of the report: a table's

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/edgeset"
+	"github.com/profdb/profdb/internal/resultsettest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/store"
@@ -30,7 +30,7 @@ func TestCopyChain(t *testing.T) {
 	// holds (no subnormal floats for MySQL and SQL Server).
 	var sets []*Fixture
 	for _, p := range profilers.Names() {
-		sets = append(sets, edgeset.Full(t, p, "copied "+p+" ✓ 'q'", "mysql", 4, false))
+		sets = append(sets, resultsettest.Full(t, p, "copied "+p+" ✓ 'q'", "mysql", 4, false))
 	}
 	srcDB := OpenExporter(t, src.DSN, store.Options{}, exporter.Options{})
 	for _, f := range sets {
@@ -64,7 +64,7 @@ func TestCopyChain(t *testing.T) {
 		}
 		db := OpenExporter(t, to.DSN, store.Options{}, exporter.Options{})
 		for k, f := range sets {
-			edgeset.CompareStored(t, db.DB(), want[k], f)
+			resultsettest.CompareStored(t, db.DB(), want[k], f)
 		}
 		if out := mustProfdb(t, "verify", "--db", to.DSN); strings.TrimSpace(out) != "ok" {
 			t.Fatalf("verify at %s: %s", to.Dialect, out)

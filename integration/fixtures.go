@@ -7,7 +7,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects/dialecttest"
-	"github.com/profdb/profdb/internal/edgeset"
+	"github.com/profdb/profdb/internal/resultsettest"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 
@@ -20,11 +20,11 @@ import (
 
 // Fixture is a result set whose rows are kept, so that it can be exported
 // any number of times and compared with what a database returns
-// (edgeset.Fixture).
-type Fixture = edgeset.Fixture
+// (resultsettest.Fixture).
+type Fixture = resultsettest.Fixture
 
-// FixtureTable is one table of a Fixture (edgeset.Table).
-type FixtureTable = edgeset.Table
+// FixtureTable is one table of a Fixture (resultsettest.Table).
+type FixtureTable = resultsettest.Table
 
 // CoverageLine is one row the Light Coverage query returns.
 type CoverageLine struct {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/input/interchange"
-	"github.com/profdb/profdb/internal/clibin"
+	"github.com/profdb/profdb/internal/clitest"
 	"github.com/profdb/profdb/resultset"
 )
 
@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 		}
 		defer os.RemoveAll(dir)
 		// Built in profdb's own module, with its own go.sum.
-		profdbBin, err = clibin.Build(context.Background(), dir)
+		profdbBin, err = clitest.Build(context.Background(), dir)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -13,7 +13,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/edgeset"
+	"github.com/profdb/profdb/internal/resultsettest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -138,7 +138,7 @@ func exactOrRefused(t testing.TB, db *exporter.Exporter, f *Fixture) {
 		t.Logf("refused: %v", err)
 		return
 	}
-	edgeset.CompareStored(t, db.DB(), res.InstID, f)
+	resultsettest.CompareStored(t, db.DB(), res.InstID, f)
 }
 
 func verifyClean(t testing.TB, db *store.DB) {
@@ -176,11 +176,11 @@ func unquotedNames(t *testing.T, tg Target) {
 	}
 	cov, want := CoverageSet("coverage", 3, 4)
 	Export(t, db, cov)
-	edgeset.CompareStored(t, db.DB(), 1, cov)
+	resultsettest.CompareStored(t, db.DB(), 1, cov)
 	if got := RunCoverageQuery(t, ns.DSN); !reflect.DeepEqual(got, want) {
 		t.Errorf("Light Coverage query:\n%v\nwant\n%v", got, want)
 	}
-	exactOrRefused(t, db, edgeset.Full(t, lightcoverage.Name, "edge values", tg.Dialect, 4, false))
+	exactOrRefused(t, db, resultsettest.Full(t, lightcoverage.Name, "edge values", tg.Dialect, 4, false))
 	onlyOwnAdded(t, db.DB(), before, tableNames(t, db.DB(), ""), false)
 	verifyClean(t, db.DB())
 }
@@ -197,7 +197,7 @@ func quotedNames(t *testing.T, tg Target) {
 	if !reflect.DeepEqual(before, want) {
 		t.Fatalf("tables %v, want %v", before, want)
 	}
-	exactOrRefused(t, db, edgeset.Full(t, lightcoverage.Name, "edge values", tg.Dialect, 4, false))
+	exactOrRefused(t, db, resultsettest.Full(t, lightcoverage.Name, "edge values", tg.Dialect, 4, false))
 	onlyOwnAdded(t, db.DB(), before, tableNames(t, db.DB(), ""), true)
 	verifyClean(t, db.DB())
 }
@@ -211,7 +211,7 @@ func narrowTypes(t *testing.T, tg Target) {
 	db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
 	cov, want := CoverageSet("narrow", 3, 4)
 	Export(t, db, cov)
-	edgeset.CompareStored(t, db.DB(), 1, cov)
+	resultsettest.CompareStored(t, db.DB(), 1, cov)
 	if got := RunCoverageQuery(t, ns.DSN); !reflect.DeepEqual(got, want) {
 		t.Errorf("Light Coverage query:\n%v\nwant\n%v", got, want)
 	}
@@ -267,15 +267,15 @@ func separateSchema(t *testing.T, tg Target) {
 	db := OpenExporter(t, ns.DSN, store.Options{Schema: schema}, exporter.Options{})
 	cov, _ := CoverageSet("in a schema", 2, 3)
 	Export(t, db, cov)
-	edgeset.CompareStored(t, db.DB(), 1, cov)
+	resultsettest.CompareStored(t, db.DB(), 1, cov)
 
-	ft := edgeset.Full(t, functiontrace.Name, "cli --schema", tg.Dialect, 3, false)
+	ft := resultsettest.Full(t, functiontrace.Name, "cli --schema", tg.Dialect, 3, false)
 	in := writeInput(t, "ft.json", ft)
 	out := mustProfdb(t, "export", "--db", ns.DSN, "--schema", schema, "-q", in)
 	if ids := instIDs(t, out); len(ids) != 1 || ids[0] != 2 {
 		t.Fatalf("export --schema printed %q", out)
 	}
-	edgeset.CompareStored(t, db.DB(), 2, ft)
+	resultsettest.CompareStored(t, db.DB(), 2, ft)
 	if out := mustProfdb(t, "list", "--db", ns.DSN, "--schema", schema); !strings.Contains(out, "function-trace") || !strings.Contains(out, "light-coverage") {
 		t.Errorf("list --schema:\n%s", out)
 	}
@@ -326,13 +326,13 @@ func restrictedLogin(t *testing.T, tg Target) {
 		t.Fatalf("export --no-create as %s: exit %d\n%s%s", user, code, out, errOut)
 	}
 	admin := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{})
-	edgeset.CompareStored(t, admin.DB(), 1, cov)
+	resultsettest.CompareStored(t, admin.DB(), 1, cov)
 	if got := RunCoverageQuery(t, ro); !reflect.DeepEqual(got, want) {
 		t.Errorf("Light Coverage query as %s:\n%v\nwant\n%v", user, got, want)
 	}
 
 	tablesBefore := tableNames(t, admin.DB(), "")
-	ft := writeInput(t, "ft.json", edgeset.Full(t, functiontrace.Name, "no tables", tg.Dialect, 3, false))
+	ft := writeInput(t, "ft.json", resultsettest.Full(t, functiontrace.Name, "no tables", tg.Dialect, 3, false))
 	out, errOut, code = profdb(t, "export", "--db", ro, "--no-create", "-q", ft)
 	noSecret(t, pw, out, errOut)
 	if code == 0 || !strings.Contains(errOut, "does not exist") || !strings.Contains(errOut, "--no-create") || !strings.Contains(errOut, "FUNCTION_TRACE_PROFILER_") {

@@ -19,7 +19,7 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/edgeset"
+	"github.com/profdb/profdb/internal/resultsettest"
 	"github.com/profdb/profdb/internal/tdstest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
@@ -260,7 +260,7 @@ func TestSQLServerExportOverTDS(t *testing.T) {
 				_, responder := newFakeCatalog(t)
 				srv, dsn := startTDS(t, responder.Handle)
 				db := OpenExporter(t, dsn, store.Options{}, exporter.Options{Bulk: mode})
-				f := edgeset.Full(t, p, "tds 'x' ✓", "sqlserver", 4, false)
+				f := resultsettest.Full(t, p, "tds 'x' ✓", "sqlserver", 4, false)
 				res := Export(t, db, f)
 				if res.InstID != 1 {
 					t.Fatalf("INST_ID %d, want 1 (MAX(INST_ID) is NULL)", res.InstID)
@@ -286,7 +286,7 @@ func TestSQLServerExportOverTDS(t *testing.T) {
 								t.Fatalf("%s: column %s not sent", ft.Name, c)
 							}
 							if !sameValue(col.Type, want, rows[i][gi]) {
-								t.Errorf("%s row %d %s: server got %s, want %s", ft.Name, i, c, edgeset.Show(rows[i][gi]), edgeset.Show(want))
+								t.Errorf("%s row %d %s: server got %s, want %s", ft.Name, i, c, resultsettest.Show(rows[i][gi]), resultsettest.Show(want))
 							}
 						}
 						if v := rows[i][indexOf(cols[ft.Name], ddl.InstID)]; v != int64(1) {

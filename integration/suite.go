@@ -15,7 +15,7 @@ import (
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/edgeset"
+	"github.com/profdb/profdb/internal/resultsettest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
@@ -126,7 +126,7 @@ func checkDialect(t *testing.T, tg Target) {
 		t.Fatal(err)
 	}
 	db := Open(t, ns.DSN)
-	cfg := dialecttest.Config{NoSubnormals: !edgeset.KeepsSubnormals(tg.Dialect)}
+	cfg := dialecttest.Config{NoSubnormals: !resultsettest.KeepsSubnormals(tg.Dialect)}
 	switch tg.Dialect {
 	case "postgres":
 		cfg.Schema, cfg.NoNUL = ns.Name, true
@@ -148,7 +148,7 @@ func checkRoundTrip(t *testing.T, tg Target) {
 	var modes []exporter.BulkMode
 	for _, mode := range []exporter.BulkMode{exporter.BulkAuto, exporter.BulkOff} {
 		for _, p := range profilers.Names() {
-			sets = append(sets, edgeset.Full(t, p, fmt.Sprintf("%s bulk=%s ✓ 'q'", p, mode), tg.Dialect, 4, false))
+			sets = append(sets, resultsettest.Full(t, p, fmt.Sprintf("%s bulk=%s ✓ 'q'", p, mode), tg.Dialect, 4, false))
 			modes = append(modes, mode)
 		}
 	}
@@ -164,7 +164,7 @@ func checkRoundTrip(t *testing.T, tg Target) {
 	}
 	db := dbs[exporter.BulkOff]
 	for i, f := range sets {
-		edgeset.CompareStored(t, db.DB(), int64(i+1), f)
+		resultsettest.CompareStored(t, db.DB(), int64(i+1), f)
 	}
 
 	t.Run("list-verify-delete", func(t *testing.T) {
@@ -207,7 +207,7 @@ func checkRoundTrip(t *testing.T, tg Target) {
 		if fs, err := db.DB().Verify(ctx, 0); err != nil || len(fs) != 0 {
 			t.Fatalf("Verify after Delete: %v %v", fs, err)
 		}
-		edgeset.CompareStored(t, db.DB(), 4, sets[3])
+		resultsettest.CompareStored(t, db.DB(), 4, sets[3])
 		// A broken link is found.
 		d := db.DB().Dialect()
 		inst, parent := d.Quote(d.StoredName(ddl.InstID)), d.Quote(d.StoredName(ddl.ParentID))
@@ -251,7 +251,7 @@ func checkRollback(t *testing.T, tg Target) {
 	ns := tg.Fresh(t)
 	for _, mode := range []exporter.BulkMode{exporter.BulkAuto, exporter.BulkOff} {
 		db := OpenExporter(t, ns.DSN, store.Options{}, exporter.Options{Bulk: mode})
-		seed := edgeset.Full(t, functiontrace.Name, "seed", tg.Dialect, 3, false)
+		seed := resultsettest.Full(t, functiontrace.Name, "seed", tg.Dialect, 3, false)
 		first := Export(t, db, seed)
 		before := Counts(t, db.DB(), "")
 		cases := []struct {
@@ -286,7 +286,7 @@ func checkRollback(t *testing.T, tg Target) {
 		if res.InstID != first.InstID+1 {
 			t.Errorf("bulk=%s: INST_ID after the failures %d, want %d", mode, res.InstID, first.InstID+1)
 		}
-		edgeset.CompareStored(t, db.DB(), res.InstID, seed)
+		resultsettest.CompareStored(t, db.DB(), res.InstID, seed)
 		if fs, err := db.DB().Verify(Ctx(t), 0); err != nil || len(fs) != 0 {
 			t.Fatalf("Verify: %v %v", fs, err)
 		}
@@ -362,7 +362,7 @@ func checkConcurrent(t *testing.T, tg Target) {
 		t.Fatalf("List: %d result sets, want %d", len(list), workers+1)
 	}
 	for i, r := range results {
-		edgeset.CompareStored(t, db.DB(), r.InstID, sets[i])
+		resultsettest.CompareStored(t, db.DB(), r.InstID, sets[i])
 	}
 	if fs, err := db.DB().Verify(Ctx(t), 0); err != nil || len(fs) != 0 {
 		t.Fatalf("Verify: %v %v", fs, err)

@@ -27,7 +27,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	"github.com/profdb/profdb/dialects/sqlserver"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // Target is one database server the suite runs against.
@@ -164,7 +164,7 @@ func Lookup(t testing.TB, name string) Target {
 		return Target{Name: name, Dialect: sp.dialect, Origin: "$" + sp.env, Server: dsn}
 	}
 	if sp.run == nil {
-		if named || sp.ci && testdb.InCI() {
+		if named || sp.ci && dbtest.InCI() {
 			t.Fatalf("integration: %s is not set: the %s target needs its server (see .ci/run)", sp.env, name)
 		}
 		t.Skipf("integration: %s is not set: skipping the %s target", sp.env, name)
@@ -172,14 +172,14 @@ func Lookup(t testing.TB, name string) Target {
 	if ok, why := DockerAvailable(); ok {
 		sc := startContainer(name)
 		if sc.err != nil {
-			if named || testdb.InCI() {
+			if named || dbtest.InCI() {
 				t.Fatalf("integration: start %s container %s: %v", name, sc.image, redactErr(sc.err))
 			}
 			t.Skipf("integration: %s is not set and the %s container %s does not start (%v): skipping the %s target; set %s to an image at hand",
 				sp.env, name, sc.image, redactErr(sc.err), name, ImageVar(name))
 		}
 		return Target{Name: name, Dialect: sp.dialect, Origin: sc.origin(name), Server: sc.dsn, Container: sc.c.GetContainerID()}
-	} else if named || sp.ci && testdb.InCI() {
+	} else if named || sp.ci && dbtest.InCI() {
 		t.Fatalf("integration: %s is not set and no Docker engine answers (%s): the %s server is needed (see .ci/run)", sp.env, why, name)
 	} else {
 		also := ""
@@ -407,13 +407,13 @@ func (tg Target) Fresh(t testing.TB) Namespace {
 		}
 	}
 	for _, st := range create {
-		if err := testdb.ExecCatalogue(context.Background(), admin, tg.Dialect, st); err != nil {
+		if err := dbtest.ExecCatalogue(context.Background(), admin, tg.Dialect, st); err != nil {
 			t.Fatalf("integration: %s: %v", st, err)
 		}
 	}
 	t.Cleanup(func() {
 		for _, st := range drop {
-			if err := testdb.ExecCatalogue(context.Background(), admin, tg.Dialect, st); err != nil {
+			if err := dbtest.ExecCatalogue(context.Background(), admin, tg.Dialect, st); err != nil {
 				t.Errorf("integration: %s: %v", st, err)
 			}
 		}
@@ -428,7 +428,7 @@ func (tg Target) Fresh(t testing.TB) Namespace {
 // WithNamespace returns dsn pointed at the schema (PostgreSQL, through
 // search_path) or database (MySQL, SQL Server) name.
 func WithNamespace(dsn, name string) (string, error) {
-	return testdb.WithNamespace(dsn, name)
+	return dbtest.WithNamespace(dsn, name)
 }
 
 // WithLogin returns dsn with another user and password.
@@ -445,5 +445,5 @@ func WithLogin(dsn, user, password string) string {
 // when the test ends.
 func Open(t testing.TB, dsn string) *sql.DB {
 	t.Helper()
-	return testdb.Open(t, dsn)
+	return dbtest.Open(t, dsn)
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // versionQuery is the query that returns each dialect's server version.
@@ -59,7 +59,7 @@ func TestEndpoints(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			tg := Lookup(t, name)
-			strict := tg.Container != "" || testdb.InCI()
+			strict := tg.Container != "" || dbtest.InCI()
 			u, err := url.Parse(tg.Server)
 			if err != nil || u.Hostname() == "" {
 				t.Fatalf("%s: the server's DSN names no host", name)

@@ -12,7 +12,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/merge"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -20,7 +20,7 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-var dialectNames = testdb.Dialects()
+var dialectNames = dbtest.Dialects()
 
 // cov describes a Light Coverage result set for the builder: routines in
 // order, each with its count and its lines (source line -> count) in order.
@@ -133,7 +133,7 @@ func sameTables(t *testing.T, what string, got, want tables) {
 
 func open(t *testing.T, dn string) (*store.DB, *exporter.Exporter) {
 	t.Helper()
-	x, err := exporter.Open(context.Background(), testdb.Fresh(t, dn), store.Options{}, exporter.Options{})
+	x, err := exporter.Open(context.Background(), dbtest.Fresh(t, dn), store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/resultset"
@@ -217,7 +217,7 @@ func openTree(t *testing.T, dsn string, inst int64, l readback.TreeLimits) *read
 // route's exact figures; with a depth cap, the calls below it are summed
 // exactly in "(deeper calls)" nodes.
 func TestCallTreeShapes(t *testing.T) {
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	for name, plan := range shapes() {
 		inst := exportPlan(t, dsn, plan)
 		for _, depth := range []int{readback.DefaultMaxDepth, 1000, 3} {
@@ -258,7 +258,7 @@ func TestCallTreeShapes(t *testing.T) {
 // figures), no kept route has more than its exact figures, and a deep
 // chain still comes out exact (the route being read is never cut).
 func TestCallTreeBounded(t *testing.T) {
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	for name, plan := range shapes() {
 		inst := exportPlan(t, dsn, plan)
 		for _, maxNodes := range []int{5, 40} {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"testing"
 
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/store"
 )
 
 func TestCallTree(t *testing.T) {
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	ids := exportExamples(t, dsn)
 	ft := loadExample(t, "function-trace")
 	calls := ft["FUNCTION_TRACE_PROFILER_CALL_TRACE"]

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/examplefig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/exampletest"
 	"github.com/profdb/profdb/readback"
 )
 
@@ -87,15 +87,15 @@ func TestCookbookQueries(t *testing.T) {
 	rs := loadExample(t, "resource")
 	for _, dn := range dialectNames {
 		t.Run(dn, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dn)
-			ids, err := examplefig.Export(context.Background(), "..", dsn, "light-coverage", "function-trace", "resource")
+			dsn := dbtest.Fresh(t, dn)
+			ids, err := exampletest.Export(context.Background(), "..", dsn, "light-coverage", "function-trace", "resource")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if ids["light-coverage"] != 1 || ids["function-trace"] != 2 || ids["resource"] != 3 {
 				t.Fatalf("INST_IDs %v, the cookbook assumes 1, 2, 3", ids)
 			}
-			db := testdb.Open(t, dsn)
+			db := dbtest.Open(t, dsn)
 
 			if r := rows(t, db, queries["instances"]); len(r) != 3 || r[1][2] != "Time" {
 				t.Errorf("instances: %v", r)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/store"
 )
@@ -43,7 +43,7 @@ func cum(threads [][]*call) map[string]int64 {
 // the plain sum over the calls counts the nested calls about a hundred
 // times, and trees whose routines recur along a route.
 func TestTimeWithChildrenIsCum(t *testing.T) {
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	ctx := context.Background()
 	for name, threads := range shapes() {
 		inst := exportPlan(t, dsn, threads)

@@ -14,8 +14,8 @@ import (
 	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
 	_ "github.com/profdb/profdb/input/interchange"
-	"github.com/profdb/profdb/internal/examplefig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/exampletest"
 	"github.com/profdb/profdb/profilers"
 	_ "github.com/profdb/profdb/profilers/functiontrace"
 	_ "github.com/profdb/profdb/profilers/lightcoverage"
@@ -25,22 +25,22 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-var dialectNames = testdb.Dialects()
+var dialectNames = dbtest.Dialects()
 
 // exportExamples exports every example into dsn and returns the INST_ID of
 // each profiler's result set.
 func exportExamples(t *testing.T, dsn string) map[string]int64 {
 	t.Helper()
-	ids, err := examplefig.Export(context.Background(), "..", dsn)
+	ids, err := exampletest.Export(context.Background(), "..", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ids
 }
 
-func loadExample(t testing.TB, name string) examplefig.Example {
+func loadExample(t testing.TB, name string) exampletest.Example {
 	t.Helper()
-	ex, err := examplefig.Load("..", name)
+	ex, err := exampletest.Load("..", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func loadExample(t testing.TB, name string) examplefig.Example {
 func TestSummaryMatchesExamples(t *testing.T) {
 	for _, dn := range dialectNames {
 		t.Run(dn, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			ids := exportExamples(t, dsn)
 			checkSummaries(t, dsn, ids)
 		})
@@ -151,7 +151,7 @@ func checkSummaries(t *testing.T, dsn string, ids map[string]int64) {
 func TestDBAMadeTables(t *testing.T) {
 	for _, dn := range dialectNames {
 		t.Run(dn, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			makeDBATables(t, dsn)
 			ids := exportExamples(t, dsn)
 			checkSummaries(t, dsn, ids)
@@ -199,7 +199,7 @@ func makeDBATables(t *testing.T, dsn string) {
 
 func TestMissingTableAndUnknownProfiler(t *testing.T) {
 	ctx := context.Background()
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	ids := exportExamples(t, dsn)
 	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
@@ -242,9 +242,9 @@ func TestMissingTableAndUnknownProfiler(t *testing.T) {
 // hand-written rows may: no error, the rows still count.
 func TestNullsRead(t *testing.T) {
 	ctx := context.Background()
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	ids := exportExamples(t, dsn)
-	db := testdb.Open(t, dsn)
+	db := dbtest.Open(t, dsn)
 	for _, s := range []string{
 		"UPDATE LIGHT_COVERAGE_PROFILER_LINES SET COL_SOURCE_LINE = NULL WHERE ID = 0",
 		"UPDATE FUNCTION_TRACE_PROFILER_CALL_TRACE SET COL_ROUTINE_NAME = NULL WHERE ID = 0",

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/examplefig"
-	"github.com/profdb/profdb/internal/golden"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/exampletest"
+	"github.com/profdb/profdb/internal/goldentest"
 	"github.com/profdb/profdb/internal/termtext"
-	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -27,7 +27,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // names cut keeping their end), with lists cut short by Options.Top.
 func TestSummaryTextAndJSON(t *testing.T) {
 	ctx := context.Background()
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	ids := exportExamples(t, dsn)
 	r, err := readback.Open(ctx, dsn, store.Options{})
 	if err != nil {
@@ -45,13 +45,13 @@ func TestSummaryTextAndJSON(t *testing.T) {
 				if err := s.WriteText(&b, width); err != nil {
 					t.Fatal(err)
 				}
-				golden.Check(t, fmt.Sprintf("show/%s-top%d-w%d.txt", profiler, top, width), b.Bytes(), *update)
+				goldentest.Check(t, fmt.Sprintf("show/%s-top%d-w%d.txt", profiler, top, width), b.Bytes(), *update)
 			}
 			var b bytes.Buffer
 			if err := s.WriteJSON(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, fmt.Sprintf("show/%s-top%d.json", profiler, top), b.Bytes(), *update)
+			goldentest.Check(t, fmt.Sprintf("show/%s-top%d.json", profiler, top), b.Bytes(), *update)
 		}
 	}
 }
@@ -63,12 +63,12 @@ func TestSummaryTextAndJSON(t *testing.T) {
 // identity has no such line (the goldens of TestSummaryTextAndJSON).
 func TestSummaryNamesTheRun(t *testing.T) {
 	ctx := context.Background()
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	dirty := true
 	run := &resultset.Run{Commit: "0123456789abcdef0123456789abcdef01234567", Branch: "feature/\x1b]0;pwned\a<b>", Dirty: &dirty,
 		CI: "github-actions", BuildID: "7134", BuildURL: "https://github.com/acme/calc/actions/runs/7134",
 		Labels: map[string]string{"suite": "unit", "os": "linux\u202e"}, MergedFrom: []int64{3, 5}}
-	inst, err := examplefig.ExportRun(ctx, "..", dsn, "light-coverage", run)
+	inst, err := exampletest.ExportRun(ctx, "..", dsn, "light-coverage", run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestSummaryNamesTheRun(t *testing.T) {
 	if err := s.WriteText(&b, 100); err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, "show/light-coverage-run-top2-w100.txt", b.Bytes(), *update)
+	goldentest.Check(t, "show/light-coverage-run-top2-w100.txt", b.Bytes(), *update)
 	if strings.ContainsAny(b.String(), "\x1b\a\u202e") {
 		t.Errorf("show printed a control character from the database:\n%q", b.String())
 	}
@@ -96,7 +96,7 @@ func TestSummaryNamesTheRun(t *testing.T) {
 	if err := s.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, "show/light-coverage-run-top2.json", b.Bytes(), *update)
+	goldentest.Check(t, "show/light-coverage-run-top2.json", b.Bytes(), *update)
 	var back struct {
 		Instance struct {
 			Run *resultset.Run `json:"run"`

@@ -26,9 +26,9 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/clibin"
-	"github.com/profdb/profdb/internal/launch"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/clitest"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/launchtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -169,7 +169,7 @@ func memTrace(shape string, n int64) (*resultset.ResultSet, error) {
 }
 
 func TestMain(m *testing.M) {
-	launch.Main()
+	launchtest.Main()
 	os.Exit(m.Run())
 }
 
@@ -189,7 +189,7 @@ func BenchmarkReportMemory(b *testing.B) {
 		}
 		sizes = append(sizes, n)
 	}
-	bin, err := clibin.Build(b.Context(), b.TempDir())
+	bin, err := clitest.Build(b.Context(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -199,14 +199,14 @@ func BenchmarkReportMemory(b *testing.B) {
 	}
 	ctx := context.Background()
 	for _, dbName := range strings.Split(*benchMemDBs, ",") {
-		if dbName != "sqlite" && os.Getenv(testdb.EnvVar(dbName)) == "" {
-			fmt.Printf("%s: %s is not set, skipped\n", dbName, testdb.EnvVar(dbName))
+		if dbName != "sqlite" && os.Getenv(dbtest.EnvVar(dbName)) == "" {
+			fmt.Printf("%s: %s is not set, skipped\n", dbName, dbtest.EnvVar(dbName))
 			continue
 		}
 		for _, shape := range strings.Split(*benchMemShapes, ",") {
 			for _, n := range sizes {
 				b.Run(fmt.Sprintf("%s/%s/%d", dbName, shape, n), func(b *testing.B) {
-					dsn := testdb.Fresh(b, dbName)
+					dsn := dbtest.Fresh(b, dbName)
 					rs, err := memTrace(shape, n)
 					if err != nil {
 						b.Fatal(err)
@@ -236,7 +236,7 @@ func BenchmarkReportMemory(b *testing.B) {
 								{"report", []string{bn.path, "report", "--db", dsn, "--inst", inst, "-o", out}},
 								{"show", []string{bn.path, "show", "--db", dsn, inst}},
 							} {
-								r := launch.Measure(b, nil, c.args...)
+								r := launchtest.Measure(b, nil, c.args...)
 								size := ""
 								if c.name == "report" {
 									if st, err := os.Stat(out); err == nil {

@@ -20,8 +20,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/profdb/profdb/internal/examplefig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/exampletest"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
 )
@@ -35,7 +35,7 @@ func chromium(t testing.TB) string {
 			return p
 		}
 	}
-	if testdb.InCI() {
+	if dbtest.InCI() {
 		t.Fatal("no chromium on PATH: CI must install it (apt-get install chromium; see .ci/run)")
 	}
 	t.Skip("no chromium on PATH: install Debian's chromium package to run the browser tests")
@@ -146,8 +146,8 @@ type reportFile struct {
 
 // writeReports writes one report per example, each of one result set.
 func writeReports(t *testing.T) ([]reportFile, map[string]int64) {
-	dsn := testdb.Fresh(t, "sqlite")
-	ids, err := examplefig.Export(context.Background(), "..", dsn)
+	dsn := dbtest.Fresh(t, "sqlite")
+	ids, err := exampletest.Export(context.Background(), "..", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func writeReports(t *testing.T) ([]reportFile, map[string]int64) {
 	root := sourceRoot(t, lc, all)
 	dir := t.TempDir()
 	var out []reportFile
-	for _, p := range examplefig.Names {
+	for _, p := range exampletest.Names {
 		page := render(t, dsn, report.Options{Inst: []int64{ids[p]}, SourceRoot: root, Title: "profdb report: " + p})
 		path := filepath.Join(dir, p+".html")
 		if err := os.WriteFile(path, []byte(page), 0o644); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/readback"
@@ -33,7 +33,7 @@ type call struct {
 func exportPairs(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	e, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -18,8 +18,8 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/termtext"
-	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/report"
 	"github.com/profdb/profdb/store"
 )
@@ -35,7 +35,7 @@ const hostileTitle = "profdb report: hostile names"
 // dialect and returns the report of it.
 func hostileReport(t *testing.T, dialect string) string {
 	t.Helper()
-	dsn := testdb.Fresh(t, dialect)
+	dsn := dbtest.Fresh(t, dialect)
 	ctx := context.Background()
 	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {
@@ -107,7 +107,7 @@ func checkPolicy(t *testing.T, page string) {
 // the names are escaped (html/template) and shown as the CLI prints them,
 // and the policy names the page's script and style by hash.
 func TestHostileNamesReport(t *testing.T) {
-	for _, dn := range testdb.Dialects() {
+	for _, dn := range dbtest.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			page := hostileReport(t, dn)
 			checkPolicy(t, page)
@@ -128,7 +128,7 @@ func TestHostileNamesInChromium(t *testing.T) {
 	ctx := browser(t)
 	want := hostileStrings(t)
 	shots := os.Getenv("PROFDB_SCREENSHOTS")
-	for _, dn := range testdb.Dialects() {
+	for _, dn := range dbtest.Dialects() {
 		t.Run(dn, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "hostile.html")
 			if err := os.WriteFile(path, []byte(hostileReport(t, dn)), 0o644); err != nil {

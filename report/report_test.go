@@ -17,8 +17,8 @@ import (
 	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
 	_ "github.com/profdb/profdb/input/interchange"
-	"github.com/profdb/profdb/internal/examplefig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/exampletest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	_ "github.com/profdb/profdb/profilers/lightcoverage"
 	_ "github.com/profdb/profdb/profilers/referencecount"
@@ -45,9 +45,9 @@ func render(t testing.TB, dsn string, o report.Options) string {
 	return b.String()
 }
 
-func example(t testing.TB, name string) examplefig.Example {
+func example(t testing.TB, name string) exampletest.Example {
 	t.Helper()
-	ex, err := examplefig.Load("..", name)
+	ex, err := exampletest.Load("..", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func example(t testing.TB, name string) examplefig.Example {
 // sourceRoot writes stand-ins for the coverage example's source files
 // named in withSources (as long as their last line) under a temporary
 // folder, at the tail of their Windows paths.
-func sourceRoot(t testing.TB, lc examplefig.Example, withSources map[string]bool) string {
+func sourceRoot(t testing.TB, lc exampletest.Example, withSources map[string]bool) string {
 	root := t.TempDir()
 	for file, n := range lc.MaxLine() {
 		if !withSources[file] {
@@ -80,17 +80,17 @@ func sourceRoot(t testing.TB, lc examplefig.Example, withSources map[string]bool
 }
 
 func TestReportHoldsTheExamplesFigures(t *testing.T) {
-	for _, dn := range testdb.Dialects() {
+	for _, dn := range dbtest.Dialects() {
 		t.Run(dn, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dn)
-			ids, err := examplefig.Export(context.Background(), "..", dsn)
+			dsn := dbtest.Fresh(t, dn)
+			ids, err := exampletest.Export(context.Background(), "..", dsn)
 			if err != nil {
 				t.Fatal(err)
 			}
 			lc := example(t, "light-coverage")
 			cov := lc.FileCoverage()
 			withSrc := `C:\src\sample\config.cpp`
-			if len(ids) != len(examplefig.Names) || len(cov) < 2 || cov[withSrc][1] == 0 {
+			if len(ids) != len(exampletest.Names) || len(cov) < 2 || cov[withSrc][1] == 0 {
 				t.Fatalf("examples exported as %v, coverage of %d files (%s: %v): too little to check the report by", ids, len(cov), withSrc, cov[withSrc])
 			}
 			page := render(t, dsn, report.Options{SourceRoot: sourceRoot(t, lc, map[string]bool{withSrc: true})})
@@ -158,8 +158,8 @@ func TestReportHoldsTheExamplesFigures(t *testing.T) {
 }
 
 func TestReportCapsWhatItEmbeds(t *testing.T) {
-	dsn := testdb.Fresh(t, "sqlite")
-	ids, err := examplefig.Export(context.Background(), "..", dsn, "light-coverage", "function-trace")
+	dsn := dbtest.Fresh(t, "sqlite")
+	ids, err := exampletest.Export(context.Background(), "..", dsn, "light-coverage", "function-trace")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +187,8 @@ func TestReportCapsWhatItEmbeds(t *testing.T) {
 }
 
 func TestReportErrors(t *testing.T) {
-	dsn := testdb.Fresh(t, "sqlite")
-	if _, err := examplefig.Export(context.Background(), "..", dsn, "resource"); err != nil {
+	dsn := dbtest.Fresh(t, "sqlite")
+	if _, err := exampletest.Export(context.Background(), "..", dsn, "resource"); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -259,7 +259,7 @@ func between(s, from, to string) string {
 // shows whole, with no such note.
 func TestReportFoldsDeepCalls(t *testing.T) {
 	ctx := context.Background()
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	chain := func(n int) int64 {
 		ft := functiontrace.NewBuilder()
 		defer ft.Close()

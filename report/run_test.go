@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/historyfig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/trendtest"
 	"github.com/profdb/profdb/report"
 )
 
@@ -18,13 +18,13 @@ import (
 // coverage run's javascript: URL is neither a link nor shown.
 func TestReportNamesEachRun(t *testing.T) {
 	ctx := context.Background()
-	dsn := testdb.Fresh(t, "sqlite")
-	h, err := historyfig.Export(ctx, dsn)
+	dsn := dbtest.Fresh(t, "sqlite")
+	h, err := trendtest.Export(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	first, second := h.Coverage[0], h.Coverage[1]
-	db := testdb.Open(t, dsn)
+	db := dbtest.Open(t, dsn)
 	for _, q := range []string{
 		fmt.Sprintf(`UPDATE PROFDB_RESULT_SETS SET VCS_BRANCH = '<script>alert(1)</script>' || char(27) || '[2J', VCS_DIRTY = 1 WHERE INST_ID = %d`, second),
 		fmt.Sprintf(`INSERT INTO PROFDB_LABELS (INST_ID, LABEL_KEY, LABEL_VALUE) VALUES (%d, 'os', '"><img src=x onerror=alert(2)>')`, second),

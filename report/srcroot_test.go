@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/srcroottest"
-	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
@@ -22,7 +22,7 @@ import (
 // and returns its DSN.
 func coverageOf(t *testing.T, files []string) string {
 	t.Helper()
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	ctx := context.Background()
 	db, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/profdb/profdb/internal/historyfig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/trendtest"
 	"github.com/profdb/profdb/report"
 	"github.com/profdb/profdb/store"
 	"github.com/profdb/profdb/trend"
@@ -25,16 +25,16 @@ type trendCase struct {
 	series map[string]int // points per series
 }
 
-// trendPages writes the trend pages of historyfig's history: coverage on
+// trendPages writes the trend pages of trendtest's history: coverage on
 // main with the hostile file followed, and the traces with a routine.
 func trendPages(t *testing.T) (string, []trendCase) {
-	dsn := testdb.Fresh(t, "sqlite")
-	h, err := historyfig.Export(context.Background(), dsn)
+	dsn := dbtest.Fresh(t, "sqlite")
+	h, err := trendtest.Export(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return dsn, []trendCase{
-		{"coverage", trend.Options{Filter: store.Filter{Profiler: "light-coverage", Branch: "main"}, File: historyfig.HostileFile}, h.Coverage,
+		{"coverage", trend.Options{Filter: store.Filter{Profiler: "light-coverage", Branch: "main"}, File: trendtest.HostileFile}, h.Coverage,
 			map[string]int{"line_coverage": 4, "routine_coverage": 4, "item_line_coverage": 4}},
 		{"coverage-routine", trend.Options{Filter: store.Filter{Profiler: "light-coverage"}, Routine: "odd"}, append(append([]int64{}, h.Coverage...), h.CoverageFeature...),
 			map[string]int{"line_coverage": 6, "routine_coverage": 6, "item_line_coverage": 3}},

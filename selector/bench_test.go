@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
@@ -28,7 +28,7 @@ var (
 func history(b *testing.B, dialect string) *store.DB {
 	b.Helper()
 	ctx := context.Background()
-	dsn := testdb.Fresh(b, dialect)
+	dsn := dbtest.Fresh(b, dialect)
 	if dialect == "sqlite" && *historyKeep {
 		dir, err := os.MkdirTemp("", "profdb-history")
 		if err != nil {

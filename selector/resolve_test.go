@@ -14,8 +14,8 @@ import (
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/gittest"
-	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
@@ -40,7 +40,7 @@ type run struct {
 func exportRuns(t *testing.T, dialect string, runs []run) (*store.DB, []int64) {
 	t.Helper()
 	ctx := ctxT(t)
-	x, err := exporter.Open(ctx, testdb.Fresh(t, dialect), store.Options{}, exporter.Options{})
+	x, err := exporter.Open(ctx, dbtest.Fresh(t, dialect), store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestResolve(t *testing.T) {
 		{lc, resultset.Run{Commit: c2b, Branch: "main", Labels: unit}},
 		{ft, resultset.Run{Commit: c2b, Branch: "main"}},
 	}
-	for _, dialect := range testdb.Dialects() {
+	for _, dialect := range dbtest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
 			db, ids := exportRuns(t, dialect, runs)
@@ -241,7 +241,7 @@ func TestAncestor(t *testing.T) {
 		{lc, resultset.Run{Commit: "", Branch: "other"}}, // 4: no commit
 		{lc, resultset.Run{Commit: m1, Branch: "main"}},  // 5: m1 again, newer
 	}
-	for _, dialect := range testdb.Dialects() {
+	for _, dialect := range dbtest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
 			db, ids := exportRuns(t, dialect, runs)

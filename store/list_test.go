@@ -14,7 +14,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -43,7 +43,7 @@ func rows(rs ...[]any) func(func([]any, error) bool) {
 func fixtures(t *testing.T, dialect string) (*store.DB, int64, int64) {
 	t.Helper()
 	ctx := ctxT(t)
-	x, err := exporter.Open(ctx, testdb.Fresh(t, dialect), store.Options{}, exporter.Options{})
+	x, err := exporter.Open(ctx, dbtest.Fresh(t, dialect), store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func fixtures(t *testing.T, dialect string) (*store.DB, int64, int64) {
 // A catalogue lists one result set exactly as DB.List lists it among all,
 // counter included; an INST_ID that is not there is an error naming it.
 func TestCatalogListOne(t *testing.T) {
-	for _, dialect := range testdb.Dialects("sqlserver") {
+	for _, dialect := range dbtest.Dialects("sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
 			db, trace, cov := fixtures(t, dialect)
@@ -178,7 +178,7 @@ func TestUnknownProfiler(t *testing.T) {
 // Select names result sets as Pick does with the whole list, and ListOf
 // lists some of them as List lists them among all.
 func TestSelectAndListOf(t *testing.T) {
-	for _, dialect := range testdb.Dialects("sqlserver") {
+	for _, dialect := range dbtest.Dialects("sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
 			db, trace, cov := fixtures(t, dialect)

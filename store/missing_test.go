@@ -9,7 +9,7 @@ import (
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/store"
 )
@@ -20,13 +20,13 @@ import (
 // database that does not exist, a database without an INSTANCES table,
 // and, for a reader, an SQLite file that is empty or no database.
 func TestNothingThere(t *testing.T) {
-	for _, dialect := range testdb.Dialects("sqlserver") {
+	for _, dialect := range dbtest.Dialects("sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
-			dsn := testdb.Fresh(t, dialect)
+			dsn := dbtest.Fresh(t, dialect)
 			if dialect == "sqlite" {
 				// An SQLite database with a table of another application's.
-				db := testdb.Open(t, dsn)
+				db := dbtest.Open(t, dsn)
 				if _, err := db.ExecContext(ctx, "CREATE TABLE OTHER (X INTEGER)"); err != nil {
 					t.Fatal(err)
 				}
@@ -70,7 +70,7 @@ func TestNothingThere(t *testing.T) {
 // exist fails to open (the server refuses the connection) with an error
 // that store.Missing recognises and that names the database.
 func TestMySQLUnknownDatabase(t *testing.T) {
-	dsn, err := testdb.WithNamespace(testdb.DSN(t, "mysql"), "profdb_no_such_db")
+	dsn, err := dbtest.WithNamespace(dbtest.DSN(t, "mysql"), "profdb_no_such_db")
 	if err != nil {
 		t.Fatal(err)
 	}

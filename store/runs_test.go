@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
@@ -18,7 +18,7 @@ import (
 // set with nothing recorded, or deleted, has no entry; a database without
 // profdb's tables (one AQTime wrote) has none, and is no error.
 func TestRuns(t *testing.T) {
-	for _, dialect := range testdb.Dialects() {
+	for _, dialect := range dbtest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
 			x := exporterOn(t, dialect)
@@ -118,7 +118,7 @@ func runsText(m map[int64]*resultset.Run) map[int64]resultset.Run {
 // when the test ends.
 func exporterOn(t *testing.T, dialect string) *exporter.Exporter {
 	t.Helper()
-	x, err := exporter.Open(ctxT(t), testdb.Fresh(t, dialect), store.Options{}, exporter.Options{})
+	x, err := exporter.Open(ctxT(t), dbtest.Fresh(t, dialect), store.Options{}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	_ "github.com/profdb/profdb/dialects/sqlserver"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -17,7 +17,7 @@ import (
 // profiler, branch, commit prefix, labels, a bound and a count — oldest
 // first, with that identity read back.
 func TestSelect(t *testing.T) {
-	for _, dialect := range testdb.Dialects() {
+	for _, dialect := range dbtest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
 			x := exporterOn(t, dialect)

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/golden"
-	"github.com/profdb/profdb/internal/historyfig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/goldentest"
+	"github.com/profdb/profdb/internal/trendtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/profilers/referencecount"
@@ -28,8 +28,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // replaced by fixed ones.
 func TestWriteTextJSONCSV(t *testing.T) {
 	ctx := ctxT(t)
-	dsn := testdb.Fresh(t, "sqlite")
-	if _, err := historyfig.Export(ctx, dsn); err != nil {
+	dsn := dbtest.Fresh(t, "sqlite")
+	if _, err := trendtest.Export(ctx, dsn); err != nil {
 		t.Fatal(err)
 	}
 	r := begin(t, ctx, dsn)
@@ -38,7 +38,7 @@ func TestWriteTextJSONCSV(t *testing.T) {
 		o    trend.Options
 	}{
 		{"coverage", trend.Options{Filter: store.Filter{Profiler: lightcoverage.Name, Branch: "main"}}},
-		{"coverage-file", trend.Options{Filter: store.Filter{Profiler: lightcoverage.Name, Branch: "main"}, File: historyfig.HostileFile}},
+		{"coverage-file", trend.Options{Filter: store.Filter{Profiler: lightcoverage.Name, Branch: "main"}, File: trendtest.HostileFile}},
 		{"coverage-routine-top1", trend.Options{Filter: store.Filter{Profiler: lightcoverage.Name}, Routine: "odd", Top: 1}},
 		{"trace-routine", trend.Options{Filter: store.Filter{Profiler: functiontrace.Name}, Routine: "app.work"}},
 		{"resource", trend.Options{Filter: store.Filter{Profiler: resource.Name}}},
@@ -60,7 +60,7 @@ func TestWriteTextJSONCSV(t *testing.T) {
 			if bytes.ContainsAny(b.Bytes(), "\x1b\r") {
 				t.Errorf("%s: text holds a control character from the data:\n%q", c.name, b.String())
 			}
-			golden.Check(t, fmt.Sprintf("%s-w%d.txt", c.name, width), b.Bytes(), *update)
+			goldentest.Check(t, fmt.Sprintf("%s-w%d.txt", c.name, width), b.Bytes(), *update)
 		}
 		var b bytes.Buffer
 		if err := tr.WriteJSON(&b); err != nil {
@@ -69,12 +69,12 @@ func TestWriteTextJSONCSV(t *testing.T) {
 		if bytes.ContainsAny(b.Bytes(), "\x1b") {
 			t.Errorf("%s: JSON holds a terminal escape", c.name)
 		}
-		golden.Check(t, c.name+".json", b.Bytes(), *update)
+		goldentest.Check(t, c.name+".json", b.Bytes(), *update)
 		b.Reset()
 		if err := tr.WriteCSV(&b); err != nil {
 			t.Fatal(err)
 		}
-		golden.Check(t, c.name+".csv", b.Bytes(), *update)
+		goldentest.Check(t, c.name+".csv", b.Bytes(), *update)
 		rows, err := csv.NewReader(bytes.NewReader(b.Bytes())).ReadAll()
 		if err != nil {
 			t.Fatalf("%s: CSV does not read back: %v", c.name, err)

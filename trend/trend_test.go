@@ -12,8 +12,8 @@ import (
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/historyfig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/trendtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/profilers/referencecount"
@@ -45,11 +45,11 @@ func begin(t *testing.T, ctx context.Context, dsn string) *readback.Reader {
 // the filter chooses, oldest first, and a file's, a routine's figures and
 // the movers are those show and compare read.
 func TestFiguresEqualShow(t *testing.T) {
-	for _, dialect := range testdb.Dialects() {
+	for _, dialect := range dbtest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := ctxT(t)
-			dsn := testdb.Fresh(t, dialect)
-			h, err := historyfig.Export(ctx, dsn)
+			dsn := dbtest.Fresh(t, dialect)
+			h, err := trendtest.Export(ctx, dsn)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestFiguresEqualShow(t *testing.T) {
 				}
 			}
 			// One file's coverage over the runs is show's line for it.
-			for _, file := range []string{"a.go", historyfig.HostileFile, "c.go"} {
+			for _, file := range []string{"a.go", trendtest.HostileFile, "c.go"} {
 				tr, err := trend.Compute(ctx, r, trend.Options{Filter: store.Filter{Profiler: lightcoverage.Name, Branch: "main"}, File: file})
 				if err != nil {
 					t.Fatal(err)
@@ -145,7 +145,7 @@ func TestFiguresEqualShow(t *testing.T) {
 				t.Fatal(err)
 			}
 			// a.go: 1 of 14 lines, then 6 of 14; the hostile file 7 of 8, then 2 of 8.
-			if m := cov.Movers; m == nil || m.Total != 2 || m.Items[0].Name != historyfig.HostileFile || m.Items[1].Name != "a.go" ||
+			if m := cov.Movers; m == nil || m.Total != 2 || m.Items[0].Name != trendtest.HostileFile || m.Items[1].Name != "a.go" ||
 				m.Items[0].Delta() != -62.5 {
 				t.Errorf("coverage movers: %+v", m)
 			}
@@ -205,13 +205,13 @@ func sameAsShow(t *testing.T, ctx context.Context, r *readback.Reader, run trend
 func TestOtherCounters(t *testing.T) {
 	ctx := ctxT(t)
 	for _, c := range []resultset.Counter{{Name: "CPU", Frequency: 1000}, {Name: "Time", Frequency: 2000}} {
-		dsn := testdb.Fresh(t, "sqlite")
+		dsn := dbtest.Fresh(t, "sqlite")
 		x, err := exporter.Open(ctx, dsn, store.Options{}, exporter.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range 2 {
-			b, err := historyfig.Trace(i)
+			b, err := trendtest.Trace(i)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,8 +237,8 @@ func TestOtherCounters(t *testing.T) {
 // profilers, is an error that says so; a file of a trace is refused.
 func TestRefused(t *testing.T) {
 	ctx := ctxT(t)
-	dsn := testdb.Fresh(t, "sqlite")
-	if _, err := historyfig.Export(ctx, dsn); err != nil {
+	dsn := dbtest.Fresh(t, "sqlite")
+	if _, err := trendtest.Export(ctx, dsn); err != nil {
 		t.Fatal(err)
 	}
 	r := begin(t, ctx, dsn)

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/store"
 )
@@ -64,7 +64,7 @@ func TestBadInputLeavesDatabaseUnchanged(t *testing.T) {
 	} {
 		dialect := target.dialect
 		t.Run(dialect+"/bulk="+target.bulk, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dialect)
+			dsn := dbtest.Fresh(t, dialect)
 			mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json")
 			narrow := dialect == "postgres" || dialect == "mysql" // SQLite does not enforce VARCHAR(n)
 			if narrow {

@@ -17,7 +17,7 @@ import (
 	"github.com/google/pprof/profile"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/profdb/profdb/internal/launch"
+	"github.com/profdb/profdb/internal/launchtest"
 )
 
 // maxHostileRSS is the most memory profdb may take to refuse a hostile
@@ -150,13 +150,13 @@ type ran struct {
 	maxRSS int64
 }
 
-// runChild runs args in dir through a launcher (internal/launch), whose
+// runChild runs args in dir through a launcher (internal/launchtest), whose
 // child's peak RSS is its own: a child of the test process would start
 // from the test's. The test binary among args (profdbBin) runs as profdb.
 func runChild(t *testing.T, dir string, args ...string) ran {
 	t.Helper()
 	sh := `cd "$0" && exec "$@"`
-	res, err := launch.Run(t.Context(), []string{asProfdb + "=1"}, append([]string{"sh", "-c", sh, dir}, args...)...)
+	res, err := launchtest.Run(t.Context(), []string{asProfdb + "=1"}, append([]string{"sh", "-c", sh, dir}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-// The peak RSS of a child process is Linux's ru_maxrss (internal/launch).
+// The peak RSS of a child process is Linux's ru_maxrss (internal/launchtest).
 
 package main
 
@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/launch"
+	"github.com/profdb/profdb/internal/launchtest"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/store"
 )
@@ -68,7 +68,7 @@ func TestCheckDiffMemory(t *testing.T) {
 		diff := filepath.Join(dir, "big.diff")
 		files, lines := writeBigDiff(t, diff, int64(*checkDiffMB)<<20, newFiles)
 		args := []string{"check", "--db", dsn, itoa64(res.InstID), "--diff", diff, "--min-patch-coverage", "50"}
-		r := launch.Measure(t, []string{asProfdb + "=1"}, append([]string{self}, args...)...)
+		r := launchtest.Measure(t, []string{asProfdb + "=1"}, append([]string{self}, args...)...)
 		t.Logf("profdb check --diff of %d MB (%d files, %d changed lines): %.1f s, peak RSS %d MiB",
 			*checkDiffMB, files, lines, r.Elapsed.Seconds(), r.MaxRSS>>20)
 		if r.Err != "exit status 1" || !strings.Contains(r.Stdout, "FAIL  patch-coverage: patch coverage ") ||
@@ -79,7 +79,7 @@ func TestCheckDiffMemory(t *testing.T) {
 			t.Errorf("peak RSS %d MiB, want under %d MiB", r.MaxRSS>>20, checkDiffRSS>>20)
 		}
 		if *checkDiffBefore != "" {
-			rb := launch.Measure(t, nil, append([]string{*checkDiffBefore}, args...)...)
+			rb := launchtest.Measure(t, nil, append([]string{*checkDiffBefore}, args...)...)
 			t.Logf("%s: %.1f s, peak RSS %d MiB (%s)", *checkDiffBefore, rb.Elapsed.Seconds(), rb.MaxRSS>>20, rb.Err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/gate"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/resultset"
@@ -180,9 +180,9 @@ func runCheckJSON(t *testing.T, args ...string) (int, gate.Report, string) {
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestCheckRules(t *testing.T) {
-	for _, dn := range testdb.Dialects() {
+	for _, dn := range dbtest.Dialects() {
 		t.Run(dn, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			s := checkFixture(t, dsn)
 			diff := filepath.Join(t.TempDir(), "change.diff")
 			if err := os.WriteFile(diff, []byte(checkDiff), 0o644); err != nil {
@@ -311,9 +311,9 @@ func TestCheckPatchCoverageManyFiles(t *testing.T) {
 		diff.WriteString("diff --git a/" + p + " b/" + p + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + p + "\n@@ -0,0 +1,4 @@\n+a\n+b\n+c\n+d\n")
 	}
 	diff.WriteString("diff --git a/doc.txt b/doc.txt\n--- a/doc.txt\n+++ b/doc.txt\n@@ -1,0 +2,1 @@\n+x\n")
-	for _, dn := range testdb.Dialects() {
+	for _, dn := range dbtest.Dialects() {
 		t.Run(dn, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			ctx := context.Background()
 			db, err := store.Open(ctx, dsn, store.Options{})
 			if err != nil {

@@ -23,7 +23,7 @@ import (
 	"github.com/profdb/profdb/dialects/postgres"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input/interchange"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/selector"
@@ -39,12 +39,12 @@ import (
 // the schema's name, and an admin handle on it.
 func citusSchema(t *testing.T) (dsn, schema string, admin *sql.DB) {
 	t.Helper()
-	dsn = testdb.Fresh(t, "citus")
+	dsn = dbtest.Fresh(t, "citus")
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dsn, u.Query().Get("search_path"), testdb.Open(t, dsn)
+	return dsn, u.Query().Get("search_path"), dbtest.Open(t, dsn)
 }
 
 // withHostPort returns dsn pointed at another host:port (a worker) or
@@ -529,7 +529,7 @@ func workerRows(t *testing.T, dsn, schema string, workers []string) (rows map[st
 	t.Helper()
 	rows = map[string]int64{}
 	for _, w := range workers {
-		wdb := testdb.Open(t, withHostPort(t, dsn, w, ""))
+		wdb := dbtest.Open(t, withHostPort(t, dsn, w, ""))
 		names := func() []string {
 			r, err := wdb.Query(`SELECT relname FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind = 'r'`, schema)
 			if err != nil {
@@ -744,8 +744,8 @@ func TestCitusScaleOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary, makes a database on every node")
 	}
-	coordDSN := testdb.DSN(t, "citus")
-	coord := testdb.Open(t, coordDSN)
+	coordDSN := dbtest.DSN(t, "citus")
+	coord := dbtest.Open(t, coordDSN)
 	workers := citusWorkers(t, coord)
 	u, err := url.Parse(coordDSN)
 	if err != nil {
@@ -754,7 +754,7 @@ func TestCitusScaleOut(t *testing.T) {
 	name := fmt.Sprintf("profdb_scale_%d", time.Now().UnixNano()%1_000_000_000)
 	nodes := append([]string{u.Host}, workers[:2]...)
 	for _, n := range nodes {
-		admin := testdb.Open(t, withHostPort(t, coordDSN, n, ""))
+		admin := dbtest.Open(t, withHostPort(t, coordDSN, n, ""))
 		if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 			t.Fatalf("%s: create database: %v", n, err)
 		}
@@ -763,14 +763,14 @@ func TestCitusScaleOut(t *testing.T) {
 				t.Errorf("%s: drop database: %v", n, err)
 			}
 		})
-		db := testdb.Open(t, withHostPort(t, coordDSN, n, name))
+		db := dbtest.Open(t, withHostPort(t, coordDSN, n, name))
 		if _, err := db.Exec("CREATE EXTENSION citus"); err != nil {
 			t.Fatalf("%s: %v", n, err)
 		}
 		db.Close()
 	}
 	dsn := withHostPort(t, coordDSN, "", name)
-	db := testdb.Open(t, dsn)
+	db := dbtest.Open(t, dsn)
 	addNode := func(hostPort string) {
 		host, port, err := net.SplitHostPort(hostPort)
 		if err != nil {

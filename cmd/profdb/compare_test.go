@@ -12,8 +12,8 @@ import (
 
 	"github.com/profdb/profdb/compare"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/examplefig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/exampletest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/readback"
@@ -124,9 +124,9 @@ Routines, largest change of own time first
 `
 
 func TestCompareCLI(t *testing.T) {
-	for _, dn := range testdb.Dialects() {
+	for _, dn := range dbtest.Dialects() {
 		t.Run(dn, func(t *testing.T) {
-			db := testdb.Fresh(t, dn)
+			db := dbtest.Fresh(t, dn)
 			exportComparable(t, db)
 			out := mustRun(t, "compare", "--db", db, "1", "2")
 			if out != compareText {
@@ -168,7 +168,7 @@ func TestCompareCLI(t *testing.T) {
 	}
 	// report --compare: the comparison page, and a flame graph of the
 	// change for two traces.
-	db := testdb.Fresh(t, "sqlite")
+	db := dbtest.Fresh(t, "sqlite")
 	exportComparable(t, db)
 	html := filepath.Join(t.TempDir(), "cmp.html")
 	mustRun(t, "report", "--db", db, "--compare", "3", "5", "-o", html)
@@ -238,7 +238,7 @@ func TestCompareIsTheLibrarys(t *testing.T) {
 	ctx := context.Background()
 	dsn := sqliteDSN(t)
 	exportComparable(t, dsn)
-	ids, err := examplefig.Export(ctx, "../..", dsn) // resource against itself, for classes
+	ids, err := exampletest.Export(ctx, "../..", dsn) // resource against itself, for classes
 	if err != nil {
 		t.Fatal(err)
 	}

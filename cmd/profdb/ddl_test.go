@@ -13,7 +13,7 @@ import (
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 )
 
@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the generated files (ddl/sql/*.
 
 // goldenDialects are the dialects whose scripts are checked in as
 // ddl/sql/DIALECT.sql.
-var goldenDialects = testdb.Dialects()
+var goldenDialects = dbtest.Dialects()
 
 func goldenPath(dialect string) string {
 	return filepath.Join("..", "..", "ddl", "sql", dialect+".sql")
@@ -257,7 +257,7 @@ func client(t *testing.T, required bool, names ...string) string {
 			return p
 		}
 	}
-	if required && testdb.InCI() {
+	if required && dbtest.InCI() {
 		t.Fatalf("%s is not on PATH: CI installs it (.ci/run)", names[0])
 	}
 	t.Skipf("%s is not on PATH", names[0])
@@ -294,7 +294,7 @@ func TestDDLScriptInSQLite3(t *testing.T) {
 
 func TestDDLScriptInPsql(t *testing.T) {
 	psql := client(t, true, "psql")
-	dsn := testdb.Fresh(t, "postgres") // a private schema, named by search_path
+	dsn := dbtest.Fresh(t, "postgres") // a private schema, named by search_path
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -371,7 +371,7 @@ INSERT INTO RESOURCE_PROFILER_THREADS VALUES (1, 2, 3, 4, 5, 6); SELECT * FROM R
 // mariadb client at a fresh private database.
 func mariadbArgs(t *testing.T) (env, args []string) {
 	t.Helper()
-	dsn := testdb.Fresh(t, "mysql") // a private database
+	dsn := dbtest.Fresh(t, "mysql") // a private database
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)

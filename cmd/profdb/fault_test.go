@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/store"
 )
 
@@ -294,11 +294,11 @@ func TestStalledConnectionEnds(t *testing.T) {
 		{"TCP cut", nil, func(t *testing.T, c *child, p *proxy) time.Time { p.cut(); return time.Now() },
 			exitCannotRun, "lost: "},
 	}
-	for _, dialect := range testdb.Servers("sqlserver") {
+	for _, dialect := range dbtest.Servers("sqlserver") {
 		for _, bulk := range []string{"auto", "off"} {
 			for _, f := range faults {
 				t.Run(dialect+"/bulk="+bulk+"/"+f.name, func(t *testing.T) {
-					dsn := testdb.Fresh(t, dialect)
+					dsn := dbtest.Fresh(t, dialect)
 					mustRun(t, "export", "--db", dsn, "--bulk", bulk, small)
 					before := tableCounts(t, dsn)
 					p, proxied := throughProxy(t, dsn)
@@ -472,10 +472,10 @@ func TestSignalledCommandsEnd(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("random points from seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
-	for _, dialect := range testdb.Dialects("sqlserver") {
+	for _, dialect := range dbtest.Dialects("sqlserver") {
 		for _, bulk := range []string{"auto", "off"} {
 			t.Run(dialect+"/bulk="+bulk, func(t *testing.T) {
-				dsn := testdb.Fresh(t, dialect)
+				dsn := dbtest.Fresh(t, dialect)
 				mustRun(t, "export", "--db", dsn, "--bulk", bulk, small)
 				base := wholeSets(t, bin, dsn)
 				const bigRows = 50_001
@@ -514,7 +514,7 @@ func TestSignalledCommandsEnd(t *testing.T) {
 						mustRun(t, "export", "--db", dsn, "--bulk", bulk, "--quiet", big)
 					}
 					inst = bigInst(t, mustRun(t, "list", "--db", dsn, "--json"))
-					to := testdb.Fresh(t, dialect)
+					to := dbtest.Fresh(t, dialect)
 					status, stderr, took = signalAt(t, rng, bin, sig, 1500*time.Millisecond, 0, "copy", "--from", dsn, "--to", to, "--bulk", bulk, "--inst", inst)
 					got = targetSets(t, bin, to)
 					outcome = checkOutcome(t, "copy", sig, status, stderr, got, map[string]int64{"faulted": bigRows}, map[string]int64{},

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/compare"
-	"github.com/profdb/profdb/internal/pproftop"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/pproftest"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/store"
 )
@@ -124,7 +124,7 @@ func pprofFigures(goTool func(...string) ([]byte, error), args ...string) (pprof
 	if err != nil {
 		return nil, err
 	}
-	f, err := pproftop.Parse(out, "ns")
+	f, err := pproftest.Parse(out, "ns")
 	return pprofTop(f), err
 }
 
@@ -140,7 +140,7 @@ func TestFiguresAgreeWithGoTools(t *testing.T) {
 		t.Skip("builds and runs a Go program")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
-		if testdb.InCI() {
+		if dbtest.InCI() {
 			t.Fatalf("go is not on PATH (CI=true: the comparison with the go tools must run): %v", err)
 		}
 		t.Skip("go is not on PATH")
@@ -150,9 +150,9 @@ func TestFiguresAgreeWithGoTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(g.dir) })
-	for _, dn := range testdb.Dialects("sqlserver") {
+	for _, dn := range dbtest.Dialects("sqlserver") {
 		t.Run(dn, func(t *testing.T) {
-			db := testdb.Fresh(t, dn)
+			db := dbtest.Fresh(t, dn)
 			for _, f := range []string{g.cover[0], g.cover[1], g.cpu[0], g.cpu[1]} {
 				mustRun(t, "export", "--db", db, "--source-root", g.src, f)
 			}

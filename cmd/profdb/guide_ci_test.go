@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/gate"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // ciVarPrefixes are the prefixes of the environment variables by which
@@ -101,7 +101,7 @@ func (g *guideCI) job(dsn, event, ref string) (dir, sha, stdout, stderr string, 
 func newGuideCI(t *testing.T, script string) (g *guideCI, c1, c2, c3 string) {
 	for _, tool := range []string{"go", "git", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			if testdb.InCI() {
+			if dbtest.InCI() {
 				t.Fatalf("%s is not on PATH (CI=true: the guide's CI job must run): %v", tool, err)
 			}
 			t.Skipf("%s is not on PATH", tool)
@@ -225,7 +225,7 @@ func TestGuideCIJob(t *testing.T) {
 
 	for _, dialect := range []string{"sqlite", "postgres"} {
 		t.Run(dialect, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dialect)
+			dsn := dbtest.Fresh(t, dialect)
 			g, c1, c2, c3 := newGuideCI(t, script)
 			var runs []string // the commit of each INST_ID, from 1
 			for _, c := range []string{c1, c2} {

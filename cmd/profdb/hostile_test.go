@@ -11,8 +11,8 @@ import (
 
 	"github.com/rivo/uniseg"
 
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/termtext"
-	"github.com/profdb/profdb/internal/testdb"
 )
 
 // hostileFixture holds four result sets, one per profiler, made from the
@@ -102,9 +102,9 @@ func runClean(t *testing.T, want int, args ...string) string {
 func TestHostileNamesOnEveryDialect(t *testing.T) {
 	t.Setenv("COLUMNS", "100")
 	want := fixtureStrings(t)
-	for _, dn := range testdb.Dialects() {
+	for _, dn := range dbtest.Dialects() {
 		t.Run(dn, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			out := runClean(t, 0, "export", "--db", dsn, hostileFixture)
 			for _, w := range []string{
 				`INST_ID 1  light-coverage  64 rows  "unit tests \x1b]0;pwned\a </script><script>window.pwned=3</script>"`,
@@ -271,7 +271,7 @@ func TestHostileNamesFromTheDatabase(t *testing.T) {
 	t.Setenv("COLUMNS", "100")
 	dsn := sqliteDSN(t)
 	runClean(t, 0, "export", "--db", dsn, hostileFixture)
-	db := testdb.Open(t, dsn)
+	db := dbtest.Open(t, dsn)
 	for _, q := range []string{
 		`UPDATE LIGHT_COVERAGE_PROFILER_ROUTINES_DATA SET COL_SOURCE_FILE = CAST(X'433A5C9B1B5B33316D2E637070' AS TEXT),
 			COL_MODULE_NAME = CAST(X'6D6F64FF9B' AS TEXT) WHERE ID = 0 AND INST_ID = 1`,

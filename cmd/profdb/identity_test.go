@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/gittest"
-	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -109,11 +109,11 @@ func example(t *testing.T, name string) string {
 // and labels, with the flags over them; a script records them as export
 // does. On every database.
 func TestIdentityRecorded(t *testing.T) {
-	for _, dialect := range testdb.Dialects() {
+	for _, dialect := range dbtest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			cov := example(t, "light-coverage.json")
 			head := inGitRepo(t)
-			dsn := testdb.Fresh(t, dialect)
+			dsn := dbtest.Fresh(t, dialect)
 			clean := false
 			mustRun(t, "export", "--db", dsn, "-q", "--label", "suite=unit", "--label", "os=linux", cov) // 1
 			mustRun(t, "export", "--db", dsn, "-q", "--branch", "release/2", "--no-identity", cov)       // 2

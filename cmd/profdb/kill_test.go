@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/store"
@@ -137,10 +137,10 @@ func faultInputs(t *testing.T, rows int) (bin, small, big string, size int64) {
 // each local database and with both write paths.
 func TestKilledExportLeavesNoTrace(t *testing.T) {
 	bin, small, big, size := faultInputs(t, 600_000)
-	for _, dialect := range testdb.Dialects() {
+	for _, dialect := range dbtest.Dialects() {
 		for _, bulk := range []string{"auto", "off"} {
 			t.Run(dialect+"/bulk="+bulk, func(t *testing.T) {
-				dsn := testdb.Fresh(t, dialect)
+				dsn := dbtest.Fresh(t, dialect)
 				// One complete result set first: it must survive.
 				if out, err := profdbCommand(bin, "export", "--db", dsn, "--bulk", bulk, small).CombinedOutput(); err != nil {
 					t.Fatalf("first export: %v\n%s", err, out)

@@ -2,5 +2,5 @@
 
 package main
 
-// launchMain: internal/launch measures peak RSS on Linux only.
+// launchMain: internal/launchtest measures peak RSS on Linux only.
 func launchMain() {}

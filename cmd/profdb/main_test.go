@@ -11,7 +11,7 @@ import (
 // signal it, kill it, measure it) without building it.
 const asProfdb = "PROFDB_TEST_AS_PROFDB"
 
-// TestMain makes the test binary a launcher (internal/launch, on Linux)
+// TestMain makes the test binary a launcher (internal/launchtest, on Linux)
 // when a test runs a command through one, and profdb itself, main and
 // all, when started with asProfdb set.
 func TestMain(m *testing.M) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // nothingCommands are readCommands with delete and merge: every command
@@ -72,7 +72,7 @@ func TestNothingThereSQLite(t *testing.T) {
 		}
 	}
 	other := filepath.Join(dir, "other.db")
-	if _, err := testdb.Open(t, "sqlite:"+other).Exec("CREATE TABLE OTHER (X INTEGER)"); err != nil {
+	if _, err := dbtest.Open(t, "sqlite:"+other).Exec("CREATE TABLE OTHER (X INTEGER)"); err != nil {
 		t.Fatal(err)
 	}
 	otherBefore, err := os.ReadFile(other)
@@ -108,10 +108,10 @@ func TestNothingThereSQLite(t *testing.T) {
 // naming it; on one that exists but has no INSTANCES table, it exits 2
 // saying so.
 func TestNothingThereOnServers(t *testing.T) {
-	for _, dialect := range testdb.Servers("sqlserver") {
+	for _, dialect := range dbtest.Servers("sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dialect)
-			missingDSN, err := testdb.WithNamespace(dsn, "profdb_no_such")
+			dsn := dbtest.Fresh(t, dialect)
+			missingDSN, err := dbtest.WithNamespace(dsn, "profdb_no_such")
 			if err != nil {
 				t.Fatal(err)
 			}

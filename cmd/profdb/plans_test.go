@@ -17,8 +17,8 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/gate"
 	"github.com/profdb/profdb/input/interchange"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/plantest"
-	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/merge"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -117,7 +117,7 @@ func exportPlanSets(t *testing.T, ctx context.Context, dsn string) staleSets {
 // copies are result sets of their own.
 func staleDatabase(t *testing.T, ctx context.Context, dialect string, rounds int) (string, staleSets) {
 	t.Helper()
-	dsn := testdb.Fresh(t, dialect)
+	dsn := dbtest.Fresh(t, dialect)
 	return dsn, makeStale(t, ctx, dialect, dsn, rounds)
 }
 
@@ -125,7 +125,7 @@ func staleDatabase(t *testing.T, ctx context.Context, dialect string, rounds int
 func makeStale(t *testing.T, ctx context.Context, dialect, dsn string, rounds int) staleSets {
 	t.Helper()
 	sets := exportPlanSets(t, ctx, dsn)
-	admin := testdb.Open(t, dsn)
+	admin := dbtest.Open(t, dsn)
 	d, err := dialects.ForDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func planTables(t *testing.T, ctx context.Context, dsn string) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables, err := plantest.ResultSetTables(ctx, testdb.Open(t, dsn), d)
+	tables, err := plantest.ResultSetTables(ctx, dbtest.Open(t, dsn), d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestPlansWithStaleStatistics(t *testing.T) {
 				check(command)
 			}
 			var copied int64
-			admin := testdb.Open(t, dsn)
+			admin := dbtest.Open(t, dsn)
 			q := fmt.Sprintf("SELECT MAX(%s) FROM %s", d.Quote(d.StoredName("INST_ID")), d.Quote(d.StoredName(coverageLines)))
 			if err := admin.QueryRowContext(ctx, q).Scan(&copied); err != nil {
 				t.Fatal(err)
@@ -413,7 +413,7 @@ const staleRounds = 7
 // statistics count less than a tenth of the rows.
 func misled(t *testing.T, ctx context.Context, dialect, dsn string, inst int64) {
 	t.Helper()
-	admin := testdb.Open(t, dsn)
+	admin := dbtest.Open(t, dsn)
 	switch dialect {
 	case "postgres":
 		if p := planOutsideProfdb(t, ctx, admin, inst); len(p.Scans) != 1 || !p.Scans[0].Full {
@@ -468,9 +468,9 @@ func analyses(t *testing.T, ctx context.Context, dialect string, admin *sql.DB) 
 // owner's login; through a login that may insert but owns no table
 // (export --no-create), it leaves them as they are and says nothing.
 func TestStatisticsAfterExport(t *testing.T) {
-	dsn := testdb.Fresh(t, "postgres")
+	dsn := dbtest.Fresh(t, "postgres")
 	ctx := t.Context()
-	admin := testdb.Open(t, dsn)
+	admin := dbtest.Open(t, dsn)
 	mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json")
 	table := "function_trace_profiler_call_trace"
 	analysed := func() int64 {

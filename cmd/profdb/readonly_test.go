@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // readCommands are profdb's commands that only read a database, each as
@@ -150,9 +150,9 @@ func TestNoCreateCreatesNoFile(t *testing.T) {
 // TestReadCommandsOnServersWriteNothing: read commands succeed through a
 // login that may only SELECT the tables (and create nothing).
 func TestReadCommandsOnServersWriteNothing(t *testing.T) {
-	for _, dialect := range testdb.Servers("sqlserver") {
+	for _, dialect := range dbtest.Servers("sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dialect)
+			dsn := dbtest.Fresh(t, dialect)
 			mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json", "../../examples/resource.json")
 			readOnly := readOnlyDSN(t, dialect, dsn)
 			for name, args := range readCommands {
@@ -176,7 +176,7 @@ func readOnlyDSN(t *testing.T, dialect, dsn string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin := testdb.Open(t, testdb.DSN(t, dialect))
+	admin := dbtest.Open(t, dbtest.DSN(t, dialect))
 	user := randomName("profdb_ro_")
 	stmts := []string{
 		"CREATE USER '" + user + "'@'%' IDENTIFIED BY '" + secret + "'",
@@ -214,14 +214,14 @@ func readOnlyDSN(t *testing.T, dialect, dsn string) string {
 func TestHotStandby(t *testing.T) {
 	primary, standby := os.Getenv("PROFDB_TEST_POSTGRES_PRIMARY"), os.Getenv("PROFDB_TEST_POSTGRES_STANDBY")
 	if primary == "" || standby == "" {
-		if testdb.InCI() {
+		if dbtest.InCI() {
 			t.Fatal("PROFDB_TEST_POSTGRES_PRIMARY and PROFDB_TEST_POSTGRES_STANDBY are not set (run .ci/pg-standby)")
 		}
 		t.Skip("no hot standby: set PROFDB_TEST_POSTGRES_PRIMARY and PROFDB_TEST_POSTGRES_STANDBY (see .ci/pg-standby)")
 	}
 	ctx := t.Context()
 	schema := randomName("profdb_sb_")
-	admin := testdb.Open(t, primary)
+	admin := dbtest.Open(t, primary)
 	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestHotStandby(t *testing.T) {
 		}
 	})
 	for _, dsn := range []*string{&primary, &standby} {
-		ns, err := testdb.WithNamespace(*dsn, schema)
+		ns, err := dbtest.WithNamespace(*dsn, schema)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,7 @@ func TestHotStandby(t *testing.T) {
 	if err := admin.QueryRowContext(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&lsn); err != nil {
 		t.Fatal(err)
 	}
-	sb := testdb.Open(t, standby)
+	sb := dbtest.Open(t, standby)
 	for caughtUp := false; !caughtUp; {
 		if err := sb.QueryRowContext(ctx, "SELECT pg_is_in_recovery() AND pg_last_wal_replay_lsn() >= $1::pg_lsn", lsn).Scan(&caughtUp); err != nil {
 			t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/edgeset"
+	"github.com/profdb/profdb/internal/resultsettest"
 )
 
 // TestScriptIsExportSQLOut: profdb script and its older spelling export
@@ -16,7 +16,7 @@ import (
 func TestScriptIsExportSQLOut(t *testing.T) {
 	dir := t.TempDir()
 	in := writeInput(t, filepath.Join(dir, "in.json"),
-		edgeset.Full(t, "function-trace", "x", "mysql", 2, false), edgeset.Full(t, "light-coverage", "y", "mysql", 3, false))
+		resultsettest.Full(t, "function-trace", "x", "mysql", 2, false), resultsettest.Full(t, "light-coverage", "y", "mysql", 3, false))
 	for _, flags := range [][]string{
 		{"--dialect", "mysql"},
 		{"--dialect", "mysql", "--primary-key", "--schema", "aq", "--caption", "c"},
@@ -47,7 +47,7 @@ func TestScriptIsExportSQLOut(t *testing.T) {
 // TestScriptUsage: the flag combinations that make no sense are refused.
 func TestScriptUsage(t *testing.T) {
 	dir := t.TempDir()
-	in := writeInput(t, filepath.Join(dir, "in.json"), edgeset.Full(t, "function-trace", "x", "sqlite", 2, false))
+	in := writeInput(t, filepath.Join(dir, "in.json"), resultsettest.Full(t, "function-trace", "x", "sqlite", 2, false))
 	script := filepath.Join(dir, "out.sql")
 	for _, c := range []struct {
 		args []string

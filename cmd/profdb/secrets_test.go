@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/edgeset"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/resultsettest"
 )
 
 // secret is the distinctive password the DSNs of these tests carry.
@@ -45,14 +45,14 @@ func randomName(prefix string) string {
 func secretDSNs(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	out["postgres"] = withPassword(t, testdb.Fresh(t, "postgres"), "")
-	my := testdb.Fresh(t, "mysql")
+	out["postgres"] = withPassword(t, dbtest.Fresh(t, "postgres"), "")
+	my := dbtest.Fresh(t, "mysql")
 	u, err := url.Parse(my)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dbName := strings.TrimPrefix(u.Path, "/")
-	admin := testdb.Open(t, testdb.DSN(t, "mysql"))
+	admin := dbtest.Open(t, dbtest.DSN(t, "mysql"))
 	user := randomName("profdb_s_")
 	for _, st := range []string{
 		"CREATE USER '" + user + "'@'%' IDENTIFIED BY '" + secret + "'",
@@ -92,7 +92,7 @@ func checkNoSecret(t *testing.T, wantOK bool, args ...string) (string, string) {
 // that the password appears in no output, message or error.
 func TestSecretsNeverShown(t *testing.T) {
 	dir := t.TempDir()
-	in := writeInput(t, filepath.Join(dir, "in.json"), edgeset.Full(t, "function-trace", "secret test", "mysql", 3, false))
+	in := writeInput(t, filepath.Join(dir, "in.json"), resultsettest.Full(t, "function-trace", "secret test", "mysql", 3, false))
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"profiler": "function-trace", "tables": {"FUNCTION_TRACE_PROFILER_THREADS": [{"ID": "x"`), 0o644); err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	})
 
 	pgDB := "test"
-	if u, err := url.Parse(os.Getenv(testdb.EnvVar("postgres"))); err == nil && u.Path != "" {
+	if u, err := url.Parse(os.Getenv(dbtest.EnvVar("postgres"))); err == nil && u.Path != "" {
 		pgDB = strings.TrimPrefix(u.Path, "/")
 	}
 	failing := map[string]string{
@@ -228,7 +228,7 @@ func TestPasswordMaskedWhereItStands(t *testing.T) {
 		}},
 	} {
 		t.Run(l.dialect, func(t *testing.T) {
-			u, err := url.Parse(testdb.DSN(t, l.dialect))
+			u, err := url.Parse(dbtest.DSN(t, l.dialect))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdb/profdb/internal/examplefig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/exampletest"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -25,7 +25,7 @@ func exportWithRun(t *testing.T, dsn, root, name string, run resultset.Run) int6
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	inst, err := examplefig.ExportRun(ctx, root, dsn, name, &run)
+	inst, err := exampletest.ExportRun(ctx, root, dsn, name, &run)
 	if err != nil {
 		t.Fatalf("export %s: %v", name, err)
 	}
@@ -90,9 +90,9 @@ func selectorRepo(t *testing.T) (dir, m1, m2, f1 string) {
 func TestSelectorsCLI(t *testing.T) {
 	dir, m1, m2, f1 := selectorRepo(t)
 	root := moduleRoot(t)
-	for _, dialect := range testdb.Dialects("mysql", "sqlserver") {
+	for _, dialect := range dbtest.Dialects("mysql", "sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dialect)
+			dsn := dbtest.Fresh(t, dialect)
 			ids := []int64{
 				exportWithRun(t, dsn, root, "light-coverage", resultset.Run{Commit: m1, Branch: "main", Labels: map[string]string{"suite": "unit"}}),
 				exportWithRun(t, dsn, root, "function-trace", resultset.Run{Commit: m1, Branch: "main"}),
@@ -264,9 +264,9 @@ func TestSelectorsCLI(t *testing.T) {
 // is its newest match.
 func TestSecondSelectorCLI(t *testing.T) {
 	root := moduleRoot(t)
-	for _, dialect := range testdb.Dialects("mysql", "sqlserver") {
+	for _, dialect := range dbtest.Dialects("mysql", "sqlserver") {
 		t.Run(dialect, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dialect)
+			dsn := dbtest.Fresh(t, dialect)
 			var ids []int64
 			exportTo := func(n int) {
 				for len(ids) < n {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/store"
 )
 
@@ -49,7 +49,7 @@ func freePort(t *testing.T) string {
 // servers, and skips it elsewhere.
 func serverMissing(t *testing.T, format string, args ...any) {
 	t.Helper()
-	if testdb.InCI() {
+	if dbtest.InCI() {
 		t.Fatalf(format, args...)
 	}
 	t.Skipf(format, args...)
@@ -138,7 +138,7 @@ func startPrivateMariaDB(t *testing.T) *privateServer {
 	}
 	s.up(t)
 	t.Cleanup(s.halt)
-	db := testdb.Open(t, "mysql://root@127.0.0.1:"+port+"/")
+	db := dbtest.Open(t, "mysql://root@127.0.0.1:"+port+"/")
 	if _, err := db.Exec("CREATE DATABASE test"); err != nil {
 		t.Fatal(err)
 	}

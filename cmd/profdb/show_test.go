@@ -14,8 +14,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/profdb/profdb/internal/examplefig"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/exampletest"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/store"
 )
@@ -127,9 +127,9 @@ func mustRead(t *testing.T, path string) []byte {
 // TestShowAndReportOnEveryDialect is the "done when": export,
 // show and report, on every database.
 func TestShowAndReportOnEveryDialect(t *testing.T) {
-	for _, dn := range testdb.Dialects() {
+	for _, dn := range dbtest.Dialects() {
 		t.Run(dn, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			mustRun(t, "export", "--db", dsn, "../../examples/light-coverage.json")
 			if out := mustRun(t, "show", "--db", dsn, "1"); !strings.Contains(out, "Lines covered:    13 of 21 (61.9%)") {
 				t.Errorf("show:\n%s", out)
@@ -207,7 +207,7 @@ func TestExportPrintsLcovSummary(t *testing.T) {
 func TestShowIsTheLibrarys(t *testing.T) {
 	ctx := context.Background()
 	dsn := sqliteDSN(t)
-	ids, err := examplefig.Export(ctx, "../..", dsn)
+	ids, err := exampletest.Export(ctx, "../..", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

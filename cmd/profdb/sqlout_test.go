@@ -18,15 +18,15 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input/interchange"
-	"github.com/profdb/profdb/internal/edgeset"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/resultsettest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
 
 // writeInput writes the fixtures as one interchange JSON file.
-func writeInput(t testing.TB, path string, sets ...*edgeset.Fixture) string {
+func writeInput(t testing.TB, path string, sets ...*resultsettest.Fixture) string {
 	t.Helper()
 	out, err := os.Create(path)
 	if err != nil {
@@ -133,23 +133,23 @@ func TestSQLOutScriptAppends(t *testing.T) {
 	} {
 		t.Run(tc.dialect, func(t *testing.T) {
 			runScript := tc.runner(t)
-			dsn := testdb.Fresh(t, tc.dialect)
+			dsn := dbtest.Fresh(t, tc.dialect)
 			dir := t.TempDir()
 			// PostgreSQL's text cannot hold NUL, nor Babelfish's (see
 			// TestSQLOutNULGuard).
 			withNUL := tc.dialect != "postgres" && !(tc.dialect == "sqlserver" && isBabelfish(t, dsn))
 
 			// Two result sets exported the normal way first.
-			seed := []*edgeset.Fixture{
-				edgeset.Full(t, "function-trace", "seed one", tc.dialect, 3, false),
-				edgeset.Full(t, "resource", "seed two", tc.dialect, 3, false),
+			seed := []*resultsettest.Fixture{
+				resultsettest.Full(t, "function-trace", "seed one", tc.dialect, 3, false),
+				resultsettest.Full(t, "resource", "seed two", tc.dialect, 3, false),
 			}
 			mustRun(t, "export", "--db", dsn, "-q", writeInput(t, filepath.Join(dir, "seed.json"), seed...))
 
 			// The script holds one result set of every profiler.
-			var sets []*edgeset.Fixture
+			var sets []*resultsettest.Fixture
 			for _, p := range profilers.Names() {
-				sets = append(sets, edgeset.Full(t, p, "script "+p+" 'q' \\ \n✓ \x1b]0;pwned\a\u202e\U000E0041", tc.dialect, 5, withNUL))
+				sets = append(sets, resultsettest.Full(t, p, "script "+p+" 'q' \\ \n✓ \x1b]0;pwned\a\u202e\U000E0041", tc.dialect, 5, withNUL))
 			}
 			in := writeInput(t, filepath.Join(dir, "in.json"), sets...)
 			script := filepath.Join(dir, "out.sql")
@@ -192,13 +192,13 @@ func TestSQLOutScriptAppends(t *testing.T) {
 					if l.InstID != next+int64(i) || l.Profiler != f.Header.Profiler || l.Caption != f.Header.Caption {
 						t.Errorf("round %d: listing %+v, want INST_ID %d of %s", round+1, l, next+int64(i), f.Header.Profiler)
 					}
-					edgeset.CompareStored(t, db.DB(), l.InstID, f)
+					resultsettest.CompareStored(t, db.DB(), l.InstID, f)
 				}
 				next += int64(len(sets))
 			}
 			// The result sets exported before are untouched.
 			for i, f := range seed {
-				edgeset.CompareStored(t, db.DB(), int64(i+1), f)
+				resultsettest.CompareStored(t, db.DB(), int64(i+1), f)
 			}
 			// RELATIONS IDs stay unique across the table.
 			d := db.DB().Dialect()
@@ -227,16 +227,16 @@ func TestSQLOutFailingScriptLeavesNothing(t *testing.T) {
 	} {
 		t.Run(tc.dialect, func(t *testing.T) {
 			runScript := tc.runner(t)
-			dsn := testdb.Fresh(t, tc.dialect)
+			dsn := dbtest.Fresh(t, tc.dialect)
 			dir := t.TempDir()
-			seed := edgeset.Full(t, "function-trace", "seed", tc.dialect, 3, false)
+			seed := resultsettest.Full(t, "function-trace", "seed", tc.dialect, 3, false)
 			seed.Tables = seed.Tables[:0] // only INSTANCES and RELATIONS
 			mustRun(t, "export", "--db", dsn, "-q", writeInput(t, filepath.Join(dir, "seed.json"), seed))
-			db := testdb.Open(t, dsn)
+			db := dbtest.Open(t, dsn)
 			if _, err := db.Exec(tc.narrow); err != nil {
 				t.Fatal(err)
 			}
-			set := edgeset.Full(t, "function-trace", "too wide", tc.dialect, 3, false)
+			set := resultsettest.Full(t, "function-trace", "too wide", tc.dialect, 3, false)
 			for i := range set.Tables {
 				if set.Tables[i].Name == "FUNCTION_TRACE_PROFILER_THREADS" {
 					ci := slices.Index(set.Tables[i].Columns, "COL_WIN32THREADID")
@@ -267,7 +267,7 @@ func TestSQLOutFailingScriptLeavesNothing(t *testing.T) {
 // and no file is written when an input fails.
 func TestSQLOutUsage(t *testing.T) {
 	dir := t.TempDir()
-	in := writeInput(t, filepath.Join(dir, "in.json"), edgeset.Full(t, "function-trace", "x", "sqlite", 2, false))
+	in := writeInput(t, filepath.Join(dir, "in.json"), resultsettest.Full(t, "function-trace", "x", "sqlite", 2, false))
 	script := filepath.Join(dir, "out.sql")
 	for _, c := range []struct {
 		args []string
@@ -299,7 +299,7 @@ func TestSQLOutUsage(t *testing.T) {
 		t.Errorf("a script was written despite the error: %v", err)
 	}
 	// PostgreSQL text cannot hold U+0000: the script is refused up front.
-	nul := writeInput(t, filepath.Join(dir, "nul.json"), edgeset.Full(t, "function-trace", "x", "postgres", 3, true))
+	nul := writeInput(t, filepath.Join(dir, "nul.json"), resultsettest.Full(t, "function-trace", "x", "postgres", 3, true))
 	_, errOut, code = runCLI(t, "export", "--sql-out", script, "--dialect", "postgres", nul)
 	if code == 0 || !strings.Contains(errOut, "U+0000") || !strings.Contains(errOut, "column ") {
 		t.Errorf("NUL for postgres: exit %d, %s", code, errOut)
@@ -340,7 +340,7 @@ func TestSQLOutScriptRefusesWhatVerifyRejects(t *testing.T) {
 	} {
 		t.Run(tc.dialect, func(t *testing.T) {
 			runScript := tc.runner(t)
-			dsn := testdb.Fresh(t, tc.dialect)
+			dsn := dbtest.Fresh(t, tc.dialect)
 			mustRun(t, "export", "--db", dsn, "-q", "../../examples/function-trace.json")
 			dir := t.TempDir()
 			for _, c := range cases {

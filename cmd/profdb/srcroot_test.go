@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/srcroot"
 	"github.com/profdb/profdb/internal/srcroottest"
-	"github.com/profdb/profdb/internal/testdb"
 )
 
 // TestSourceRootAttacks runs srcroottest's attacks through the built CLI,
@@ -23,7 +23,7 @@ func TestSourceRootAttacks(t *testing.T) {
 	tr := srcroottest.New(t)
 	bin := profdbBin(t)
 	dir := t.TempDir()
-	dsn := testdb.Fresh(t, "sqlite")
+	dsn := dbtest.Fresh(t, "sqlite")
 	env := append(os.Environ(), asProfdb+"=1", srcroottest.Env, "PROFDB_DB="+dsn)
 	profdb := func(args ...string) (string, string) {
 		t.Helper()

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdb/profdb/internal/historyfig"
 	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/internal/trendtest"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/store"
 	"github.com/profdb/profdb/trend"
@@ -26,7 +26,7 @@ func TestTrendIsTheLibrarys(t *testing.T) {
 	t.Setenv("COLUMNS", "100")
 	ctx := context.Background()
 	dsn := sqliteDSN(t)
-	h, err := historyfig.Export(ctx, dsn)
+	h, err := trendtest.Export(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +35,8 @@ func TestTrendIsTheLibrarys(t *testing.T) {
 		o    trend.Options
 	}{
 		{[]string{"--branch", "main", "--profiler", "light-coverage"}, trend.Options{Filter: store.Filter{Branch: "main", Profiler: "light-coverage", Last: 100}}},
-		{[]string{"--label", "suite=unit", "--last", "3", "--file", historyfig.HostileFile, "--top", "1"},
-			trend.Options{Filter: store.Filter{Labels: map[string]string{"suite": "unit"}, Last: 3}, File: historyfig.HostileFile, Top: 1}},
+		{[]string{"--label", "suite=unit", "--last", "3", "--file", trendtest.HostileFile, "--top", "1"},
+			trend.Options{Filter: store.Filter{Labels: map[string]string{"suite": "unit"}, Last: 3}, File: trendtest.HostileFile, Top: 1}},
 		{[]string{"--profiler", "function-trace", "--routine", "app.work", "--since", "30d"},
 			trend.Options{Filter: store.Filter{Profiler: "function-trace", Since: time.Now().Add(-30 * 24 * time.Hour).UTC().Format(store.TimeFormat), Last: 100}, Routine: "app.work"}},
 	} {
@@ -111,7 +111,7 @@ func TestTrendIsTheLibrarys(t *testing.T) {
 // --trend with --compare or --inst, are usage errors.
 func TestReportTrend(t *testing.T) {
 	dsn := sqliteDSN(t)
-	h, err := historyfig.Export(context.Background(), dsn)
+	h, err := trendtest.Export(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/edgeset"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/resultsettest"
 	"github.com/profdb/profdb/store"
 )
 
@@ -84,7 +84,7 @@ func TestTSQLBatches(t *testing.T) {
 // isBabelfish reports whether the SQL Server at dsn is Babelfish.
 func isBabelfish(t *testing.T, dsn string) bool {
 	t.Helper()
-	bf, err := sqlserver.IsBabelfish(context.Background(), testdb.Open(t, dsn))
+	bf, err := sqlserver.IsBabelfish(context.Background(), dbtest.Open(t, dsn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +96,11 @@ func isBabelfish(t *testing.T, dsn string) bool {
 // is NULL), the script stops before writing anything, saying why, instead
 // of turning the text into NULL.
 func TestSQLOutNULGuard(t *testing.T) {
-	dsn := testdb.Fresh(t, "sqlserver")
+	dsn := dbtest.Fresh(t, "sqlserver")
 	dir := t.TempDir()
-	seed := edgeset.Full(t, "resource", "seed", "sqlserver", 2, false)
+	seed := resultsettest.Full(t, "resource", "seed", "sqlserver", 2, false)
 	mustRun(t, "export", "--db", dsn, "-q", writeInput(t, filepath.Join(dir, "seed.json"), seed))
-	set := edgeset.Full(t, "resource", "nul\x00inside", "sqlserver", 3, true)
+	set := resultsettest.Full(t, "resource", "nul\x00inside", "sqlserver", 3, true)
 	script := filepath.Join(dir, "out.sql")
 	mustRun(t, "export", "--sql-out", script, "--dialect", "sqlserver", writeInput(t, filepath.Join(dir, "in.json"), set))
 	b, err := os.ReadFile(script)
@@ -134,9 +134,9 @@ func TestSQLOutNULGuard(t *testing.T) {
 		if len(list) != 2 {
 			t.Fatalf("list: %+v", list)
 		}
-		edgeset.CompareStored(t, db.DB(), 2, set)
+		resultsettest.CompareStored(t, db.DB(), 2, set)
 	}
-	edgeset.CompareStored(t, db.DB(), 1, seed)
+	resultsettest.CompareStored(t, db.DB(), 1, seed)
 	if got := mustRun(t, "verify", "--db", dsn); strings.TrimSpace(got) != "ok" {
 		t.Fatalf("verify: %s", got)
 	}
@@ -146,14 +146,14 @@ func TestSQLOutNULGuard(t *testing.T) {
 // SQL Server database, batch by batch as sqlcmd sends it: the second run
 // does nothing, every table is there, and dialecttest.ConsumerQuery runs.
 func TestDDLScriptInSQLServer(t *testing.T) {
-	dsn := testdb.Fresh(t, "sqlserver")
+	dsn := dbtest.Fresh(t, "sqlserver")
 	script := mustRun(t, "ddl", "--dialect", "sqlserver")
 	for round := range 2 {
 		if out, err := runTSQLScript(dsn, script); err != nil {
 			t.Fatalf("round %d: %v\n%s", round+1, err, out)
 		}
 	}
-	db := testdb.Open(t, dsn)
+	db := dbtest.Open(t, dsn)
 	var n int
 	if err := db.QueryRow("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_TYPE = 'BASE TABLE'").Scan(&n); err != nil {
 		t.Fatal(err)

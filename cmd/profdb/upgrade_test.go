@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -74,13 +74,13 @@ func aqtimeMade(t *testing.T, dsn string) {
 // run in the dialect's own client, upgrades as export does.
 func TestUpgrade(t *testing.T) {
 	runners := map[string]func(*testing.T) scriptRunner{"sqlite": sqlite3Runner, "postgres": psqlRunner, "mysql": mariadbRunner, "sqlserver": sqlcmdRunner}
-	for _, dialect := range testdb.Dialects() {
+	for _, dialect := range dbtest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			cov := example(t, "light-coverage.json")
 			inGitRepo(t)
 
 			// A database of the profdb before identities.
-			dsn := testdb.Fresh(t, dialect)
+			dsn := dbtest.Fresh(t, dialect)
 			mustRun(t, "export", "--db", dsn, "-q", cov)
 			oldProfdb(t, dsn)
 			readsAsBefore(t, dsn)
@@ -104,7 +104,7 @@ func TestUpgrade(t *testing.T) {
 			}
 
 			// A database AQTime wrote, upgraded by a DBA with the script.
-			dsn = testdb.Fresh(t, dialect)
+			dsn = dbtest.Fresh(t, dialect)
 			mustRun(t, "export", "--db", dsn, "-q", cov)
 			aqtimeMade(t, dsn)
 			readsAsBefore(t, dsn)

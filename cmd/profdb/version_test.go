@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/clibin"
+	"github.com/profdb/profdb/internal/clitest"
 )
 
 // "profdb version" and "profdb --version" print the version, the commit and
 // its date that Go recorded in the binary, the Go version and the platform.
 func TestVersionBuildInfo(t *testing.T) {
 	// Built as users build it: what go build stamps is the subject.
-	bin, err := clibin.Build(t.Context(), t.TempDir())
+	bin, err := clitest.Build(t.Context(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // TestXMLCoverageOnEveryDialect exports the reports gcovr and JaCoCo made
@@ -16,9 +16,9 @@ func TestXMLCoverageOnEveryDialect(t *testing.T) {
 		"../../input/cobertura/testdata/gcovr.xml": "lines: 75.0% (15 of 20 lines)",
 		"../../input/jacoco/testdata/jacoco.xml":   "lines: 69.6% (16 of 23 lines), methods: 66.7% (6 of 9 methods)",
 	}
-	for _, dn := range testdb.Dialects() {
+	for _, dn := range dbtest.Dialects() {
 		t.Run(dn, func(t *testing.T) {
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			for f, summary := range files {
 				out, errOut, code := runCLI(t, "export", "--db", dsn, f)
 				if code != 0 {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 )
 
@@ -157,7 +157,7 @@ func TestBulkSkipsWithoutLocalInfile(t *testing.T) {
 	}
 
 	var logs []string
-	xdb, err := exporter.Open(ctx, testdb.Fresh(t, "mysql"), store.Options{Logf: func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }}, exporter.Options{})
+	xdb, err := exporter.Open(ctx, dbtest.Fresh(t, "mysql"), store.Options{Logf: func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }}, exporter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestBulkSkipsWithoutLocalInfile(t *testing.T) {
 // refuse the row. Without -fuzz it runs the seeds of
 // dialecttest.BulkFuzzSeeds.
 func FuzzBulkMatchesInsert(f *testing.F) {
-	dialecttest.FuzzBulkMatchesInsert(f, Dialect{}, testdb.Open(f, testdb.Fresh(f, "mysql")))
+	dialecttest.FuzzBulkMatchesInsert(f, Dialect{}, dbtest.Open(f, dbtest.Fresh(f, "mysql")))
 }
 
 // TestEmptyTableBulk: into a table the export created (Target.New), on

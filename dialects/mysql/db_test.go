@@ -10,18 +10,18 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // open returns a handle on a fresh database and the database's name.
 func open(t *testing.T) (*sql.DB, string) {
 	t.Helper()
-	dsn := testdb.Fresh(t, "mysql")
+	dsn := dbtest.Fresh(t, "mysql")
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testdb.Open(t, dsn), strings.TrimPrefix(u.Path, "/")
+	return dbtest.Open(t, dsn), strings.TrimPrefix(u.Path, "/")
 }
 
 // TestSession: every connection runs in strict mode with utf8mb4_bin.

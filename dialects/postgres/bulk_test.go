@@ -8,7 +8,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects/dialecttest"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // TestBulkRoundTrip: every edge value comes back exactly through COPY, in
@@ -128,7 +128,7 @@ func TestIndexSplitter(t *testing.T) {
 // string with NUL). Without -fuzz it runs the seeds of
 // dialecttest.BulkFuzzSeeds.
 func FuzzBulkMatchesInsert(f *testing.F) {
-	dialecttest.FuzzBulkMatchesInsert(f, Dialect{}, testdb.Open(f, testdb.Fresh(f, "postgres")))
+	dialecttest.FuzzBulkMatchesInsert(f, Dialect{}, dbtest.Open(f, dbtest.Fresh(f, "postgres")))
 }
 
 // TestAppendCopyText: the encoding of every canonical type, and an error

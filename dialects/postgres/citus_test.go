@@ -10,7 +10,7 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // citusTables are a shared table with a key (as INSTANCES) and a profiler
@@ -65,7 +65,7 @@ func TestCitusCalls(t *testing.T) {
 // PROFDB_TEST_CITUS names (the test skips without it, fails under CI).
 func citusDSN(t *testing.T) (string, string) {
 	t.Helper()
-	dsn := testdb.Fresh(t, "citus")
+	dsn := dbtest.Fresh(t, "citus")
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -79,11 +79,11 @@ func TestCitusDistributes(t *testing.T) {
 	dsn, _ := citusDSN(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	yes, err := Dialect{}.Distributes(ctx, testdb.Open(t, dsn))
+	yes, err := Dialect{}.Distributes(ctx, dbtest.Open(t, dsn))
 	if err != nil || !yes {
 		t.Errorf("Citus coordinator: Distributes = %v, %v; want true", yes, err)
 	}
-	plain := testdb.Open(t, testdb.DSN(t, "postgres"))
+	plain := dbtest.Open(t, dbtest.DSN(t, "postgres"))
 	tx, err := plain.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestCitusDistributes(t *testing.T) {
 // allows here.
 func TestCitusConformance(t *testing.T) {
 	dsn, schema := citusDSN(t)
-	db := testdb.Open(t, dsn+"&citus.enable_repartition_joins=on")
+	db := dbtest.Open(t, dsn+"&citus.enable_repartition_joins=on")
 	d := Dialect{}
 	dialecttest.Run(t, d, db, dialecttest.Config{
 		Schema: schema,

@@ -11,18 +11,18 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // open returns a handle on a fresh schema and the schema's name.
 func open(t *testing.T) (*sql.DB, string) {
 	t.Helper()
-	dsn := testdb.Fresh(t, "postgres")
+	dsn := dbtest.Fresh(t, "postgres")
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testdb.Open(t, dsn), u.Query().Get("search_path")
+	return dbtest.Open(t, dsn), u.Query().Get("search_path")
 }
 
 // TestConformance runs dialecttest's suite, the catalogue created once

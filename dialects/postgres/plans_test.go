@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // setting returns the value of a setting in the session of q.
@@ -166,7 +166,7 @@ func TestRefreshStats(t *testing.T) {
 // every shard), a plain table of the coordinator is analysed.
 func TestCitusRefreshStats(t *testing.T) {
 	dsn, schema := citusDSN(t)
-	db := testdb.Open(t, dsn)
+	db := dbtest.Open(t, dsn)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	for _, st := range []string{

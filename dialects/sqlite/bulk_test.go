@@ -9,7 +9,7 @@ import (
 	"github.com/profdb/profdb/dialects/dialecttest"
 
 	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // TestBulkRoundTrip: every edge value comes back exactly, stored as the
@@ -103,5 +103,5 @@ func TestIndexesStayDuringTheLoad(t *testing.T) {
 // refuse the row. Without -fuzz it runs the seeds of
 // dialecttest.BulkFuzzSeeds.
 func FuzzBulkMatchesInsert(f *testing.F) {
-	dialecttest.FuzzBulkMatchesInsert(f, Dialect{}, testdb.Open(f, testdb.Fresh(f, "sqlite")))
+	dialecttest.FuzzBulkMatchesInsert(f, Dialect{}, dbtest.Open(f, dbtest.Fresh(f, "sqlite")))
 }

@@ -13,12 +13,12 @@ import (
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 func open(t *testing.T) *sql.DB {
 	t.Helper()
-	return testdb.Open(t, testdb.Fresh(t, "sqlite"))
+	return dbtest.Open(t, dbtest.Fresh(t, "sqlite"))
 }
 
 // attached returns a connection to a new database with a second one, in
@@ -218,7 +218,7 @@ func TestInspectHandMade(t *testing.T) {
 func TestDriverDSNOpens(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	path := t.TempDir() + "/a b#d%41.db"
-	db := testdb.Open(t, "sqlite:"+path)
+	db := dbtest.Open(t, "sqlite:"+path)
 	if _, err := db.ExecContext(ctx, "CREATE TABLE t (x INTEGER)"); err != nil {
 		t.Fatal(err)
 	}
@@ -243,11 +243,11 @@ func TestModeParameter(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	dir := t.TempDir()
 	path := dir + "/x.db"
-	rw := testdb.Open(t, "sqlite:"+path)
+	rw := dbtest.Open(t, "sqlite:"+path)
 	if _, err := rw.ExecContext(ctx, "CREATE TABLE t (x INTEGER)"); err != nil {
 		t.Fatal(err)
 	}
-	ro := testdb.Open(t, "sqlite:"+path+"?mode=ro")
+	ro := dbtest.Open(t, "sqlite:"+path+"?mode=ro")
 	var n int
 	if err := ro.QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil {
 		t.Fatalf("read through mode=ro: %v", err)

@@ -1,15 +1,17 @@
 package sqlserver_test
 
 import (
+	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 )
 
@@ -20,7 +22,7 @@ import (
 // Columns of a missing table is not an error here yet: that check is
 // skipped.
 func TestConformance(t *testing.T) {
-	db := testdb.Open(t, testdb.Fresh(t, "sqlserver"))
+	db := dbtest.Open(t, dbtest.Fresh(t, "sqlserver"))
 	var d sqlserver.Dialect
 	ctx := dialecttest.Context(t)
 	const schema = "profdb_second"
@@ -59,7 +61,7 @@ func TestConformance(t *testing.T) {
 // (a profdb DSN) and skips without it. It writes and reads back INSTANCES
 // rows under the allocation lock.
 func TestRealServer(t *testing.T) {
-	db := testdb.Open(t, testdb.Fresh(t, "sqlserver"))
+	db := dbtest.Open(t, dbtest.Fresh(t, "sqlserver"))
 	var d sqlserver.Dialect
 	ctx := dialecttest.Context(t)
 	inst := profilers.Instances()
@@ -131,7 +133,7 @@ func TestRealServer(t *testing.T) {
 // statements (CreateTableIn), the same columns and indexes on the same
 // key columns, in a schema of each; run again, it changes nothing.
 func TestCreateNewTable(t *testing.T) {
-	db := testdb.Open(t, testdb.Fresh(t, "sqlserver"))
+	db := dbtest.Open(t, dbtest.Fresh(t, "sqlserver"))
 	var d sqlserver.Dialect
 	ctx := dialecttest.Context(t)
 	for _, s := range []string{"by_script", "by_export"} {
@@ -201,7 +203,7 @@ func TestCreateNewTable(t *testing.T) {
 // transaction that runs FewSetsSettings and end with it; on SQL Server the
 // statement runs and changes nothing.
 func TestFewSetsSettings(t *testing.T) {
-	db := testdb.Open(t, testdb.Fresh(t, "sqlserver"))
+	db := dbtest.Open(t, dbtest.Fresh(t, "sqlserver"))
 	ctx := dialecttest.Context(t)
 	babelfish, err := sqlserver.IsBabelfish(ctx, db)
 	if err != nil {
@@ -240,5 +242,27 @@ func TestFewSetsSettings(t *testing.T) {
 	}
 	if got := settings(conn); !reflect.DeepEqual(got, before) {
 		t.Errorf("after the transaction: %q, want the session's %q again", got, before)
+	}
+}
+
+// TestTablesOfMissingSchema: Tables of a schema that does not exist is an
+// error naming it (wrapping dialects.ErrNoSchema), not an empty list; an
+// existing schema without tables lists none, whatever the case of its name,
+// and so does the default schema of an empty database, named or not.
+func TestTablesOfMissingSchema(t *testing.T) {
+	db := dbtest.Open(t, dbtest.Fresh(t, "sqlserver"))
+	var d sqlserver.Dialect
+	ctx := dialecttest.Context(t)
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+d.Quote("empty")); err != nil {
+		t.Fatal(err)
+	}
+	tables, err := d.Tables(ctx, db, "nosuch")
+	if !errors.Is(err, dialects.ErrNoSchema) || !strings.Contains(err.Error(), `"nosuch"`) {
+		t.Errorf("Tables(nosuch) = %v, %v; want an error naming the schema, wrapping dialects.ErrNoSchema", tables, err)
+	}
+	for _, schema := range []string{"empty", "EMPTY", "", "dbo"} {
+		if tables, err := d.Tables(ctx, db, schema); err != nil || len(tables) != 0 {
+			t.Errorf("Tables(%q) of an existing schema without tables = %v, %v; want none", schema, tables, err)
+		}
 	}
 }

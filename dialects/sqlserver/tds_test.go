@@ -3,7 +3,6 @@ package sqlserver_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -256,23 +255,5 @@ func TestLockOverTDS(t *testing.T) {
 		evs[1].SQL != acquire[0] || evs[1].TxDescriptor == 0 || evs[1].TxDescriptor != evs[0].TxDescriptor ||
 		evs[2].Kind != tdstest.Commit {
 		t.Errorf("requests: %+v", evs)
-	}
-}
-
-// TestTablesOfMissingSchemaOverTDS: Tables of a schema that does not exist
-// is an error naming it (wrapping dialects.ErrNoSchema), not an empty
-// list; an existing schema without tables lists none.
-func TestTablesOfMissingSchemaOverTDS(t *testing.T) {
-	var d sqlserver.Dialect
-	_, cat, conn, ctx := catalogServer(t)
-	cat.Schemas = []string{"empty"}
-	tables, err := d.Tables(ctx, conn, "nosuch")
-	if !errors.Is(err, dialects.ErrNoSchema) || !strings.Contains(err.Error(), `"nosuch"`) {
-		t.Errorf("Tables(nosuch) = %v, %v; want an error naming the schema, wrapping dialects.ErrNoSchema", tables, err)
-	}
-	for _, schema := range []string{"empty", "EMPTY", "", "dbo"} {
-		if tables, err := d.Tables(ctx, conn, schema); err != nil || len(tables) != 0 {
-			t.Errorf("Tables(%q) of an existing schema without tables = %v, %v; want none", schema, tables, err)
-		}
 	}
 }

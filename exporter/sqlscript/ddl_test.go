@@ -6,7 +6,7 @@ import (
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter/sqlscript"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -29,7 +29,7 @@ func TestScriptCreatesTablesAsDDL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dialect := range testdb.Dialects() {
+	for _, dialect := range dbtest.Dialects() {
 		d, err := dialects.Lookup(dialect)
 		if err != nil {
 			t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/input/pprof"
-	"github.com/profdb/profdb/internal/launch"
+	"github.com/profdb/profdb/internal/launchtest"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -188,7 +188,7 @@ func rssChildRun(spec string) error {
 // launcher (package launch), and returns its peak RSS in bytes.
 func peakRSS(b *testing.B, mode, file string) int64 {
 	b.Helper()
-	r := launch.Measure(b, []string{rssChild + "=" + mode + ":" + file}, os.Args[0], "-test.run=^$")
+	r := launchtest.Measure(b, []string{rssChild + "=" + mode + ":" + file}, os.Args[0], "-test.run=^$")
 	if r.Err != "" {
 		b.Fatalf("child %s: %s\n%s", mode, r.Err, r.Stderr)
 	}

@@ -17,9 +17,9 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/input/pprof"
-	"github.com/profdb/profdb/internal/launch"
-	"github.com/profdb/profdb/internal/pproftop"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/launchtest"
+	"github.com/profdb/profdb/internal/pproftest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/resultset"
@@ -50,7 +50,7 @@ var realProfiles = sync.OnceValues(func() ([2]string, error) {
 })
 
 func TestMain(m *testing.M) {
-	launch.Main()
+	launchtest.Main()
 	runRSSChild()
 	code := m.Run()
 	if files, err := realProfiles(); err == nil {
@@ -106,7 +106,7 @@ func top(t *testing.T, file, index, unit string) figures {
 	if err != nil {
 		t.Fatalf("go tool pprof: %v\n%s", err, stderr.Bytes())
 	}
-	f, err := pproftop.Parse(out, unit)
+	f, err := pproftest.Parse(out, unit)
 	if err != nil {
 		t.Fatalf("go tool pprof -top: %v\n%s", err, out)
 	}
@@ -380,10 +380,10 @@ func TestRealProfilesAgreeWithPprofTop(t *testing.T) {
 // pprof -top.
 func TestRealProfilesInDatabases(t *testing.T) {
 	cpu, heap := profiles(t)
-	for _, dialect := range testdb.Dialects() {
+	for _, dialect := range dbtest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := t.Context()
-			db, err := store.Open(ctx, testdb.Fresh(t, dialect), store.Options{})
+			db, err := store.Open(ctx, dbtest.Fresh(t, dialect), store.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

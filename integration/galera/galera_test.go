@@ -23,9 +23,9 @@ import (
 	_ "github.com/profdb/profdb/dialects/mysql"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/integration"
-	"github.com/profdb/profdb/internal/clibin"
-	"github.com/profdb/profdb/internal/edgeset"
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/clitest"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/resultsettest"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		profdbBin, err = clibin.Build(context.Background(), dir)
+		profdbBin, err = clitest.Build(context.Background(), dir)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -107,7 +107,7 @@ func cluster(t *testing.T) []string {
 		if err == nil {
 			err = fmt.Errorf("want 3 node DSNs, got %d", len(nodes))
 		}
-		if testdb.InCI() {
+		if dbtest.InCI() {
 			t.Fatalf("no Galera cluster: %v", err)
 		}
 		t.Skipf("no Galera cluster: %v", err)
@@ -172,7 +172,7 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 	dsns := fresh(t)
 	t.Logf("cluster: %s; nodes on ports %s, %s, %s", origin, port(dsns[0]), port(dsns[1]), port(dsns[2]))
 	// The tables exist before the race, as in a database in use.
-	seed := edgeset.Full(t, functiontrace.Name, "seed", "mysql", 1, false)
+	seed := resultsettest.Full(t, functiontrace.Name, "seed", "mysql", 1, false)
 	integration.Export(t, integration.OpenExporter(t, dsns[0], store.Options{}, exporter.Options{}), seed)
 
 	const workers, rows = 8, 200
@@ -188,7 +188,7 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 		retryMsg = regexp.MustCompile(`^retrying result set "worker \d+": conflict with a concurrent transaction: .*, attempt \d+/\d+$`)
 	)
 	for i := range workers {
-		sets[i] = edgeset.Full(t, functiontrace.Name, fmt.Sprintf("worker %d", i), "mysql", rows, false)
+		sets[i] = resultsettest.Full(t, functiontrace.Name, fmt.Sprintf("worker %d", i), "mysql", rows, false)
 	}
 	start := make(chan struct{})
 	for i := range workers {
@@ -259,7 +259,7 @@ func TestConcurrentExportersAcrossNodes(t *testing.T) {
 			t.Fatalf("node %d: %d result sets, want %d", n+1, len(list), workers+1)
 		}
 		for i, r := range results {
-			edgeset.CompareStored(t, db.DB(), r.InstID, sets[i])
+			resultsettest.CompareStored(t, db.DB(), r.InstID, sets[i])
 		}
 		if fs, err := db.DB().Verify(ctx, 0); err != nil || len(fs) != 0 {
 			t.Fatalf("node %d: verify: %v %v", n+1, fs, err)

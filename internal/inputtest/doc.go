@@ -7,5 +7,6 @@
 // skipping (or, under CI=true, failing) a comparison whose real tool is
 // missing.
 //
-// It is for tests only.
+// It is a test kit: each reader's tests (its _test.go and fuzz_test.go)
+// use it.
 package inputtest

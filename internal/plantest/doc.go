@@ -20,7 +20,11 @@
 // checks a statement's text for the joins that let a planner read a table
 // by INST_ID alone.
 //
-// It is for tests only. A handle of Open hides the driver's own connection
+// Its users: its own plan tests (plans_test.go: every one-set command's
+// statements held to their indexes) and cmd/profdb's
+// TestPlansWithStaleStatistics.
+//
+// It is a test kit. A handle of Open hides the driver's own connection
 // and statements: PostgreSQL's bulk path (COPY through lib/pq) fails on
 // it, so an export through it takes exporter.BulkOff. MySQL's LOAD DATA
 // runs as usual.

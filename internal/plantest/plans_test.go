@@ -22,9 +22,9 @@ import (
 	"github.com/profdb/profdb/gate"
 	"github.com/profdb/profdb/input"
 	_ "github.com/profdb/profdb/input/interchange"
-	"github.com/profdb/profdb/internal/examplefig"
+	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/exampletest"
 	"github.com/profdb/profdb/internal/plantest"
-	"github.com/profdb/profdb/internal/testdb"
 	"github.com/profdb/profdb/merge"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -60,11 +60,11 @@ const copies = 64
 // an index can drive each read, not whether the planner's statistics
 // favour it (with a few hundred rows a table they do not).
 func TestOneSetStatementsUseTheirIndex(t *testing.T) {
-	for _, dn := range testdb.Dialects("sqlserver") {
+	for _, dn := range dbtest.Dialects("sqlserver") {
 		t.Run(dn, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			dsn := testdb.Fresh(t, dn)
+			dsn := dbtest.Fresh(t, dn)
 			sqldb, d, rec := plantest.Open(t, dsn, plantest.Options{})
 			db := store.New(sqldb, d, store.Options{})
 			// Batched INSERT: PostgreSQL's COPY needs the driver's own
@@ -79,7 +79,7 @@ func TestOneSetStatementsUseTheirIndex(t *testing.T) {
 			rec.Take()
 
 			var ids []int64
-			for _, name := range examplefig.Names {
+			for _, name := range exampletest.Names {
 				ids = append(ids, a[name], b[name])
 			}
 			runCommands(ctx, t, db, x, a, b, ids)
@@ -136,7 +136,7 @@ func TestOneSetStatementsUseTheirIndex(t *testing.T) {
 func exportExamples(ctx context.Context, t *testing.T, x *exporter.Exporter) map[string]int64 {
 	t.Helper()
 	ids := map[string]int64{}
-	for _, name := range examplefig.Names {
+	for _, name := range exampletest.Names {
 		f, err := os.Open(filepath.Join("..", "..", "examples", name+".json"))
 		if err != nil {
 			t.Fatal(err)
@@ -246,7 +246,7 @@ func runCommands(ctx context.Context, t *testing.T, db *store.DB, x *exporter.Ex
 		t.Fatal(err)
 	}
 	var merged []int64
-	for _, name := range examplefig.Names {
+	for _, name := range exampletest.Names {
 		res, err := merge.Merge(ctx, db, []int64{a[name], b[name]}, merge.Sum, "merged", x)
 		if err != nil {
 			t.Fatalf("merge %s: %v", name, err)
@@ -270,7 +270,7 @@ func read(ctx context.Context, t *testing.T, db *store.DB, a, b map[string]int64
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for _, name := range examplefig.Names {
+	for _, name := range exampletest.Names {
 		if _, err := r.Summarize(ctx, a[name], readback.Options{Top: 5}); err != nil {
 			t.Fatalf("show %s: %v", name, err)
 		}
@@ -295,7 +295,7 @@ func read(ctx context.Context, t *testing.T, db *store.DB, a, b map[string]int64
 		t.Fatalf("check time: %v", err)
 	}
 	var some []int64
-	for _, name := range examplefig.Names {
+	for _, name := range exampletest.Names {
 		some = append(some, a[name])
 	}
 	if err := report.Write(ctx, r, io.Discard, report.Options{Inst: some}); err != nil {

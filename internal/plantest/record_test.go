@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/plantest"
-	"github.com/profdb/profdb/internal/testdb"
 )
 
 // TestRecorder runs statements through a handle of Open on SQLite, as
@@ -20,7 +20,7 @@ func TestRecorder(t *testing.T) {
 	for _, first := range []bool{false, true} {
 		t.Run(map[bool]string{false: "record", true: "explain first"}[first], func(t *testing.T) {
 			ctx := context.Background()
-			db, d, rec := plantest.Open(t, testdb.Fresh(t, "sqlite"), plantest.Options{ExplainFirst: first})
+			db, d, rec := plantest.Open(t, dbtest.Fresh(t, "sqlite"), plantest.Options{ExplainFirst: first})
 			exec := func(query string, args ...any) {
 				t.Helper()
 				if _, err := db.ExecContext(ctx, query, args...); err != nil {
@@ -120,7 +120,7 @@ func TestRecorder(t *testing.T) {
 // the transaction, read it whole.
 func TestExplainFirstInTransaction(t *testing.T) {
 	ctx := context.Background()
-	db, _, rec := plantest.Open(t, testdb.Fresh(t, "postgres"), plantest.Options{ExplainFirst: true})
+	db, _, rec := plantest.Open(t, dbtest.Fresh(t, "postgres"), plantest.Options{ExplainFirst: true})
 	for _, q := range []string{
 		`CREATE TABLE "t" ("inst_id" BIGINT NOT NULL, "id" BIGINT NOT NULL)`,
 		`CREATE INDEX "ix_t" ON "t" ("inst_id", "id")`,

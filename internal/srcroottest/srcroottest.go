@@ -30,15 +30,15 @@ type Tree struct {
 // LegitText is what the file Legit holds: a Go file with one function.
 const LegitText = "package pkg\n\n// LegitSourceLine is in the file.\nfunc Legit() {\n\tprintln(\"legit\")\n}\n"
 
-// EnvSecret is the secret of the attacks on /proc/self/environ: a test
+// envSecret is the secret of the attacks on /proc/self/environ: a test
 // that runs a command puts Env in its environment. (A process's
 // /proc/self/environ holds the environment it started with, so the
 // secrets of the test process itself are the longest entry of its own,
 // which Leaks looks for too.)
-const EnvSecret = "leakedEnviron7f3a"
+const envSecret = "leakedEnviron7f3a"
 
-// Env is the environment entry that holds EnvSecret.
-const Env = "PROFDB_SRCROOT_SECRET=" + EnvSecret
+// Env is the environment entry that holds envSecret.
+const Env = "PROFDB_SRCROOT_SECRET=" + envSecret
 
 // New builds the tree in a temporary folder:
 //
@@ -85,8 +85,8 @@ func New(t testing.TB) *Tree {
 				tr.environ = e
 			}
 		}
-		add("a ../ chain to /proc/self/environ", strings.Repeat("../", 40)+"proc/self/environ", EnvSecret)
-		add("/proc/self/environ", "/proc/self/environ", EnvSecret)
+		add("a ../ chain to /proc/self/environ", strings.Repeat("../", 40)+"proc/self/environ", envSecret)
+		add("/proc/self/environ", "/proc/self/environ", envSecret)
 	}
 	link := secret("outside/link.txt", "leakedLink7f3a")
 	if os.Symlink(link, filepath.Join(root, "link.go")) == nil {
@@ -97,7 +97,7 @@ func New(t testing.TB) *Tree {
 		add("a linked folder in the root pointing out", "ext/linkdir.go", "leakedLinkDir7f3a")
 	}
 	if runtime.GOOS == "linux" && os.Symlink("/proc/self", filepath.Join(root, "self")) == nil {
-		add("a linked folder in the root pointing to /proc/self", "self/environ", EnvSecret)
+		add("a linked folder in the root pointing to /proc/self", "self/environ", envSecret)
 	}
 	if mkfifo(filepath.Join(root, "fifo.go")) == nil {
 		add("a FIFO in the root", "fifo.go", "")

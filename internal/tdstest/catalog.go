@@ -23,7 +23,7 @@ import (
 //     (WHERE TABLE_SCHEMA = SCHEMA_NAME() or = @p1, AND TABLE_NAME = @pN)
 //     are answered from the tables, as SQL Server types them;
 //   - SELECT CASE WHEN SCHEMA_ID(@p1) IS NULL THEN 0 ELSE 1 END answers
-//     whether the schema exists (see Schemas);
+//     that the schema exists (every schema does);
 //   - SELECT MAX(col) FROM t answers the largest integer in the column, or
 //     NULL;
 //   - INSERT INTO t (cols) VALUES (...), ... with @pN parameters or NULL
@@ -38,24 +38,13 @@ import (
 // long or is NULL in a NOT NULL column fails the statement with SQL Server's
 // error number. Unknown tables are error 208.
 //
-// Attach the Catalog to its Server so that it follows transactions: what a
-// transaction creates or inserts is seen by that transaction only until it
-// commits, and disappears when it rolls back. Names are matched
-// case-insensitively, as under SQL Server's default collation. Anything else
-// goes to Fallback, or fails with an error starting with "tdstest:". A
-// Catalog is safe for concurrent use.
+// The Catalog follows the transactions of its Server: what a transaction
+// creates or inserts is seen by that transaction only until it commits,
+// and disappears when it rolls back. Unqualified names and SCHEMA_NAME()
+// are in schema dbo. Names are matched case-insensitively, as under SQL
+// Server's default collation. Anything else fails with an error starting
+// with "tdstest:". A Catalog is safe for concurrent use.
 type Catalog struct {
-	// DefaultSchema is the schema of unqualified names and of
-	// SCHEMA_NAME(); "dbo" when empty.
-	DefaultSchema string
-	// Fallback, if set, answers the requests the Catalog does not
-	// understand.
-	Fallback Handler
-	// Schemas, when not nil, are the schemas that exist besides the
-	// default one and those holding a table: SCHEMA_ID is NULL for any
-	// other. Nil means that every schema exists.
-	Schemas []string
-
 	mu     sync.Mutex
 	srv    *Server
 	seen   int // server events already applied
@@ -108,35 +97,20 @@ type catRow struct {
 	tx   uint64
 }
 
-// NewCatalog returns an empty Catalog.
-func NewCatalog() *Catalog { return &Catalog{} }
-
-// NewCatalogServer starts a Server answered by a new Catalog attached to it.
+// NewCatalogServer starts a Server answered by a new, empty Catalog.
 func NewCatalogServer() (*Server, *Catalog, error) {
-	c := NewCatalog()
+	c := &Catalog{}
 	srv, err := NewServer(c.Handle)
 	if err != nil {
 		return nil, nil, err
 	}
-	c.Attach(srv)
+	c.mu.Lock()
+	c.srv = srv
+	c.mu.Unlock()
 	return srv, c, nil
 }
 
-// Attach lets the Catalog follow the transactions of srv, whose handler it
-// is. Without it every change is committed at once.
-func (c *Catalog) Attach(srv *Server) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.srv = srv
-	c.seen = 0
-}
-
-func (c *Catalog) schema() string {
-	if c.DefaultSchema == "" {
-		return "dbo"
-	}
-	return c.DefaultSchema
-}
+func (c *Catalog) schema() string { return "dbo" }
 
 // Table returns a snapshot of the committed table name ("t" in the default
 // schema, or "schema.t").
@@ -282,13 +256,9 @@ func (c *Catalog) resolve(parts []string, tx uint64) (*catTable, error) {
 func (c *Catalog) Handle(req *Request) (*Result, error) {
 	c.mu.Lock()
 	res, ok, err := c.handle(req)
-	fallback := c.Fallback
 	c.mu.Unlock()
 	if ok {
 		return res, err
-	}
-	if fallback != nil {
-		return fallback(req)
 	}
 	return nil, fmt.Errorf("tdstest: the catalog does not understand %.200q", req.SQL)
 }
@@ -332,7 +302,7 @@ func (c *Catalog) handle(req *Request) (*Result, bool, error) {
 	case strings.Contains(up, "INFORMATION_SCHEMA.TABLES"):
 		return c.infoTables(req, up, tx), true, nil
 	case strings.Contains(up, "SCHEMA_ID(@P1)"):
-		return c.schemaID(req, tx), true, nil
+		return schemaExists(), true, nil
 	case strings.Contains(up, "INFORMATION_SCHEMA.COLUMNS"):
 		res, err := c.infoColumns(req, up, tx)
 		return res, true, err
@@ -401,22 +371,9 @@ func (c *Catalog) infoTables(req *Request, up string, tx uint64) *Result {
 	return &Result{Sets: []ResultSet{set}}
 }
 
-// schemaID answers whether the schema @p1 names exists: 1 or 0.
-func (c *Catalog) schemaID(req *Request, tx uint64) *Result {
-	name, _ := paramValue(req, "@p1")
-	schema, _ := name.(string)
-	exists := c.Schemas == nil || strings.EqualFold(schema, c.schema())
-	for _, s := range c.Schemas {
-		exists = exists || strings.EqualFold(s, schema)
-	}
-	for _, t := range c.tables {
-		exists = exists || (visible(t.tx, tx) && strings.EqualFold(t.schema, schema))
-	}
-	var n int64
-	if exists {
-		n = 1
-	}
-	return &Result{Sets: []ResultSet{{Columns: []Column{{Name: "", Type: Int}}, Rows: [][]any{{n}}}}}
+// schemaExists answers SCHEMA_ID's test: every schema exists.
+func schemaExists() *Result {
+	return &Result{Sets: []ResultSet{{Columns: []Column{{Name: "", Type: Int}}, Rows: [][]any{{int64(1)}}}}}
 }
 
 var infoColumnsColumns = []Column{
@@ -857,10 +814,6 @@ func convertValue(col CatalogColumn, v any) (any, error) {
 		switch x := v.(type) {
 		case int64:
 			i = x
-		case bool:
-			if x {
-				i = 1
-			}
 		case float64:
 			if math.IsNaN(x) || x >= 9.223372036854775807e18 || x < -9.223372036854775808e18 {
 				return nil, overflow()
@@ -983,8 +936,6 @@ func sqlTypeOf(v any) string {
 		return "float"
 	case string:
 		return "nvarchar"
-	case bool:
-		return "bit"
 	}
 	return fmt.Sprintf("%T", v)
 }

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf16"
 )
 
@@ -60,7 +59,6 @@ func (r *reader) u32() uint32            { return uint32(r.uint(4)) }
 func (r *reader) u64() uint64            { return r.uint(8) }
 func (r *reader) ucs2(nchars int) string { return decodeUCS2(r.next(2 * nchars)) }
 func (r *reader) bvarchar() string       { return r.ucs2(int(r.u8())) }
-func (r *reader) usvarchar() string      { return r.ucs2(int(r.u16())) }
 
 func decodeUCS2(b []byte) string {
 	u := make([]uint16, len(b)/2)
@@ -86,20 +84,9 @@ func (r *reader) typeInfo() TypeInfo {
 	case fixedLen:
 		ti.Size = typeDescs[ti.ID].size
 	case byteLen:
-		switch ti.ID {
-		case TypeDateN:
-			ti.Size = 3
-		case TypeTimeN, TypeDateTime2N, TypeDateTimeOffsetN:
-			ti.Scale = r.u8()
-			if ti.Scale > 7 {
-				r.fail("invalid time scale %d", ti.Scale)
-			}
-			ti.Size = timeBytes(ti.Scale) + map[byte]int{TypeDateTime2N: 3, TypeDateTimeOffsetN: 5}[ti.ID]
-		default:
-			ti.Size = int(r.u8())
-			if ti.ID == TypeDecimalN || ti.ID == TypeNumericN {
-				ti.Precision, ti.Scale = r.u8(), r.u8()
-			}
+		ti.Size = int(r.u8())
+		if ti.ID == TypeDecimalN || ti.ID == TypeNumericN {
+			ti.Precision, ti.Scale = r.u8(), r.u8()
 		}
 	case ushortLen:
 		ti.Size = int(r.u16())
@@ -110,16 +97,6 @@ func (r *reader) typeInfo() TypeInfo {
 		r.fail("unsupported TDS type 0x%02X", ti.ID)
 	}
 	return ti
-}
-
-func timeBytes(scale uint8) int {
-	switch {
-	case scale <= 2:
-		return 3
-	case scale <= 4:
-		return 4
-	}
-	return 5
 }
 
 // value decodes one value of type ti (MS-TDS 2.2.5.5 TYPE_VARBYTE).
@@ -197,24 +174,12 @@ func decodeData(ti TypeInfo, b []byte) (any, error) {
 		case 8:
 			return int64(le.Uint64(b)), nil
 		}
-	case TypeBit, TypeBitN:
-		if n == 1 {
-			return b[0] != 0, nil
-		}
 	case TypeFlt4, TypeFlt8, TypeFltN:
 		switch n {
 		case 4:
 			return float64(math.Float32frombits(le.Uint32(b))), nil
 		case 8:
 			return math.Float64frombits(le.Uint64(b)), nil
-		}
-	case TypeMoney, TypeMoney4, TypeMoneyN:
-		switch n {
-		case 4:
-			return formatDecimal(big.NewInt(int64(int32(le.Uint32(b)))), 4), nil
-		case 8:
-			v := int64(le.Uint32(b))<<32 | int64(le.Uint32(b[4:]))
-			return formatDecimal(big.NewInt(v), 4), nil
 		}
 	case TypeDecimalN, TypeNumericN:
 		if n >= 2 {
@@ -228,54 +193,12 @@ func decodeData(ti TypeInfo, b []byte) (any, error) {
 			}
 			return formatDecimal(x, int(ti.Scale)), nil
 		}
-	case TypeDateTime, TypeDateTim4, TypeDateTimeN:
-		base := time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
-		switch n {
-		case 4:
-			return base.AddDate(0, 0, int(le.Uint16(b))).Add(time.Duration(le.Uint16(b[2:])) * time.Minute), nil
-		case 8:
-			ns := time.Duration(int64(le.Uint32(b[4:])) * 1e9 / 300)
-			return base.AddDate(0, 0, int(int32(le.Uint32(b)))).Add(ns), nil
-		}
-	case TypeDateN, TypeTimeN, TypeDateTime2N, TypeDateTimeOffsetN:
-		return decodeTime(ti, b)
 	case TypeBigChar, TypeBigVarChar:
 		return string(b), nil
 	case TypeNChar, TypeNVarChar:
 		return decodeUCS2(b), nil
-	case TypeGUID, TypeBigBinary, TypeBigVarBin:
-		return append([]byte{}, b...), nil
 	}
 	return nil, fmt.Errorf("invalid length %d for %s", n, ti)
-}
-
-func decodeTime(ti TypeInfo, b []byte) (any, error) {
-	tlen := 0
-	if ti.ID != TypeDateN {
-		tlen = timeBytes(ti.Scale)
-	}
-	dlen := map[byte]int{TypeDateN: 3, TypeDateTime2N: 3, TypeDateTimeOffsetN: 3}[ti.ID]
-	olen := map[byte]int{TypeDateTimeOffsetN: 2}[ti.ID]
-	if len(b) != tlen+dlen+olen {
-		return nil, fmt.Errorf("invalid length %d for %s", len(b), ti)
-	}
-	var ticks uint64
-	for i := tlen - 1; i >= 0; i-- {
-		ticks = ticks<<8 | uint64(b[i])
-	}
-	for i := ti.Scale; i < 9; i++ {
-		ticks *= 10 // units of 10^-scale seconds to nanoseconds
-	}
-	days := 0
-	if dlen > 0 {
-		days = int(b[tlen]) | int(b[tlen+1])<<8 | int(b[tlen+2])<<16
-	}
-	t := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, days).Add(time.Duration(ticks))
-	if olen > 0 {
-		offset := int(int16(binary.LittleEndian.Uint16(b[tlen+dlen:])))
-		t = t.In(time.FixedZone("", offset*60))
-	}
-	return t, nil
 }
 
 // formatDecimal formats the unscaled integer x with scale digits after the
@@ -335,16 +258,10 @@ func (w *writer) typeInfo(ti TypeInfo) {
 	w.u8(ti.ID)
 	switch lenClass(ti.ID) {
 	case byteLen:
-		switch ti.ID {
-		case TypeDateN:
-		case TypeTimeN, TypeDateTime2N, TypeDateTimeOffsetN:
+		w.u8(byte(ti.Size))
+		if ti.ID == TypeDecimalN || ti.ID == TypeNumericN {
+			w.u8(ti.Precision)
 			w.u8(ti.Scale)
-		default:
-			w.u8(byte(ti.Size))
-			if ti.ID == TypeDecimalN || ti.ID == TypeNumericN {
-				w.u8(ti.Precision)
-				w.u8(ti.Scale)
-			}
 		}
 	case ushortLen:
 		w.u16(uint16(ti.Size))
@@ -406,13 +323,6 @@ func encodeData(ti TypeInfo, v any) ([]byte, error) {
 			b := le.AppendUint64(nil, uint64(i))
 			return b[:ti.Size], nil
 		}
-	case TypeBitN:
-		if x, ok := v.(bool); ok {
-			if x {
-				return []byte{1}, nil
-			}
-			return []byte{0}, nil
-		}
 	case TypeFltN:
 		f, ok := v.(float64)
 		if !ok && isInt {
@@ -430,24 +340,12 @@ func encodeData(ti TypeInfo, v any) ([]byte, error) {
 		if s, ok := v.(string); ok {
 			return encodeUCS2(s), nil
 		}
-	case TypeBigVarBin, TypeBigBinary, TypeBigVarChar, TypeBigChar:
+	case TypeBigVarChar, TypeBigChar:
 		switch x := v.(type) {
 		case []byte:
 			return x, nil
 		case string:
 			return []byte(x), nil
-		}
-	case TypeDateTime2N:
-		if t, ok := v.(time.Time); ok {
-			y := t.Year() - 1 // days since 0001-01-01 in the proleptic Gregorian calendar
-			days := y*365 + y/4 - y/100 + y/400 + t.YearDay() - 1
-			midnight := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())
-			ticks := uint64(t.Sub(midnight))
-			for s := ti.Scale; s < 9; s++ {
-				ticks /= 10
-			}
-			b := le.AppendUint64(nil, ticks)[:timeBytes(ti.Scale)]
-			return append(b, byte(days), byte(days>>8), byte(days>>16)), nil
 		}
 	default:
 		return nil, fmt.Errorf("result columns of type %s are not supported", ti)

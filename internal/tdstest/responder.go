@@ -40,12 +40,6 @@ func (r *Responder) On(substr string, res *Result) *Responder {
 	return r.add(containsFold(substr), func(*Request) (*Result, error) { return res, nil })
 }
 
-// OnError answers statements whose SQL contains substr, compared
-// case-insensitively, with the SQL Server error e.
-func (r *Responder) OnError(substr string, e *Error) *Responder {
-	return r.add(containsFold(substr), func(*Request) (*Result, error) { return nil, e })
-}
-
 // OnRegexp lets h answer statements whose SQL matches the regular expression
 // pattern; it panics if pattern does not compile.
 func (r *Responder) OnRegexp(pattern string, h Handler) *Responder {
@@ -59,7 +53,7 @@ func (r *Responder) OnRegexp(pattern string, h Handler) *Responder {
 // ("dbo.t") or not ("t"), and is compared case-insensitively without
 // brackets. Bulk copy matches column names exactly, and only sends values for
 // nullable TDS types, so use types such as BigInt, NVarChar(50),
-// Decimal(18, 2), Bit, Float or VarBinary(0).
+// Decimal(18, 2) or Float.
 func (r *Responder) Table(name string, cols ...Column) *Responder {
 	r.mu.Lock()
 	defer r.mu.Unlock()

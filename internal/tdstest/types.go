@@ -5,36 +5,21 @@ import "fmt"
 // TDS data type identifiers (MS-TDS 2.2.5.4), the raw type byte of a
 // TYPE_INFO.
 const (
-	TypeNull            byte = 0x1F // NULLTYPE: an untyped NULL parameter
-	TypeInt1            byte = 0x30 // TINYINT, not nullable
-	TypeBit             byte = 0x32 // BIT, not nullable
-	TypeInt2            byte = 0x34 // SMALLINT, not nullable
-	TypeInt4            byte = 0x38 // INT, not nullable
-	TypeDateTim4        byte = 0x3A // SMALLDATETIME, not nullable
-	TypeFlt4            byte = 0x3B // REAL, not nullable
-	TypeMoney           byte = 0x3C // MONEY, not nullable
-	TypeDateTime        byte = 0x3D // DATETIME, not nullable
-	TypeFlt8            byte = 0x3E // FLOAT, not nullable
-	TypeMoney4          byte = 0x7A // SMALLMONEY, not nullable
-	TypeInt8            byte = 0x7F // BIGINT, not nullable
-	TypeGUID            byte = 0x24 // UNIQUEIDENTIFIER
-	TypeIntN            byte = 0x26 // nullable integer of 1, 2, 4 or 8 bytes
-	TypeBitN            byte = 0x68 // nullable BIT
-	TypeDecimalN        byte = 0x6A // DECIMAL(p,s)
-	TypeNumericN        byte = 0x6C // NUMERIC(p,s)
-	TypeFltN            byte = 0x6D // nullable REAL (4 bytes) or FLOAT (8 bytes)
-	TypeMoneyN          byte = 0x6E // nullable SMALLMONEY (4) or MONEY (8)
-	TypeDateTimeN       byte = 0x6F // nullable SMALLDATETIME (4) or DATETIME (8)
-	TypeDateN           byte = 0x28 // DATE
-	TypeTimeN           byte = 0x29 // TIME(s)
-	TypeDateTime2N      byte = 0x2A // DATETIME2(s)
-	TypeDateTimeOffsetN byte = 0x2B // DATETIMEOFFSET(s)
-	TypeBigVarBin       byte = 0xA5 // VARBINARY(n) or VARBINARY(MAX)
-	TypeBigVarChar      byte = 0xA7 // VARCHAR(n) or VARCHAR(MAX)
-	TypeBigBinary       byte = 0xAD // BINARY(n)
-	TypeBigChar         byte = 0xAF // CHAR(n)
-	TypeNVarChar        byte = 0xE7 // NVARCHAR(n) or NVARCHAR(MAX)
-	TypeNChar           byte = 0xEF // NCHAR(n)
+	TypeNull       byte = 0x1F // NULLTYPE: an untyped NULL parameter
+	TypeInt1       byte = 0x30 // TINYINT, not nullable
+	TypeInt2       byte = 0x34 // SMALLINT, not nullable
+	TypeInt4       byte = 0x38 // INT, not nullable
+	TypeFlt4       byte = 0x3B // REAL, not nullable
+	TypeFlt8       byte = 0x3E // FLOAT, not nullable
+	TypeInt8       byte = 0x7F // BIGINT, not nullable
+	TypeIntN       byte = 0x26 // nullable integer of 1, 2, 4 or 8 bytes
+	TypeDecimalN   byte = 0x6A // DECIMAL(p,s)
+	TypeNumericN   byte = 0x6C // NUMERIC(p,s)
+	TypeFltN       byte = 0x6D // nullable REAL (4 bytes) or FLOAT (8 bytes)
+	TypeBigVarChar byte = 0xA7 // VARCHAR(n) or VARCHAR(MAX)
+	TypeBigChar    byte = 0xAF // CHAR(n)
+	TypeNVarChar   byte = 0xE7 // NVARCHAR(n) or NVARCHAR(MAX)
+	TypeNChar      byte = 0xEF // NCHAR(n)
 )
 
 // MaxSize is TypeInfo.Size of a (MAX) type, whose values travel as PLP chunks.
@@ -47,22 +32,18 @@ type TypeInfo struct {
 	// Size is the maximum length in bytes (NVARCHAR(10) has 20, MAX types
 	// have MaxSize), or the byte size of a fixed or nullable fixed type.
 	Size int
-	// Precision and Scale apply to DECIMAL and NUMERIC; Scale also to TIME,
-	// DATETIME2 and DATETIMEOFFSET.
+	// Precision and Scale apply to DECIMAL and NUMERIC.
 	Precision, Scale uint8
 	// Collation is the 5-byte collation of character types.
 	Collation [5]byte
 }
 
 // Common result column types. Values for them may be given as: integers for
-// BigInt and Int, float64 or integers for Float, bool for Bit, time.Time for
-// DateTime2.
+// BigInt and Int, float64 or integers for Float.
 var (
-	BigInt    = TypeInfo{ID: TypeIntN, Size: 8}
-	Int       = TypeInfo{ID: TypeIntN, Size: 4}
-	Float     = TypeInfo{ID: TypeFltN, Size: 8}
-	Bit       = TypeInfo{ID: TypeBitN, Size: 1}
-	DateTime2 = TypeInfo{ID: TypeDateTime2N, Size: 8, Scale: 7}
+	BigInt = TypeInfo{ID: TypeIntN, Size: 8}
+	Int    = TypeInfo{ID: TypeIntN, Size: 4}
+	Float  = TypeInfo{ID: TypeFltN, Size: 8}
 )
 
 // defaultCollation is SQL_Latin1_General_CP1_CI_AS.
@@ -75,15 +56,6 @@ func NVarChar(n int) TypeInfo {
 		return TypeInfo{ID: TypeNVarChar, Size: MaxSize, Collation: defaultCollation}
 	}
 	return TypeInfo{ID: TypeNVarChar, Size: 2 * n, Collation: defaultCollation}
-}
-
-// VarBinary is VARBINARY(n), or VARBINARY(MAX) when n <= 0 or n > 8000. Its
-// values are []byte or string.
-func VarBinary(n int) TypeInfo {
-	if n <= 0 || n > 8000 {
-		n = MaxSize
-	}
-	return TypeInfo{ID: TypeBigVarBin, Size: n}
 }
 
 // Decimal is DECIMAL(precision, scale), precision 1 to 38. Its values are
@@ -120,19 +92,13 @@ type typeDesc struct {
 }
 
 var typeDescs = map[byte]typeDesc{
-	TypeNull: {"null", fixedLen, 0}, TypeInt1: {"tinyint", fixedLen, 1}, TypeBit: {"bit", fixedLen, 1},
+	TypeNull: {"null", fixedLen, 0}, TypeInt1: {"tinyint", fixedLen, 1},
 	TypeInt2: {"smallint", fixedLen, 2}, TypeInt4: {"int", fixedLen, 4}, TypeInt8: {"bigint", fixedLen, 8},
-	TypeFlt4: {"real", fixedLen, 4}, TypeFlt8: {"float", fixedLen, 8}, TypeMoney4: {"smallmoney", fixedLen, 4},
-	TypeMoney: {"money", fixedLen, 8}, TypeDateTim4: {"smalldatetime", fixedLen, 4},
-	TypeDateTime: {"datetime", fixedLen, 8},
+	TypeFlt4: {"real", fixedLen, 4}, TypeFlt8: {"float", fixedLen, 8},
 
-	TypeGUID: {"uniqueidentifier", byteLen, 0}, TypeIntN: {"int", byteLen, 0}, TypeBitN: {"bit", byteLen, 0},
-	TypeFltN: {"float", byteLen, 0}, TypeMoneyN: {"money", byteLen, 0}, TypeDateTimeN: {"datetime", byteLen, 0},
-	TypeDecimalN: {"decimal", byteLen, 0}, TypeNumericN: {"numeric", byteLen, 0}, TypeDateN: {"date", byteLen, 3},
-	TypeTimeN: {"time", byteLen, 0}, TypeDateTime2N: {"datetime2", byteLen, 0},
-	TypeDateTimeOffsetN: {"datetimeoffset", byteLen, 0},
+	TypeIntN: {"int", byteLen, 0}, TypeFltN: {"float", byteLen, 0},
+	TypeDecimalN: {"decimal", byteLen, 0}, TypeNumericN: {"numeric", byteLen, 0},
 
-	TypeBigVarBin: {"varbinary", ushortLen, 0}, TypeBigBinary: {"binary", ushortLen, 0},
 	TypeBigVarChar: {"varchar", ushortLen, 0}, TypeBigChar: {"char", ushortLen, 0},
 	TypeNVarChar: {"nvarchar", ushortLen, 0}, TypeNChar: {"nchar", ushortLen, 0},
 }
@@ -141,7 +107,6 @@ var typeDescs = map[byte]typeDesc{
 // fixed types of each size.
 var sizedTypes = map[byte][]byte{
 	TypeIntN: {TypeInt1, TypeInt2, TypeInt4, TypeInt8}, TypeFltN: {TypeFlt4, TypeFlt8},
-	TypeMoneyN: {TypeMoney4, TypeMoney}, TypeDateTimeN: {TypeDateTim4, TypeDateTime},
 }
 
 func lenClass(id byte) int { return typeDescs[id].class }
@@ -159,8 +124,6 @@ func (t TypeInfo) String() string {
 		return fmt.Sprintf("type(0x%02X)", t.ID)
 	case t.ID == TypeDecimalN || t.ID == TypeNumericN:
 		return fmt.Sprintf("%s(%d,%d)", d.name, t.Precision, t.Scale)
-	case t.ID == TypeTimeN || t.ID == TypeDateTime2N || t.ID == TypeDateTimeOffsetN:
-		return fmt.Sprintf("%s(%d)", d.name, t.Scale)
 	case d.class != ushortLen:
 		return d.name
 	case t.Size == MaxSize:
