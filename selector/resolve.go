@@ -113,23 +113,6 @@ func (r *Resolver) Second(ctx context.Context, s Selector, first store.Listing) 
 // names the first result set itself.
 var ErrFirst = errors.New("names the first result set itself")
 
-// ResolveAll resolves each text to an INST_ID, in the order given.
-func (r *Resolver) ResolveAll(ctx context.Context, texts []string) ([]int64, error) {
-	ids := make([]int64, len(texts))
-	for i, t := range texts {
-		s, err := Parse(t)
-		if err != nil {
-			return nil, err
-		}
-		l, err := r.Resolve(ctx, s)
-		if err != nil {
-			return nil, err
-		}
-		ids[i] = l.InstID
-	}
-	return ids, nil
-}
-
 // resolve returns the result set s names among those of profiler (any
 // when ""); first is the result set it is set beside (none when 0).
 func (r *Resolver) resolve(ctx context.Context, s Selector, profiler string, first int64) (store.Listing, error) {
