@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/profdb/profdb/internal/runid"
 	"github.com/profdb/profdb/internal/termtext"
 )
 
@@ -21,9 +22,6 @@ const (
 	Label                // label:KEY=VALUE
 	Ancestor             // ancestor:REV
 )
-
-// MinCommit is the fewest hexadecimal digits commit: takes.
-const MinCommit = 7
 
 // Selector is a parsed selector.
 type Selector struct {
@@ -77,10 +75,11 @@ func Parse(text string) (Selector, error) {
 	case "branch":
 		s.Kind = Branch
 	case "commit":
-		s.Kind, s.Value = Commit, strings.ToLower(value)
-		if len(value) < MinCommit || strings.Trim(s.Value, "0123456789abcdef") != "" {
-			return Selector{}, syntaxf(text, "commit: takes %d or more hexadecimal digits of a commit's name", MinCommit)
+		p, err := runid.ParseCommitPrefix(value)
+		if err != nil {
+			return Selector{}, fmt.Errorf("%s: %w: commit: %w", termtext.Short(text), ErrSyntax, runid.ErrCommitPrefix)
 		}
+		s.Kind, s.Value = Commit, p
 	case "label":
 		k, v, ok := strings.Cut(value, "=")
 		if !ok || k == "" {

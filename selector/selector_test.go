@@ -46,7 +46,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %+v, want %+v", c.in, got, c.want)
 		}
 	}
-	for _, bad := range []string{"", "0", "-3", "newest", "latest~", "latest~x", "latest~-1", "branch:", "commit:abc12",
+	for _, bad := range []string{"", "0", "-3", "newest", "latest~", "latest~x", "latest~-1", "branch:", "commit:abc12", "commit:abcdef",
 		"commit:abcdefg", "label:suite", "label:=x", "ancestor:--all", "tag:v1", "3-7",
 		"ancestor", "ancestor:", "ancestor~", "ancestor~1", "ancestor~:main", "ancestor~x:main", "ancestor~-1:main",
 		"ancestor~1:", "ancestor~1:-x", "ancestor~1~2:main", "ancestorx:main"} {

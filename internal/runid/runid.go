@@ -343,6 +343,29 @@ func ValidCommit(s string) bool {
 	return true
 }
 
+// MinCommitPrefix is the fewest hexadecimal digits a commit prefix has
+// (ParseCommitPrefix): as many as git abbreviates an object name to by
+// default, so that a prefix names one commit of most histories.
+const MinCommitPrefix = 7
+
+// ErrCommitPrefix is wrapped by the errors of ParseCommitPrefix.
+var ErrCommitPrefix = fmt.Errorf("want %d or more hexadecimal digits of a commit's name", MinCommitPrefix)
+
+// ParseCommitPrefix reads a prefix of a commit's object name, the one
+// rule for every place that takes one (the commit: selector, --commit of
+// list, trend and report, store.Filter.Commit): MinCommitPrefix or more
+// hexadecimal digits, in either case, returned in lower case, as object
+// names are recorded. Anything else (fewer digits, another character,
+// space around it) is an error wrapping ErrCommitPrefix that quotes s
+// cut (termtext.Short).
+func ParseCommitPrefix(s string) (string, error) {
+	p := strings.ToLower(s)
+	if len(p) < MinCommitPrefix || strings.Trim(p, "0123456789abcdef") != "" {
+		return "", fmt.Errorf("%s: %w", termtext.Short(s), ErrCommitPrefix)
+	}
+	return p, nil
+}
+
 var labelKey = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // ErrLabel is wrapped by the errors of ParseLabel.
