@@ -81,9 +81,9 @@ func Parse(text string) (Selector, error) {
 		}
 		s.Kind, s.Value = Commit, p
 	case "label":
-		k, v, ok := strings.Cut(value, "=")
-		if !ok || k == "" {
-			return Selector{}, syntaxf(text, "label: takes KEY=VALUE")
+		k, v, err := runid.ParseLabel(value)
+		if err != nil {
+			return Selector{}, fmt.Errorf("%s: %w: %w", termtext.Short(text), ErrSyntax, err)
 		}
 		s.Kind, s.Key, s.Value = Label, k, v
 	default:

@@ -33,7 +33,7 @@ func addFilterFlags(cmd *cobra.Command, last int) *filterFlags {
 	f.StringVar(&ff.profiler, "profiler", "", "only result sets of this profiler ("+strings.Join(profilers.Names(), ", ")+")")
 	f.StringVar(&ff.branch, "branch", "", "only result sets of runs on this branch")
 	f.StringVar(&ff.commit, "commit", "", "only result sets of runs of the commit whose name begins with this `PREFIX` of "+strconv.Itoa(runid.MinCommitPrefix)+" or more hexadecimal digits")
-	f.StringArrayVar(&ff.labels, "label", nil, "only result sets with this label, `KEY=VALUE` (repeatable: all must hold)")
+	f.StringArrayVar(&ff.labels, "label", nil, "only result sets with this label, `KEY=VALUE` as export --label takes it (repeatable, one value per KEY: all must hold)")
 	f.StringVar(&ff.since, "since", "", "only result sets exported at or after this time: a date (2006-01-02, UTC), an RFC 3339 time, or a duration ago (72h, 30d)")
 	minIntVar(f, &ff.last, "last", last, 0, "0 (all) or more", "", "only the newest `N` result sets (0: all)")
 	return ff
@@ -56,19 +56,11 @@ func (ff *filterFlags) filter(now time.Time) (store.Filter, error) {
 		}
 		f.Commit = p
 	}
-	for _, l := range ff.labels {
-		k, v, ok := strings.Cut(l, "=")
-		if !ok || k == "" {
-			return f, usageErrorf("%s: --label must be KEY=VALUE, not %s", ff.cmd, termtext.Short(l))
-		}
-		if f.Labels == nil {
-			f.Labels = map[string]string{}
-		}
-		if old, dup := f.Labels[k]; dup && old != v {
-			return f, usageErrorf("%s: --label %s given twice with different values", ff.cmd, termtext.Short(k))
-		}
-		f.Labels[k] = v
+	labels, err := runid.ParseLabels(ff.labels)
+	if err != nil {
+		return f, usageErrorf("%s: --label: %v", ff.cmd, err)
 	}
+	f.Labels = labels
 	if ff.since != "" {
 		t, err := parseSince(ff.since, now)
 		if err != nil {

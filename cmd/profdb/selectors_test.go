@@ -183,7 +183,7 @@ func TestSelectorsCLI(t *testing.T) {
 				{[]string{"show", "newest"}, `INST_ID must be a positive integer or a selector`},
 				{[]string{"merge", "latest", "label:x=y"}, "no result set labelled x=y"},
 				{[]string{"verify", "--inst", "1,branch:nope"}, "--inst: \"branch:nope\": no result set on branch nope"},
-				{[]string{"delete", "--inst", "label:x=\x1b[2J"}, `labelled "x=\x1b[2J"`},
+				{[]string{"delete", "--inst", "label:x=\x1b[2J"}, `--inst "label:x=\x1b[2J": not a selector: label "x=\x1b[2J": want KEY=VALUE`},
 			} {
 				stdout, stderr, code := runCLI(t, append([]string{c.args[0], "--db", dsn}, c.args[1:]...)...)
 				if code != 2 || !strings.Contains(stderr, c.want) {

@@ -89,7 +89,7 @@ func TestTrendIsTheLibrarys(t *testing.T) {
 		{[]string{"--branch", "main"}, "result sets of 4 profilers match (function-trace, light-coverage, reference-count, resource): name one with --profiler"},
 		{[]string{"--branch", "nope"}, `no result set matches branch "nope"`},
 		{[]string{"--profiler", "nope"}, "--profiler"},
-		{[]string{"--label", "suite"}, "--label must be KEY=VALUE"},
+		{[]string{"--label", "suite"}, `--label: label "suite": want KEY=VALUE`},
 		{[]string{"--since", "yesterday"}, "--since"},
 		{[]string{"--commit", "xyz"}, `--commit "xyz": want 7 or more hexadecimal digits`},
 		{[]string{"--commit", "abcdef"}, `--commit "abcdef": want 7 or more hexadecimal digits`},

@@ -335,58 +335,6 @@ func TestCapture(t *testing.T) {
 	}
 }
 
-// TestParseCommitPrefix: a commit prefix is 7 or more hexadecimal
-// digits, in either case, read in lower case; anything else is an error
-// wrapping ErrCommitPrefix. The commit: selector, --commit of list, trend
-// and report, and store.Filter.Commit all take it so.
-func TestParseCommitPrefix(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"abcdef1", "abcdef1"},
-		{"ABCDEF1", "abcdef1"},
-		{"0123456789", "0123456789"},
-		{strings.ToUpper(sha), sha},
-		{strings.Repeat("a", 64), strings.Repeat("a", 64)},
-		{"", ""},
-		{"abcdef", ""}, // 6 digits: one too few
-		{"abc12", ""},
-		{"abcdefg", ""},
-		{"xyz", ""},
-		{" abcdef1", ""},
-		{"abcdef1 ", ""},
-		{"abcdef1~1", ""},
-		{"0x1234567", ""},
-		{"-1234567", ""},
-	} {
-		got, err := runid.ParseCommitPrefix(c.in)
-		switch {
-		case c.want == "" && !errors.Is(err, runid.ErrCommitPrefix):
-			t.Errorf("ParseCommitPrefix(%q) = %q, %v; want an error wrapping ErrCommitPrefix", c.in, got, err)
-		case c.want != "" && (err != nil || got != c.want):
-			t.Errorf("ParseCommitPrefix(%q) = %q, %v; want %q", c.in, got, err, c.want)
-		}
-	}
-	if _, err := runid.ParseCommitPrefix(strings.Repeat("z", 1<<20)); err == nil || len(err.Error()) > 1000 {
-		t.Errorf("a prefix of 1 MiB: an error of %d bytes", len(fmt.Sprint(err)))
-	}
-}
-
-func TestParseLabel(t *testing.T) {
-	for _, ok := range []string{"suite=unit", "os=linux-amd64", "a.b_c-d=x y", strings.Repeat("k", 64) + "=v", "k=a=b"} {
-		if _, _, err := runid.ParseLabel(ok); err != nil {
-			t.Errorf("ParseLabel(%q): %v", ok, err)
-		}
-	}
-	if k, v, _ := runid.ParseLabel("k=a=b"); k != "k" || v != "a=b" {
-		t.Errorf("ParseLabel(k=a=b) = %q, %q", k, v)
-	}
-	for _, bad := range []string{"suite", "=unit", "suite=", "su ite=x", "süite=x", strings.Repeat("k", 65) + "=v",
-		"k=\x1b[2J", "k=" + strings.Repeat("v", runid.MaxLabel+1), "k=\xff", "k= padded"} {
-		if _, _, err := runid.ParseLabel(bad); err == nil {
-			t.Errorf("ParseLabel(%q): no error", bad)
-		}
-	}
-}
-
 func TestGiven(t *testing.T) {
 	if err := (runid.Given{Commit: "abc"}).Check(); err == nil {
 		t.Error("Check: a short commit is accepted")
