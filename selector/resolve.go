@@ -74,6 +74,26 @@ func (r *Resolver) Resolve(ctx context.Context, s Selector) (store.Listing, erro
 	return r.resolve(ctx, s, "", 0)
 }
 
+// Selection returns the result sets a list names (ParseList) as a
+// store.Selection, for store.DB.Named to pick those the database holds:
+// INST_IDs and ranges as they are, every other selector resolved to the
+// INST_ID it names (Resolve).
+func (r *Resolver) Selection(ctx context.Context, items []Item) (store.Selection, error) {
+	var sel store.Selection
+	for _, it := range items {
+		if it.IsRange() {
+			sel.Ranges = append(sel.Ranges, it.Range)
+			continue
+		}
+		l, err := r.Resolve(ctx, it.Selector)
+		if err != nil {
+			return store.Selection{}, err
+		}
+		sel.IDs = append(sel.IDs, l.InstID)
+	}
+	return sel, nil
+}
+
 // Second returns the result set s names to be set beside first (compare's
 // B, check's --baseline). A selector other than an INST_ID picks among
 // the result sets of first's profiler, newest first, first counted among

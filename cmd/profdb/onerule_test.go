@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -183,6 +186,70 @@ func TestCommitPrefixRule(t *testing.T) {
 			t.Errorf("list --commit %q: %q, %v; want a usage error naming --commit", name, f.Commit, err)
 		case c.want != "" && (err != nil || f.Commit != c.want):
 			t.Errorf("list --commit %q: %q, %v; want %q", name, f.Commit, err, c.want)
+		}
+	}
+}
+
+// TestInstList: --inst is read by one parser (selector.ParseList) in every
+// command that takes it. Its commas are the parser's to split, with no
+// quoting: a branch whose name holds a double quote (git allows one) is
+// named there as anywhere (pflag read --inst as CSV, and refused it). A
+// value of no form is told what a value of --inst is, ranges included,
+// whatever characters it holds (a ':' or '~' in it made the CLI word it
+// as a lone selector, without ranges).
+func TestInstList(t *testing.T) {
+	dsn := sqliteDSN(t)
+	cov := example(t, "light-coverage.json")
+	mustRun(t, "export", "--db", dsn, "-q", "--no-identity", cov)                       // 1
+	mustRun(t, "export", "--db", dsn, "-q", "--no-identity", "--branch", `say"hi`, cov) // 2
+	mustRun(t, "export", "--db", dsn, "-q", "--no-identity", cov)                       // 3
+	for _, c := range []struct {
+		inst []string
+		want string
+	}{
+		{[]string{`branch:say"hi`}, "[2]"},
+		{[]string{`1,branch:say"hi`}, "[1 2]"},
+		{[]string{"3", `"1"`}, ""},
+		{[]string{"2-3,latest~2"}, "[1 2 3]"},
+		{[]string{" 2 - 3 "}, "[2 3]"},
+	} {
+		args := []string{"delete", "--db", dsn, "--dry-run", "--json"}
+		for _, v := range c.inst {
+			args = append(args, "--inst", v)
+		}
+		out, stderr, code := runCLI(t, args...)
+		if c.want == "" {
+			if code != 2 || !strings.Contains(stderr, `--inst "\"1\"": want an INST_ID (1, 2, ...) or a range A-B`) {
+				t.Errorf("delete --inst %q: exit %d, %q; want exit 2 saying what a value is", c.inst, code, stderr)
+			}
+			continue
+		}
+		var got []struct {
+			InstID int64 `json:"inst_id"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
+			t.Errorf("delete --dry-run --inst %q: exit %d\n%s%s", c.inst, code, out, stderr)
+			continue
+		}
+		var ids []int64
+		for _, d := range got {
+			ids = append(ids, d.InstID)
+		}
+		if fmt.Sprint(ids) != c.want {
+			t.Errorf("delete --dry-run --inst %q deletes %v, want %s", c.inst, ids, c.want)
+		}
+	}
+	for _, bad := range []string{"x~1", "3-7~1", "newest:", "1-2-3", "0"} {
+		for _, cmd := range [][]string{{"verify", "--db", dsn}, {"delete", "--db", dsn, "--dry-run"}, {"report", "--db", dsn, "-o", filepath.Join(t.TempDir(), "r.html")},
+			{"copy", "--from", dsn, "--to", "sqlite:" + filepath.Join(t.TempDir(), "c.db")}} {
+			want := fmt.Sprintf("profdb: %s: --inst %q: want an INST_ID (1, 2, ...) or a range A-B with A <= B, or a selector (latest, branch:NAME,", cmd[0], bad)
+			if bad == "newest:" {
+				want = fmt.Sprintf("profdb: %s: --inst %q: not a selector: unknown form", cmd[0], bad)
+			}
+			_, stderr, code := runCLI(t, append(cmd, "--inst", bad)...)
+			if code != 2 || !strings.HasPrefix(stderr, want) {
+				t.Errorf("%s --inst %q: exit %d, %q; want exit 2 saying %q", cmd[0], bad, code, stderr, want)
+			}
 		}
 	}
 }

@@ -77,7 +77,7 @@ which links to the build's page when its URL is http or https. --file and
 			if out == "" {
 				return usageErrorf("report: -o FILE.html is required")
 			}
-			if _, err := inst.selection(); err != nil {
+			if _, err := inst.items(); err != nil {
 				return err
 			}
 			if asTrend {
