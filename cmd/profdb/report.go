@@ -84,8 +84,8 @@ which links to the build's page when its URL is http or https. --file and
 				if cmpAB || inst.given() || o.SourceRoot != "" {
 					return usageErrorf("report: --trend makes a page of its own: give no --compare, --inst or --source-root with it")
 				}
-				if to.File != "" && to.Routine != "" {
-					return usageErrorf("report: --file and --routine: give one of them")
+				if err := to.Check(); err != nil {
+					return usageErrorf("report: %w", err)
 				}
 				f, err := ff.filter(time.Now())
 				if err != nil {

@@ -142,6 +142,11 @@ func TestReportTrend(t *testing.T) {
 			t.Errorf("report %s: exit %d, %q; want exit 2 and a message", strings.Join(args, " "), code, errOut)
 		}
 	}
+	// trend.Options.Check's error, worded with report's flags, as trend's.
+	_, errOut, code := runCLI(t, "report", "--db", dsn, "-o", out, "--trend", "--file", "a.go", "--routine", "f")
+	if want := "profdb: report: --file and --routine: give one of them\n"; code != 2 || !strings.HasPrefix(errOut, want) {
+		t.Errorf("report --trend --file --routine: exit %d, %q; want exit 2 and %q", code, errOut, want)
+	}
 }
 
 // testCommit is a full commit name for --commit.
