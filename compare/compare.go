@@ -48,10 +48,7 @@ func (s Style) Of(a, b float64) (v float64, ok bool) {
 		}
 		return b / a, true
 	case Percent:
-		if a == 0 {
-			return 0, false
-		}
-		return (b - a) / a * 100, true
+		return readback.PercentChange(a, b)
 	}
 	return b - a, true
 }

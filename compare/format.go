@@ -12,7 +12,11 @@ import (
 
 // Format formats a figure's change in the style: "+12", "-3.5", "x1.50",
 // "+50.0%", or "-" when the style does not define it. unit formats a
-// difference (B − A) in the figure's unit; ratio and percent have none.
+// difference (B − A) in the figure's unit: textout.Points for a % covered
+// (percentage points, "+28.6"), textout.Number for a count, the counter's
+// format for a time; ratio and percent have none. It is the one formatter
+// of a change of compare's, for compare's text and report --compare's
+// page alike.
 func (s Style) Format(f Figure, unit func(float64) string) string {
 	if f.Change == nil {
 		return "-"
@@ -22,7 +26,7 @@ func (s Style) Format(f Figure, unit func(float64) string) string {
 	case Ratio:
 		return "x" + strconv.FormatFloat(v, 'f', 2, 64)
 	case Percent:
-		return textout.Signed(textout.Percent(v), v)
+		return textout.PercentChange(v)
 	}
 	return textout.Signed(unit(v), v)
 }
@@ -37,9 +41,6 @@ func (s Style) Describe() string {
 	}
 	return "difference (B - A)"
 }
-
-// points formats a change of % covered in percentage points: "25.0".
-func points(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 // WriteJSON writes the comparison as `profdb compare --json` prints it: one
 // JSON object indented by two spaces, control characters in names escaped.
@@ -83,7 +84,7 @@ func (c *CoverageDiff) text(p *textout.Printer, st Style) {
 		c    Cover
 	}{{"Lines covered:   ", c.Lines}, {"Routines covered:", c.Routines}} {
 		p.Line("%s %d of %d (%s) -> %d of %d (%s), change %s", x.what, x.c.CoveredA, x.c.TotalA, pct(x.c.CoveredA, x.c.TotalA),
-			x.c.CoveredB, x.c.TotalB, pct(x.c.CoveredB, x.c.TotalB), st.Format(x.c.Percent, points))
+			x.c.CoveredB, x.c.TotalB, pct(x.c.CoveredB, x.c.TotalB), st.Format(x.c.Percent, textout.Points))
 	}
 	groups := func(title string, l List[GroupDiff], routine bool) {
 		head := []string{"SOURCE FILE", "A COVERED", "A %", "B COVERED", "B %", "CHANGE"}
@@ -93,7 +94,7 @@ func (c *CoverageDiff) text(p *textout.Printer, st Style) {
 		t := p.Table(title, l.Omitted(), head...)
 		for _, x := range l.Items {
 			cells := []string{x.File, fmt.Sprintf("%d/%d", x.CoveredA, x.TotalA), pct(x.CoveredA, x.TotalA),
-				fmt.Sprintf("%d/%d", x.CoveredB, x.TotalB), pct(x.CoveredB, x.TotalB), st.Format(x.Percent, points)}
+				fmt.Sprintf("%d/%d", x.CoveredB, x.TotalB), pct(x.CoveredB, x.TotalB), st.Format(x.Percent, textout.Points)}
 			if routine {
 				cells = append([]string{x.ID().FullName()}, cells...)
 			}

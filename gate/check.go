@@ -361,7 +361,9 @@ func maxDrop(ctx context.Context, r *readback.Reader, in, base readback.Instance
 	if err != nil {
 		return rule, err
 	}
-	drop := before.Percent() - now.Percent()
+	// The drop is the change read backwards, the baseline's % less now's
+	// (without lines on either side the rule fails below).
+	drop, _ := readback.PointChange(now, before)
 	rule.Coverage, rule.Before, rule.Value = &now, &before, drop
 	// drop <= limit, exactly: (bc*nt - nc*bt)*100 <= limit*bt*nt.
 	diff := (float64(before.Covered)*float64(now.Total) - float64(now.Covered)*float64(before.Total)) * 100
@@ -370,8 +372,8 @@ func maxDrop(ctx context.Context, r *readback.Reader, in, base readback.Instance
 	if drop < 0 {
 		verb = "rose"
 	}
-	rule.Summary = fmt.Sprintf("line coverage %s %.1f points, from %s to %s (baseline %d), at most %s allowed",
-		verb, math.Abs(drop), textout.Percent(before.Percent()), textout.Percent(now.Percent()), base.InstID, textout.Number(limit))
+	rule.Summary = fmt.Sprintf("line coverage %s %s points, from %s to %s (baseline %d), at most %s allowed",
+		verb, textout.Points(math.Abs(drop)), textout.Percent(before.Percent()), textout.Percent(now.Percent()), base.InstID, textout.Number(limit))
 	switch {
 	case now.Total == 0:
 		rule.Summary = noLines(fmt.Sprintf("result set %d", in.InstID), fmt.Sprintf("no drop from baseline %d can be measured", base.InstID))
@@ -386,9 +388,11 @@ func maxDrop(ctx context.Context, r *readback.Reader, in, base readback.Instance
 		if a.Missed != b.Missed {
 			return a.Missed > b.Missed
 		}
-		da, db := a.Before.Percent()-a.After.Percent(), b.Before.Percent()-b.After.Percent()
-		if da != db {
-			return da > db
+		// The largest fall first: the most negative change.
+		ca, _ := readback.PointChange(a.Before, a.After)
+		cb, _ := readback.PointChange(b.Before, b.After)
+		if ca != cb {
+			return ca < cb
 		}
 		return a.Name < b.Name
 	})

@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -235,45 +236,37 @@ func figure(x Rule) string {
 		if x.Value < 0 {
 			what = "rise"
 		}
-		return fmt.Sprintf("%.1f pt %s (%s → %s)", abs(x.Value), what, textout.Percent(b.Percent()), textout.Percent(c.Percent()))
+		return fmt.Sprintf("%s pt %s (%s → %s)", textout.Points(math.Abs(x.Value)), what, textout.Percent(b.Percent()), textout.Percent(c.Percent()))
 	case RuleMaxTimeIncrease:
-		f := textout.Signed(textout.Percent(x.Value), x.Value)
+		f := textout.PercentChange(x.Value)
 		if x.Unbounded {
 			f = "grew from nothing"
 		}
 		if t := x.Time; t != nil {
-			f += " (" + mdNumber(t.Before, t.Unit) + " → " + mdTime(t.After, t.Unit) + ")"
+			f += " (" + readback.TimeNumber(t.Before, t.Unit) + " → " + mdTime(t.After, t.Unit) + ")"
 		}
 		return f
 	}
 	return textout.Number(x.Value)
 }
 
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
 // pointChange is the change of a file's coverage in points: "-12.5", or
 // "-" when it has no line before or now.
 func pointChange(f FileDrop) string {
-	if f.Before.Total == 0 || f.After.Total == 0 {
+	d, ok := readback.PointChange(f.Before, f.After)
+	if !ok {
 		return "-"
 	}
-	d := f.After.Percent() - f.Before.Percent()
-	return textout.Signed(strconv.FormatFloat(d, 'f', 1, 64), d)
+	return textout.PointsChange(d)
 }
 
 // timeChange is a routine's change of own time, in its unit and in %:
 // "+30 (+50.0%)", "+30 (new)" when it had none.
 func timeChange(rc RoutineChange) string {
 	d := rc.After - rc.Before
-	s := textout.Signed(mdNumber(d, rc.Unit), d)
-	if rc.Before > 0 {
-		p := d * 100 / rc.Before
-		return s + " (" + textout.Signed(textout.Percent(p), p) + ")"
+	s := textout.Signed(readback.TimeNumber(d, rc.Unit), d)
+	if p, ok := readback.PercentChange(rc.Before, rc.After); ok {
+		return s + " (" + textout.PercentChange(p) + ")"
 	}
 	return s + " (new)"
 }
@@ -281,15 +274,7 @@ func timeChange(rc RoutineChange) string {
 // mdTime formats a time in unit as readback.FormatTime does ("60 ticks",
 // "1.500 ms"), for a table cell: a unit other than ms and ticks (a
 // counter's name, from the data) is a code span.
-func mdTime(v float64, unit string) string { return mdNumber(v, unit) + " " + mdUnit(unit) }
-
-// mdNumber is a time in unit without the unit.
-func mdNumber(v float64, unit string) string {
-	if unit == "ms" {
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-	return textout.Number(v)
-}
+func mdTime(v float64, unit string) string { return readback.TimeNumber(v, unit) + " " + mdUnit(unit) }
 
 func mdUnit(unit string) string {
 	if unit == "ms" || unit == "ticks" {

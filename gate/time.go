@@ -21,10 +21,11 @@ func maxTimeIncrease(ctx context.Context, r *readback.Reader, base, now readback
 	}
 	before, after := float64(tb)*f, float64(tn)*f
 	rule.Time = &TotalTime{Before: before, After: after, Unit: unit}
+	pct, measured := readback.PercentChange(before, after)
 	switch {
-	case before > 0:
-		rule.Value = (after - before) * 100 / before
-		rule.Passed = after*100 <= before*(100+limit)
+	case measured:
+		rule.Value = pct
+		rule.Passed = after*100 <= before*(100+limit) // exactly, not through the rounded quotient
 	case after > 0:
 		rule.Unbounded = true
 	default:
@@ -54,14 +55,11 @@ func maxTimeIncrease(ctx context.Context, r *readback.Reader, base, now readback
 	return rule, err
 }
 
-// change describes a % change: "+12.5%", "-3.0%", "grew from nothing".
+// change describes a % change: "changed +12.5%", "changed -3.0%", "grew
+// from nothing".
 func change(rule Rule) string {
-	v := rule.Value
-	switch {
-	case rule.Unbounded:
+	if rule.Unbounded {
 		return "grew from nothing"
-	case v >= 0:
-		return "changed +" + textout.Percent(v)
 	}
-	return "changed " + textout.Percent(v)
+	return "changed " + textout.PercentChange(rule.Value)
 }

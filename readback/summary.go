@@ -93,6 +93,27 @@ func (r Ratio) Percent() float64 {
 	return float64(r.Covered) * 100 / float64(r.Total)
 }
 
+// PointChange is the change of coverage from a to b in percentage points,
+// b's % less a's, as compare's difference style and trend give it; ok is
+// false when either counts nothing (Total 0), whose % is no measure (the
+// difference is then of the 0 Percent gives it). check's --max-drop and
+// the files it lists take it (a drop is the change from b back to a).
+func PointChange(a, b Ratio) (points float64, ok bool) {
+	return b.Percent() - a.Percent(), a.Total > 0 && b.Total > 0
+}
+
+// PercentChange is the change from a to b in percent of a, (b − a) / a ×
+// 100; ok is false when a is 0, from which no percentage measures a
+// change. It is the one computation of a relative change: compare's
+// percent style, check's --max-time-increase and the routines it lists.
+// textout.PointsChange and textout.PercentChange print the two.
+func PercentChange(a, b float64) (pct float64, ok bool) {
+	if a == 0 {
+		return 0, false
+	}
+	return (b - a) / a * 100, true
+}
+
 // Percent formats covered/total as "12.3%" ("-" for an empty total).
 func Percent(covered, total int64) string {
 	if total == 0 {

@@ -112,9 +112,12 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // FormatTime formats a time v in unit: milliseconds with three decimals
 // ("12.500 ms"), any other unit as few digits as it needs ("42 ticks").
-func FormatTime(v float64, unit string) string {
+func FormatTime(v float64, unit string) string { return TimeNumber(v, unit) + " " + unit }
+
+// TimeNumber is FormatTime without the unit: "12.500", "42".
+func TimeNumber(v float64, unit string) string {
 	if unit == "ms" {
-		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
+		return strconv.FormatFloat(v, 'f', 3, 64)
 	}
-	return textout.Number(v) + " " + unit
+	return textout.Number(v)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/profdb/profdb/compare"
 	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/readback"
 )
 
@@ -160,7 +161,7 @@ func diffFlame(b, a *readback.Node, t *readback.Trace) template.HTML {
 		fill, change := "rgb(200,200,200)", "not compared"
 		if bx.known {
 			fill = diffColor(bx.delta, maxAbs)
-			change = signedTime(t, bx.delta) + " from A"
+			change = textout.Signed(t.Format(bx.delta), bx.delta) + " from A"
 		}
 		fmt.Fprintf(&sb, `<g data-delta="%d"><title>%s: %s with children in B, %s</title><rect x="%.1f" y="%.1f" width="%.1f" height="%.0f" fill="%s"/>`,
 			bx.delta, esc(name), esc(t.Format(n.WithChild)), esc(change), x, y, w, flameRow-1, fill)
@@ -200,44 +201,15 @@ func diffColor(delta, maxAbs int64) string {
 	return fmt.Sprintf("rgb(%d,%d,255)", v, v)
 }
 
-func signedTime(t *readback.Trace, d int64) string {
-	s := t.Format(d)
-	if d > 0 {
-		return "+" + s
-	}
-	return s
-}
+// change, pointsChange and timeChange format a figure's change as
+// compare prints it (compare.Style.Format): a count, a % covered in
+// percentage points, a time in the counter's units.
+func change(st compare.Style, f compare.Figure) string { return st.Format(f, textout.Number) }
 
-// change formats a figure's change in the comparison's style, "-" when
-// the style does not define it.
-func change(st compare.Style, f compare.Figure) string {
-	if f.Change == nil {
-		return "-"
-	}
-	v := *f.Change
-	switch st {
-	case compare.Ratio:
-		return "x" + strconv.FormatFloat(v, 'f', 2, 64)
-	case compare.Percent:
-		return plus(v) + strconv.FormatFloat(v, 'f', 1, 64) + "%"
-	}
-	return plus(v) + strconv.FormatFloat(v, 'f', -1, 64)
-}
+func pointsChange(st compare.Style, f compare.Figure) string { return st.Format(f, textout.Points) }
 
-func plus(v float64) string {
-	if v > 0 {
-		return "+"
-	}
-	return ""
-}
-
-// timeChange formats the change of a time: in the counter's units as
-// times are (Trace.Format) for a difference, else as change does.
 func timeChange(st compare.Style, t *readback.Trace, f compare.Figure) string {
-	if st == compare.Difference && f.Change != nil {
-		return signedTime(t, int64(*f.Change))
-	}
-	return change(st, f)
+	return st.Format(f, func(v float64) string { return t.Format(int64(v)) })
 }
 
 // changeValue is a change for sorting (data-v): the change, or the

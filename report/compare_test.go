@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/profdb/profdb/compare"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -27,9 +28,10 @@ type call struct {
 	calls      []call
 }
 
-// exportPairs exports two function traces (1, 2) and two coverage sets
-// (3, 4) into a new SQLite database. From trace 1 to 2: main +110 (time
-// with children), work +130, io -30, extra new (+5).
+// exportPairs exports two function traces (1, 2) and three coverage sets
+// (3, 4, 5) into a new SQLite database. From trace 1 to 2: main +110
+// (time with children), work +130, io -30, extra new (+5). Coverage 3 and
+// 4 cover 2 of 3 lines each, 5 all three.
 func exportPairs(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
@@ -70,7 +72,7 @@ func exportPairs(t *testing.T) string {
 		}
 		b.Close()
 	}
-	for _, counts := range [][]int64{{1, 1, 0}, {1, 0, 1}} {
+	for _, counts := range [][]int64{{1, 1, 0}, {1, 0, 1}, {1, 1, 1}} {
 		b := lightcoverage.NewBuilder()
 		r := b.AddRoutine(lightcoverage.RoutineInfo{Name: "f", SourceFile: "a.go"})
 		for i, n := range counts {
@@ -119,8 +121,32 @@ func TestCompareReport(t *testing.T) {
 	if w := "a.go:2,a.go:3"; strings.Join(got, ",") != w { // the new miss, then the new hit
 		t.Errorf("changed lines: %s, want %s", strings.Join(got, ","), w)
 	}
-	if !strings.Contains(page, `<b class="cmp-lines">2 of 3 (66.7%) &rarr; 2 of 3 (66.7%)</b>, change <b class="cmp-lines-change">0</b> points`) {
+	if !strings.Contains(page, `<b class="cmp-lines">2 of 3 (66.7%) &rarr; 2 of 3 (66.7%)</b>, change <b class="cmp-lines-change">0.0</b> points`) {
 		t.Error("the coverage comparison does not give the lines covered in A and B")
+	}
+	// A change of coverage is in percentage points with one decimal, as
+	// compare prints it (compare.Style.Format): the page printed every
+	// digit of the float, +33.33333333333333.
+	page = render(t, dsn, report.Options{Compare: []int64{3, 5}})
+	for _, want := range []string{`<b class="cmp-lines">2 of 3 (66.7%) &rarr; 3 of 3 (100.0%)</b>, change <b class="cmp-lines-change">&#43;33.3</b> points`,
+		`<td class="n cmp-change" data-v="33.33333333333333">&#43;33.3</td>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the coverage comparison 3 to 5 does not hold %s", want)
+		}
+	}
+	ctx0 := context.Background()
+	r0, err := readback.Open(ctx0, dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := compare.Compare(ctx0, r0, 3, 5, compare.Options{})
+	r0.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := res.WriteText(&text, 100); err != nil || !strings.Contains(text.String(), "Lines covered:    2 of 3 (66.7%) -> 3 of 3 (100.0%), change +33.3\n") {
+		t.Errorf("compare 3 5 prints (%v):\n%s", err, text.String())
 	}
 	if strings.Contains(page, "<svg class=\"flame diff\"") {
 		t.Error("a coverage comparison has a flame graph")

@@ -234,6 +234,7 @@ func parse() (*template.Template, error) {
 		"args":      func(v ...any) []any { return v },
 		"inc":       func(i int) int { return i + 1 },
 		"change":    change,
+		"pchange":   pointsChange,
 		"changev":   changeValue,
 		"tchange":   timeChange,
 		"num":       func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },

@@ -3,7 +3,9 @@
 //
 //   - latest: the newest result set;
 //   - branch:NAME, commit:SHA (a unique prefix of 7 or more hexadecimal
-//     digits), label:KEY=VALUE: the newest that matches;
+//     digits, runid.ParseCommitPrefix's rule), label:KEY=VALUE (a label as
+//     export records it, runid.ParseLabel's rule): the newest that
+//     matches;
 //   - ancestor:REV: the newest result set whose commit is the nearest
 //     ancestor of REV (REV itself included) in the git repository of a
 //     working directory. REV is git's, all of it: ancestor:HEAD~1 walks

@@ -74,6 +74,26 @@ func (r *Resolver) Resolve(ctx context.Context, s Selector) (store.Listing, erro
 	return r.resolve(ctx, s, "", 0)
 }
 
+// Selection returns the result sets a list names (ParseList) as a
+// store.Selection, for store.DB.Named to pick those the database holds:
+// INST_IDs and ranges as they are, every other selector resolved to the
+// INST_ID it names (Resolve).
+func (r *Resolver) Selection(ctx context.Context, items []Item) (store.Selection, error) {
+	var sel store.Selection
+	for _, it := range items {
+		if it.IsRange() {
+			sel.Ranges = append(sel.Ranges, it.Range)
+			continue
+		}
+		l, err := r.Resolve(ctx, it.Selector)
+		if err != nil {
+			return store.Selection{}, err
+		}
+		sel.IDs = append(sel.IDs, l.InstID)
+	}
+	return sel, nil
+}
+
 // Second returns the result set s names to be set beside first (compare's
 // B, check's --baseline). A selector other than an INST_ID picks among
 // the result sets of first's profiler, newest first, first counted among
@@ -112,23 +132,6 @@ func (r *Resolver) Second(ctx context.Context, s Selector, first store.Listing) 
 // ErrFirst is wrapped by the error of Second for a selector with ~N that
 // names the first result set itself.
 var ErrFirst = errors.New("names the first result set itself")
-
-// ResolveAll resolves each text to an INST_ID, in the order given.
-func (r *Resolver) ResolveAll(ctx context.Context, texts []string) ([]int64, error) {
-	ids := make([]int64, len(texts))
-	for i, t := range texts {
-		s, err := Parse(t)
-		if err != nil {
-			return nil, err
-		}
-		l, err := r.Resolve(ctx, s)
-		if err != nil {
-			return nil, err
-		}
-		ids[i] = l.InstID
-	}
-	return ids, nil
-}
 
 // resolve returns the result set s names among those of profiler (any
 // when ""); first is the result set it is set beside (none when 0).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/internal/runid"
 	"github.com/profdb/profdb/profilers"
 )
 
@@ -18,7 +19,7 @@ import (
 type Filter struct {
 	Profiler string            // a registered profiler's name
 	Branch   string            // the exact branch name
-	Commit   string            // a prefix of the commit's object name (matched case-insensitively)
+	Commit   string            // a prefix of the commit's object name: 7 or more hexadecimal digits, in either case (runid.ParseCommitPrefix's rule; another is an error)
 	Labels   map[string]string // every label given, with exactly that value
 	Since    string            // exported at or after this time (TimeFormat)
 	Before   int64             // INST_IDs below this one only; 0 for no bound
@@ -109,9 +110,9 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		if f.Commit != "" {
 			// Object names are stored in lower-case hexadecimal: a prefix
 			// is a range, which the comparison serves in every collation.
-			p := strings.ToLower(f.Commit)
-			if strings.Trim(p, "0123456789abcdef") != "" {
-				return nil, fmt.Errorf("commit %q: not a hexadecimal object name", f.Commit)
+			p, err := runid.ParseCommitPrefix(f.Commit)
+			if err != nil {
+				return nil, fmt.Errorf("commit prefix %w", err)
 			}
 			where = append(where, "l."+id[1]+" >= "+arg(p), "l."+id[1]+" < "+arg(p+"g"))
 		}

@@ -1,11 +1,13 @@
 package store_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
 	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/runid"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -27,9 +29,9 @@ func TestSelect(t *testing.T) {
 				run      resultset.Run
 			}{
 				{lightcoverage.Name, resultset.Run{Commit: "AAAA1111bbbb", Branch: "main", Dirty: &clean, CI: "github-actions", BuildID: "7", BuildURL: "https://ci.example/7", Labels: map[string]string{"suite": "unit"}}},
-				{functiontrace.Name, resultset.Run{Commit: "aaaa2222cccc", Branch: "main"}},
+				{functiontrace.Name, resultset.Run{Commit: "aaaa1112cccc", Branch: "main"}},
 				{lightcoverage.Name, resultset.Run{Commit: "bbbb3333dddd", Branch: "feature/x", Dirty: &dirty, Labels: map[string]string{"suite": "unit", "os": "linux"}}},
-				{lightcoverage.Name, resultset.Run{Commit: "aaaa4444eeee", Branch: "main", Labels: map[string]string{"suite": "e2e"}}},
+				{lightcoverage.Name, resultset.Run{Commit: "aaaa1114eeee", Branch: "main", Labels: map[string]string{"suite": "e2e"}}},
 			}
 			var ids []int64
 			for i, r := range runs {
@@ -48,7 +50,8 @@ func TestSelect(t *testing.T) {
 				{"all", store.Filter{}, []int{0, 1, 2, 3}},
 				{"profiler", store.Filter{Profiler: lightcoverage.Name}, []int{0, 2, 3}},
 				{"branch", store.Filter{Branch: "main"}, []int{0, 1, 3}},
-				{"commit prefix, any case", store.Filter{Commit: "AAAA"}, []int{0, 1, 3}},
+				{"commit prefix, any case", store.Filter{Commit: "AAAA111"}, []int{0, 1, 3}},
+				{"commit prefix of one", store.Filter{Commit: "aaaa1114"}, []int{3}},
 				{"label", store.Filter{Labels: map[string]string{"suite": "unit"}}, []int{0, 2}},
 				{"two labels", store.Filter{Labels: map[string]string{"suite": "unit", "os": "linux"}}, []int{2}},
 				{"last", store.Filter{Profiler: lightcoverage.Name, Last: 2}, []int{2, 3}},
@@ -80,6 +83,11 @@ func TestSelect(t *testing.T) {
 						break
 					}
 				}
+			}
+			// A commit prefix is runid.ParseCommitPrefix's: one of 4
+			// digits is an error, not a match of whatever begins so.
+			if got, err := x.DB().Select(ctx, store.Filter{Commit: "aaaa"}); !errors.Is(err, runid.ErrCommitPrefix) {
+				t.Errorf("Select of commit prefix aaaa: %v, %v; want an error wrapping runid.ErrCommitPrefix", got, err)
 			}
 			all, err := x.DB().Select(ctx, store.Filter{})
 			if err != nil {

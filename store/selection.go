@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/profdb/profdb/ddl"
@@ -18,7 +16,8 @@ type Range struct{ From, To int64 }
 // Selection names result sets by INST_ID, by range and by export time, as
 // profdb delete does with --inst and --older-than. A result set is
 // selected when any of them names it. profdb's --inst, in every command
-// that takes it, is parsed by ParseSelection.
+// that takes it, is parsed by selector.ParseList and resolved into a
+// Selection by selector.Resolver.Selection.
 type Selection struct {
 	// IDs are INST_IDs, each of which must be listed.
 	IDs []int64
@@ -28,30 +27,6 @@ type Selection struct {
 	// ExportedBefore, when not zero, selects the result sets exported
 	// before it, by the export time PROFDB_RESULT_SETS records.
 	ExportedBefore time.Time
-}
-
-// ParseSelection parses INST_IDs ("7") and ranges ("3-7", A <= B) into a
-// selection's IDs and Ranges. INST_IDs are positive.
-func ParseSelection(specs []string) (Selection, error) {
-	var s Selection
-	for _, spec := range specs {
-		spec = strings.TrimSpace(spec)
-		a, b, isRange := strings.Cut(spec, "-")
-		from, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
-		to, err2 := from, error(nil)
-		if isRange {
-			to, err2 = strconv.ParseInt(strings.TrimSpace(b), 10, 64)
-		}
-		if err1 != nil || err2 != nil || from <= 0 || to < from {
-			return Selection{}, fmt.Errorf("%q: want an INST_ID (1, 2, ...) or a range A-B with A <= B", spec)
-		}
-		if isRange {
-			s.Ranges = append(s.Ranges, Range{from, to})
-		} else {
-			s.IDs = append(s.IDs, from)
-		}
-	}
-	return s, nil
 }
 
 // Pick returns the INST_IDs of list that the selection names, ascending,

@@ -8,22 +8,6 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-func TestParseSelection(t *testing.T) {
-	s, err := store.ParseSelection([]string{"7", " 3 - 5 ", "2", "9-9"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := store.Selection{IDs: []int64{7, 2}, Ranges: []store.Range{{3, 5}, {9, 9}}}
-	if !reflect.DeepEqual(s, want) {
-		t.Errorf("ParseSelection = %+v, want %+v", s, want)
-	}
-	for _, bad := range []string{"", "0", "-3", "5-3", "x", "3-", "1-2-3", "3-y"} {
-		if s, err := store.ParseSelection([]string{"1", bad}); err == nil {
-			t.Errorf("ParseSelection(%q) = %+v, want an error", bad, s)
-		}
-	}
-}
-
 func TestSelectionPick(t *testing.T) {
 	list := []store.Listing{
 		{InstID: 1, ExportedAt: "2026-01-01T00:00:00Z"},

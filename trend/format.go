@@ -57,7 +57,7 @@ func Format(v float64, unit string) string {
 // "+12.500 ms", "-3".
 func Change(d float64, unit string) string {
 	if unit == "%" {
-		return textout.Signed(strconv.FormatFloat(d, 'f', 1, 64), d) + " points"
+		return textout.PointsChange(d) + " points"
 	}
 	return textout.Signed(Format(d, unit), d)
 }
@@ -154,7 +154,7 @@ func (t *Trend) WriteText(w io.Writer, width int) error {
 			}
 			d := Change(x.Delta(), m.Unit)
 			if m.Unit == "%" {
-				d = textout.Signed(strconv.FormatFloat(x.Delta(), 'f', 1, 64), x.Delta())
+				d = textout.PointsChange(x.Delta()) // the column says "points"
 			}
 			tab.Row(x.Name, a, b, d)
 		}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/profdb/profdb/optionerr"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/profilers/referencecount"
@@ -32,6 +33,22 @@ type Options struct {
 	Routine string
 	// Top is the most movers listed; 0 means 10.
 	Top int
+}
+
+// ErrUsage is wrapped by the error of Options that make no trend
+// (Options.Check).
+var ErrUsage = errors.New("trend: usage")
+
+// Check reports whether the options make a trend: File and Routine each
+// name the one item a trend follows, so at most one is given. Its error
+// is an *optionerr.Error naming the fields, wrapping ErrUsage. Compute
+// checks the options so; a command checks them before it opens a
+// database.
+func (o Options) Check() error {
+	if o.File != "" && o.Routine != "" {
+		return optionerr.New(ErrUsage, "trend.Options", "%[1]s and %[2]s: give one of them", "File", "Routine")
+	}
+	return nil
 }
 
 // ErrNoMatch is wrapped by the error of a filter that chooses no result
@@ -119,8 +136,8 @@ func (m Mover) Delta() float64 { return m.B - m.A }
 
 // Compute reads the trend o describes through r.
 func Compute(ctx context.Context, r *readback.Reader, o Options) (*Trend, error) {
-	if o.File != "" && o.Routine != "" {
-		return nil, fmt.Errorf("trend: a file or a routine, not both")
+	if err := o.Check(); err != nil {
+		return nil, fmt.Errorf("trend: %w", err)
 	}
 	list, err := r.Select(ctx, o.Filter)
 	if err != nil {

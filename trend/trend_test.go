@@ -14,6 +14,7 @@ import (
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/trendtest"
+	"github.com/profdb/profdb/optionerr"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/profilers/referencecount"
@@ -253,5 +254,21 @@ func TestRefused(t *testing.T) {
 	_, err = trend.Compute(ctx, r, trend.Options{Filter: store.Filter{Profiler: functiontrace.Name}, File: "a.go"})
 	if err == nil {
 		t.Error("--file of a trace: no error")
+	}
+	// A file and a routine: the options' error, naming the fields (the
+	// command line words it with its flags), before anything is read.
+	both := trend.Options{Filter: store.Filter{Profiler: lightcoverage.Name}, File: "a.go", Routine: "f"}
+	var oe *optionerr.Error
+	if err := both.Check(); !errors.Is(err, trend.ErrUsage) || !errors.As(err, &oe) || !oe.Names("File") || !oe.Names("Routine") {
+		t.Errorf("Check of a file and a routine: %v; want an optionerr.Error naming File and Routine", err)
+	}
+	_, err = trend.Compute(ctx, r, both)
+	if !errors.Is(err, trend.ErrUsage) || err.Error() != "trend: trend.Options.File and trend.Options.Routine: give one of them" {
+		t.Errorf("Compute of a file and a routine: %v", err)
+	}
+	for _, one := range []trend.Options{{File: "a.go"}, {Routine: "f"}, {}} {
+		if err := one.Check(); err != nil {
+			t.Errorf("Check(%+v): %v", one, err)
+		}
 	}
 }

@@ -51,7 +51,7 @@ one consistent snapshot.`,
 			if o.retries < 0 {
 				return usageErrorf("--retries: want 0 or more, got %d", o.retries)
 			}
-			if _, err := o.inst.selection(); err != nil {
+			if _, err := o.inst.items(); err != nil {
 				return err
 			}
 			if _, err := o.identity.given(); err != nil {

@@ -120,15 +120,16 @@ func parseAge(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// selection returns the result sets --inst and --older-than select.
+// selection checks --inst and returns the result sets --older-than
+// selects; run adds those of --inst, once its selectors are resolved.
 func (o *deleteOptions) selection() (store.Selection, error) {
 	if !o.inst.given() && o.olderThan == "" && o.keepLast == 0 {
 		return store.Selection{}, usageErrorf("--inst, --older-than or --keep-last is required")
 	}
-	sel, err := o.inst.selection()
-	if err != nil {
+	if _, err := o.inst.items(); err != nil {
 		return store.Selection{}, err
 	}
+	var sel store.Selection
 	if o.olderThan != "" {
 		age, err := parseAge(o.olderThan)
 		if err != nil {
@@ -159,9 +160,11 @@ func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel s
 		return err
 	}
 	defer db.Close()
-	if err := o.inst.resolve(ctx, db, &sel); err != nil {
+	named, err := o.inst.selection(ctx, db)
+	if err != nil {
 		return fmt.Errorf("%w: nothing deleted", err)
 	}
+	sel.IDs, sel.Ranges = named.IDs, named.Ranges
 	var kept int
 	if o.keepLast > 0 {
 		matching, err := db.Select(ctx, store.Filter{Branch: o.branch, Profiler: o.profiler})

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/profdb/profdb/internal/runid"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/store"
@@ -30,8 +32,8 @@ func addFilterFlags(cmd *cobra.Command, last int) *filterFlags {
 	f := cmd.Flags()
 	f.StringVar(&ff.profiler, "profiler", "", "only result sets of this profiler ("+strings.Join(profilers.Names(), ", ")+")")
 	f.StringVar(&ff.branch, "branch", "", "only result sets of runs on this branch")
-	f.StringVar(&ff.commit, "commit", "", "only result sets of runs of the commit with this hexadecimal prefix")
-	f.StringArrayVar(&ff.labels, "label", nil, "only result sets with this label, `KEY=VALUE` (repeatable: all must hold)")
+	f.StringVar(&ff.commit, "commit", "", "only result sets of runs of the commit whose name begins with this `PREFIX` of "+strconv.Itoa(runid.MinCommitPrefix)+" or more hexadecimal digits")
+	f.StringArrayVar(&ff.labels, "label", nil, "only result sets with this label, `KEY=VALUE` as export --label takes it (repeatable, one value per KEY: all must hold)")
 	f.StringVar(&ff.since, "since", "", "only result sets exported at or after this time: a date (2006-01-02, UTC), an RFC 3339 time, or a duration ago (72h, 30d)")
 	minIntVar(f, &ff.last, "last", last, 0, "0 (all) or more", "", "only the newest `N` result sets (0: all)")
 	return ff
@@ -47,22 +49,18 @@ func (ff *filterFlags) filter(now time.Time) (store.Filter, error) {
 			return f, usageErrorf("%s: --profiler: %v", ff.cmd, err)
 		}
 	}
-	if f.Commit != "" && strings.Trim(strings.ToLower(f.Commit), "0123456789abcdef") != "" {
-		return f, usageErrorf("%s: --commit must be a hexadecimal prefix of a commit's object name, not %s", ff.cmd, termtext.Short(f.Commit))
+	if f.Commit != "" {
+		p, err := runid.ParseCommitPrefix(f.Commit)
+		if err != nil {
+			return f, usageErrorf("%s: --commit %v", ff.cmd, err)
+		}
+		f.Commit = p
 	}
-	for _, l := range ff.labels {
-		k, v, ok := strings.Cut(l, "=")
-		if !ok || k == "" {
-			return f, usageErrorf("%s: --label must be KEY=VALUE, not %s", ff.cmd, termtext.Short(l))
-		}
-		if f.Labels == nil {
-			f.Labels = map[string]string{}
-		}
-		if old, dup := f.Labels[k]; dup && old != v {
-			return f, usageErrorf("%s: --label %s given twice with different values", ff.cmd, termtext.Short(k))
-		}
-		f.Labels[k] = v
+	labels, err := runid.ParseLabels(ff.labels)
+	if err != nil {
+		return f, usageErrorf("%s: --label: %v", ff.cmd, err)
 	}
+	f.Labels = labels
 	if ff.since != "" {
 		t, err := parseSince(ff.since, now)
 		if err != nil {

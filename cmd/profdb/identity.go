@@ -43,19 +43,11 @@ func identityFlags(cmd *cobra.Command, o *identityOptions, copying bool) {
 // given checks the flags and returns what they give (exit 2 on a bad one).
 func (o *identityOptions) given() (runid.Given, error) {
 	g := runid.Given{Commit: o.commit, Branch: o.branch, BuildID: o.buildID, BuildURL: o.buildURL}
-	for _, l := range o.labels {
-		k, v, err := runid.ParseLabel(l)
-		if err != nil {
-			return g, usageErrorf("--label: %v", err)
-		}
-		if _, dup := g.Labels[k]; dup {
-			return g, usageErrorf("--label: key %q given twice", k)
-		}
-		if g.Labels == nil {
-			g.Labels = map[string]string{}
-		}
-		g.Labels[k] = v
+	labels, err := runid.ParseLabels(o.labels)
+	if err != nil {
+		return g, usageErrorf("--label: %v", err)
 	}
+	g.Labels = labels
 	if err := g.Check(); err != nil {
 		return g, usageErrorf("--%s", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // holdWriteLock takes SQLite's write lock on the database file path, on a
@@ -22,7 +22,7 @@ import (
 func holdWriteLock(t *testing.T, path string, progress bool) (release func()) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := testdb.Open(t, "sqlite:"+path).Conn(ctx)
+	conn, err := dbtest.Open(t, "sqlite:"+path).Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

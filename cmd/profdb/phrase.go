@@ -22,6 +22,8 @@ var optionFlags = map[string]string{
 	"input.Options.MaxInflate":      "--max-inflate",
 	"store.Options.NoCreate":        "--no-create",
 	"store.Options.LockTimeout":     "--lock-timeout",
+	"trend.Options.File":            "--file",
+	"trend.Options.Routine":         "--routine",
 }
 
 // flagOf is the flag that sets the field of the options typ, or the field

@@ -77,15 +77,15 @@ which links to the build's page when its URL is http or https. --file and
 			if out == "" {
 				return usageErrorf("report: -o FILE.html is required")
 			}
-			if _, err := inst.selection(); err != nil {
+			if _, err := inst.items(); err != nil {
 				return err
 			}
 			if asTrend {
 				if cmpAB || inst.given() || o.SourceRoot != "" {
 					return usageErrorf("report: --trend makes a page of its own: give no --compare, --inst or --source-root with it")
 				}
-				if to.File != "" && to.Routine != "" {
-					return usageErrorf("report: --file and --routine: give one of them")
+				if err := to.Check(); err != nil {
+					return usageErrorf("report: %w", err)
 				}
 				f, err := ff.filter(time.Now())
 				if err != nil {

@@ -198,8 +198,9 @@ connection refused or lost, bad input, a result set or database that is not
 there); 130 for SIGINT and 143 for SIGTERM.
 
 --inst, in every command that takes it (copy, delete, report, verify), is
-an INST_ID or a range A-B of them, repeated or separated by commas
-(--inst 3,5 --inst 10-20).`,
+an INST_ID, a range A-B of them or a selector (latest, branch:NAME~N, …:
+docs/selectors.md), repeated or separated by commas
+(--inst 3,5 --inst 10-20 --inst latest).`,
 		SilenceUsage:  true, // an error is not a reason to print the usage
 		SilenceErrors: true, // run prints errors, prefixed "profdb: "
 		Args:          rootArgs,

@@ -179,11 +179,11 @@ func TestSelectorsCLI(t *testing.T) {
 					`check: --baseline: "label:suite=e2e": no result set of profiler light-coverage labelled suite=e2e other than INST_ID ` + id(2)},
 				{[]string{"check", "latest", "--baseline", "ancestor:nosuch", "--max-drop", "1"}, "nosuch"},
 				{[]string{"compare", "latest", "commit:" + strings.ToUpper(f1[:7]) + "~1"}, "no result set of profiler light-coverage at a commit beginning " + f1[:7]},
-				{[]string{"show", "commit:abc"}, "commit: takes 7 or more hexadecimal digits"},
+				{[]string{"show", "commit:abc"}, "commit: want 7 or more hexadecimal digits"},
 				{[]string{"show", "newest"}, `INST_ID must be a positive integer or a selector`},
 				{[]string{"merge", "latest", "label:x=y"}, "no result set labelled x=y"},
 				{[]string{"verify", "--inst", "1,branch:nope"}, "--inst: \"branch:nope\": no result set on branch nope"},
-				{[]string{"delete", "--inst", "label:x=\x1b[2J"}, `labelled "x=\x1b[2J"`},
+				{[]string{"delete", "--inst", "label:x=\x1b[2J"}, `--inst "label:x=\x1b[2J": not a selector: label "x=\x1b[2J": want KEY=VALUE`},
 			} {
 				stdout, stderr, code := runCLI(t, append([]string{c.args[0], "--db", dsn}, c.args[1:]...)...)
 				if code != 2 || !strings.Contains(stderr, c.want) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/profdb/profdb/internal/testdb"
+	"github.com/profdb/profdb/internal/dbtest"
 )
 
 // TestWriteIntoTempSchemaRefused: a schema that lasts only as long as the
@@ -68,14 +68,14 @@ func TestWriteIntoTempSchemaRefused(t *testing.T) {
 	})
 
 	t.Run("postgres", func(t *testing.T) {
-		dsn := testdb.Fresh(t, "postgres")
+		dsn := dbtest.Fresh(t, "postgres")
 		const why = `schema "%s" is PostgreSQL's temporary schema of a session, which PostgreSQL drops with its tables when the session ends: nothing written there would be kept`
 		for _, schema := range []string{"pg_temp", "pg_temp_1", "pg_toast_temp_1"} {
 			refused(t, fmt.Sprintf(why, schema), "export", "--db", dsn, "--schema", schema, example)
 		}
 		refused(t, fmt.Sprintf(why, "pg_temp"), "export", "--sql-out", "-", "--dialect", "postgres", "--schema", "pg_temp", example)
 		var tables int
-		if err := testdb.Open(t, dsn).QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()").Scan(&tables); err != nil || tables != 0 {
+		if err := dbtest.Open(t, dsn).QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()").Scan(&tables); err != nil || tables != 0 {
 			t.Errorf("the schema holds %d tables (%v), want none", tables, err)
 		}
 	})

@@ -56,8 +56,8 @@ formula gets a leading ').`,
 			if o.Filter, err = ff.filter(time.Now()); err != nil {
 				return err
 			}
-			if o.File != "" && o.Routine != "" {
-				return usageErrorf("trend: --file and --routine: give one of them")
+			if err := o.Check(); err != nil {
+				return usageErrorf("trend: %w", err)
 			}
 			var write func(*trend.Trend) error
 			switch {

@@ -89,9 +89,10 @@ func TestTrendIsTheLibrarys(t *testing.T) {
 		{[]string{"--branch", "main"}, "result sets of 4 profilers match (function-trace, light-coverage, reference-count, resource): name one with --profiler"},
 		{[]string{"--branch", "nope"}, `no result set matches branch "nope"`},
 		{[]string{"--profiler", "nope"}, "--profiler"},
-		{[]string{"--label", "suite"}, "--label must be KEY=VALUE"},
+		{[]string{"--label", "suite"}, `--label: label "suite": want KEY=VALUE`},
 		{[]string{"--since", "yesterday"}, "--since"},
-		{[]string{"--commit", "xyz"}, "--commit must be a hexadecimal prefix"},
+		{[]string{"--commit", "xyz"}, `--commit "xyz": want 7 or more hexadecimal digits`},
+		{[]string{"--commit", "abcdef"}, `--commit "abcdef": want 7 or more hexadecimal digits`},
 		{[]string{"--last", "-1"}, "--last must be 0 (all) or more"},
 		{[]string{"--format", "xml"}, "--format must be text, json or csv"},
 		{[]string{"--json", "--format", "csv"}, "--json and --format csv"},
@@ -140,6 +141,11 @@ func TestReportTrend(t *testing.T) {
 		if code != 2 || errOut == "" {
 			t.Errorf("report %s: exit %d, %q; want exit 2 and a message", strings.Join(args, " "), code, errOut)
 		}
+	}
+	// trend.Options.Check's error, worded with report's flags, as trend's.
+	_, errOut, code := runCLI(t, "report", "--db", dsn, "-o", out, "--trend", "--file", "a.go", "--routine", "f")
+	if want := "profdb: report: --file and --routine: give one of them\n"; code != 2 || !strings.HasPrefix(errOut, want) {
+		t.Errorf("report --trend --file --routine: exit %d, %q; want exit 2 and %q", code, errOut, want)
 	}
 }
 

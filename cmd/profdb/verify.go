@@ -37,7 +37,7 @@ not at all. An INST_ID --inst names that the database does not hold is an
 error (exit 2), not a finding.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := inst.selection(); err != nil {
+			if _, err := inst.items(); err != nil {
 				return err
 			}
 			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})

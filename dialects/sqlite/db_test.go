@@ -364,7 +364,7 @@ func TestWriteProgressAndLockTimedOut(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	path := filepath.Join(t.TempDir(), "p.db")
-	holderDB := testdb.Open(t, "sqlite:"+path)
+	holderDB := dbtest.Open(t, "sqlite:"+path)
 	if _, err := holderDB.ExecContext(ctx, "CREATE TABLE t (x TEXT)"); err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestWriteProgressAndLockTimedOut(t *testing.T) {
 	if !d.LockTimedOut(err) {
 		t.Errorf("LockTimedOut(%v) = false", err)
 	}
-	reader := testdb.Open(t, "sqlite:"+path+"?mode=ro")
+	reader := dbtest.Open(t, "sqlite:"+path+"?mode=ro")
 	var n int
 	if err := reader.QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil {
 		t.Fatal(err)

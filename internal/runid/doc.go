@@ -34,7 +34,10 @@
 // time bound on all of it (Options.Timeout); of what it prints, the first
 // 4 KiB are kept.
 //
-// ParseLabel, ValidCommit and Apply check and apply what the user gives on
-// the command line (--label, --commit, --branch…): there a bad value is an
-// error, since the user can correct it.
+// ParseLabel, ParseLabels, ValidCommit and Apply check and apply what the
+// user gives on the command line (--label, --commit, --branch…): there a
+// bad value is an error, since the user can correct it. ParseLabel and
+// ParseCommitPrefix are the one rule for a label and for a commit prefix
+// everywhere profdb takes one, to record or to match (the label: and
+// commit: selectors, the --label and --commit filters, store.Filter).
 package runid

@@ -343,23 +343,70 @@ func ValidCommit(s string) bool {
 	return true
 }
 
+// MinCommitPrefix is the fewest hexadecimal digits a commit prefix has
+// (ParseCommitPrefix): as many as git abbreviates an object name to by
+// default, so that a prefix names one commit of most histories.
+const MinCommitPrefix = 7
+
+// ErrCommitPrefix is wrapped by the errors of ParseCommitPrefix.
+var ErrCommitPrefix = fmt.Errorf("want %d or more hexadecimal digits of a commit's name", MinCommitPrefix)
+
+// ParseCommitPrefix reads a prefix of a commit's object name, the one
+// rule for every place that takes one (the commit: selector, --commit of
+// list, trend and report, store.Filter.Commit): MinCommitPrefix or more
+// hexadecimal digits, in either case, returned in lower case, as object
+// names are recorded. Anything else (fewer digits, another character,
+// space around it) is an error wrapping ErrCommitPrefix that quotes s
+// cut (termtext.Short).
+func ParseCommitPrefix(s string) (string, error) {
+	p := strings.ToLower(s)
+	if len(p) < MinCommitPrefix || strings.Trim(p, "0123456789abcdef") != "" {
+		return "", fmt.Errorf("%s: %w", termtext.Short(s), ErrCommitPrefix)
+	}
+	return p, nil
+}
+
 var labelKey = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // ErrLabel is wrapped by the errors of ParseLabel.
-var ErrLabel = errors.New("want KEY=VALUE, KEY of 1 to 64 letters, digits, '_', '.' or '-', VALUE not empty")
+var ErrLabel = errors.New("want KEY=VALUE: KEY 1 to 64 letters, digits, '_', '.' or '-'; VALUE 1 to 1,024 bytes of text without control characters or surrounding space")
 
-// ParseLabel splits a label KEY=VALUE: KEY 1 to 64 ASCII letters, digits,
-// '_', '.' or '-'; VALUE not empty, at most MaxLabel bytes of UTF-8
-// without control characters.
+// ParseLabel splits a label KEY=VALUE at its first '=', the one rule for
+// every place that takes a label (export's, merge's, copy's and script's
+// --label, which record it; the label: selector and --label of list, trend
+// and report, which match it): KEY 1 to MaxLabelKey ASCII letters,
+// digits, '_', '.' or '-'; VALUE 1 to MaxLabel bytes of UTF-8 without
+// control characters or surrounding space ("k=a=b" is k, "a=b"). A label
+// the rule refuses could never have been recorded, so a filter or
+// selector with one is an error too, not a search that finds nothing.
+// The error wraps ErrLabel and quotes s cut (termtext.Short).
 func ParseLabel(s string) (key, value string, err error) {
 	key, value, ok := strings.Cut(s, "=")
-	switch {
-	case !ok || !labelKey.MatchString(key) || value == "":
+	if !ok || !labelKey.MatchString(key) || value == "" || clean(value, MaxLabel) != value {
 		return "", "", fmt.Errorf("label %s: %w", termtext.Short(s), ErrLabel)
-	case !utf8.ValidString(value) || len(value) > MaxLabel || clean(value, MaxLabel) != value:
-		return "", "", fmt.Errorf("label %q: the value must be at most %d bytes of UTF-8 text without control characters or surrounding space", key, MaxLabel)
 	}
 	return key, value, nil
+}
+
+// ParseLabels reads labels given one by one (a repeated --label) with
+// ParseLabel into a map; nil when none is given. A key given twice, with
+// whatever values, is an error.
+func ParseLabels(given []string) (map[string]string, error) {
+	var labels map[string]string
+	for _, l := range given {
+		k, v, err := ParseLabel(l)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := labels[k]; dup {
+			return nil, fmt.Errorf("label key %q given twice", k)
+		}
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[k] = v
+	}
+	return labels, nil
 }
 
 // Given is what the user gave on the command line, over what Capture

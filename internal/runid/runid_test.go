@@ -335,23 +335,6 @@ func TestCapture(t *testing.T) {
 	}
 }
 
-func TestParseLabel(t *testing.T) {
-	for _, ok := range []string{"suite=unit", "os=linux-amd64", "a.b_c-d=x y", strings.Repeat("k", 64) + "=v", "k=a=b"} {
-		if _, _, err := runid.ParseLabel(ok); err != nil {
-			t.Errorf("ParseLabel(%q): %v", ok, err)
-		}
-	}
-	if k, v, _ := runid.ParseLabel("k=a=b"); k != "k" || v != "a=b" {
-		t.Errorf("ParseLabel(k=a=b) = %q, %q", k, v)
-	}
-	for _, bad := range []string{"suite", "=unit", "suite=", "su ite=x", "süite=x", strings.Repeat("k", 65) + "=v",
-		"k=\x1b[2J", "k=" + strings.Repeat("v", runid.MaxLabel+1), "k=\xff", "k= padded"} {
-		if _, _, err := runid.ParseLabel(bad); err == nil {
-			t.Errorf("ParseLabel(%q): no error", bad)
-		}
-	}
-}
-
 func TestGiven(t *testing.T) {
 	if err := (runid.Given{Commit: "abc"}).Check(); err == nil {
 		t.Error("Check: a short commit is accepted")

@@ -17,6 +17,20 @@ func Number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // Percent formats a percentage with one decimal: "66.7%".
 func Percent(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }
 
+// Points formats a number of percentage points with one decimal: "28.6".
+func Points(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+// PointsChange formats a change of a percentage in percentage points
+// (readback.PointChange), signed, with one decimal: "+28.6", "-3.5",
+// "0.0". It is how every command and the report print a change of
+// coverage.
+func PointsChange(v float64) string { return Signed(Points(v), v) }
+
+// PercentChange formats a change in percent of where it started
+// (readback.PercentChange), signed, with one decimal: "+50.0%", "-3.0%",
+// "0.0%".
+func PercentChange(v float64) string { return Signed(Percent(v), v) }
+
 // Signed puts a "+" before s, the text of v, when v is above 0.
 func Signed[T int64 | float64](s string, v T) string {
 	if v > 0 {

@@ -75,3 +75,22 @@ func TestTableFixedAndElastic(t *testing.T) {
 		t.Errorf("at width 40: %q", lines[1])
 	}
 }
+
+// TestChangeFormats: a change of coverage in percentage points and a
+// change in percent have one decimal and a sign when above 0, as every
+// command and the report print them.
+func TestChangeFormats(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Points(28.57142857), "28.6"},
+		{PointsChange(28.57142857), "+28.6"},
+		{PointsChange(-3.5), "-3.5"},
+		{PointsChange(0), "0.0"},
+		{PercentChange(50), "+50.0%"},
+		{PercentChange(-3), "-3.0%"},
+		{PercentChange(0), "0.0%"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%q, want %q", c.got, c.want)
+		}
+	}
+}
