@@ -26,7 +26,7 @@ type DB struct {
 	owned   bool        // Close closes db
 	conns   *conns      // the network connections, when the dialect lets Open dial them
 	unwatch func() bool // stops closing conns when Open's context ends
-	newFile *newFile    // the database file Open created, removed by Close while empty
+	held    *heldFile   // the database file, held while the DB is open (see hold)
 	// file is the database file, where the dialect locks it as a whole
 	// for a writer (dialects.LockWaiter), and lockWait the lock timeout
 	// its connections wait (negative: none); see BeginWrite.
@@ -61,7 +61,47 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if err != nil {
 		return fail(err)
 	}
-	absent := absentFile(d, dsn, o)
+	path := fileOf(d, dsn)
+	absent := absentFile(path, o)
+	for attempt := 1; ; attempt++ {
+		h, err := hold(ctx, path, absent)
+		if err != nil {
+			return fail(err)
+		}
+		db, err := open1(ctx, d, dsn, drv, path, lockWait, o)
+		if err == nil && path != "" && h == nil {
+			// No file was held: it did not exist, and the driver just
+			// created it (or it could not be opened here). Open it again,
+			// held before the driver opens it, so that no other DB
+			// removes it (nor a file that took its place) while this one
+			// uses it.
+			db.Close()
+			if attempt < openAttempts {
+				continue
+			}
+			err = fmt.Errorf("%s: the database file could not be held open (it was removed each time, or cannot be read)", path)
+		}
+		if err != nil {
+			if h == nil && absent {
+				h, _ = hold(ctx, path, true) // the file the driver created, if it is there
+			}
+			if h != nil {
+				h.release(true) // removes the file if this DB created it
+			}
+			return fail(err)
+		}
+		db.held = h
+		return db, nil
+	}
+}
+
+// openAttempts bounds how often Open opens a database file that is gone
+// again each time it is opened: a new file is opened twice (see Open).
+const openAttempts = 10
+
+// open1 is one attempt of Open: it opens the database (whose file is
+// path, where the driver opens one itself) and pings it.
+func open1(ctx context.Context, d dialects.Dialect, dsn, drv, path string, lockWait time.Duration, o Options) (*DB, error) {
 	connect := timeout(o.ConnectTimeout, DefaultConnectTimeout)
 	var sqldb *sql.DB
 	var cs *conns
@@ -69,17 +109,20 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 		cs = newConns(connect, timeout(o.IOTimeout, DefaultIOTimeout))
 		conn, err := c.Connector(drv, cs.dial)
 		if err != nil {
-			return fail(err)
+			return nil, err
 		}
 		sqldb = sql.OpenDB(conn)
-	} else if sqldb, err = sql.Open(d.DriverName(), drv); err != nil {
-		return fail(err)
+	} else {
+		var err error
+		if sqldb, err = sql.Open(d.DriverName(), drv); err != nil {
+			return nil, err
+		}
 	}
 	db := New(sqldb, d, o)
 	db.display = dialects.Redact(dsn)
 	db.owned = true
-	if lw, ok := d.(dialects.LockWaiter); ok {
-		db.file, _ = lw.File(dsn) // the DSN was read already
+	if _, ok := d.(dialects.LockWaiter); ok {
+		db.file = path
 		db.lockWait = lockWait
 		// Nothing to connect to: the first statements of a connection
 		// read the file under its shared lock, and the ping waits for a
@@ -90,23 +133,18 @@ func Open(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if connect > 0 {
 		pctx, cancel = context.WithTimeout(ctx, connect)
 	}
-	err = db.waitLock(ctx, false, func() error { return sqldb.PingContext(pctx) })
+	err := db.waitLock(ctx, false, func() error { return sqldb.PingContext(pctx) })
 	timedOut := pctx.Err() != nil && ctx.Err() == nil
 	cancel()
-	nf := created(absent)
 	if err != nil {
 		sqldb.Close()
-		if nf != nil {
-			nf.removeIfEmpty()
-		}
 		if timedOut {
 			err = fmt.Errorf("no connection within the connect timeout of %s: %w", connect, err)
 		} else if x, ok := d.(dialects.OpenExplainer); ok {
 			err = x.ExplainOpen(err)
 		}
-		return fail(err)
+		return nil, err
 	}
-	db.newFile = nf
 	if cs != nil {
 		// An interrupted command (its context cancelled) must not wait
 		// for a server that does not answer: close every connection, so
@@ -218,7 +256,9 @@ func New(db *sql.DB, d dialects.Dialect, o Options) *DB {
 
 // Close closes the handle if Open opened it. A database file that Open
 // created and that is still empty (nothing was committed into it) is
-// removed: a command that failed, or wrote nothing, leaves no empty file.
+// removed, unless another DB, of this process or another, has it open: a
+// command that failed, or wrote nothing, leaves no empty file, and never
+// removes one that another command is about to write into.
 func (db *DB) Close() error {
 	if db.unwatch != nil {
 		db.unwatch()
@@ -227,8 +267,11 @@ func (db *DB) Close() error {
 		return nil
 	}
 	err := db.db.Close()
-	if db.newFile != nil && err == nil {
-		err = db.newFile.removeIfEmpty()
+	if h := db.held; h != nil {
+		db.held = nil
+		// Removed only when the driver closed the file: a connection
+		// that failed to close may still have it open.
+		err = errors.Join(err, h.release(err == nil))
 	}
 	return err
 }

@@ -21,7 +21,8 @@
 // that is missing, empty or no database, and a schema that does not exist
 // is dialects.ErrNoSchema; Missing tells all of these from other failures.
 // An SQLite file that Open created is removed by Close while it is still
-// empty, so that a write that failed leaves no file behind.
+// empty and no other DB has it open, so that a write that failed leaves no
+// file behind, and none removes the file another is about to write into.
 //
 // Every read runs in one consistent snapshot (dialects.Dialect.ReadSnapshot), so a
 // result set being exported or deleted meanwhile is either whole or absent.

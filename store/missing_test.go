@@ -10,7 +10,6 @@ import (
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/dbtest"
-	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/store"
 )
 
@@ -146,11 +145,7 @@ func TestNewFileRemovedWhileEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := lightcoverage.NewBuilder()
-	b.AddRoutine(lightcoverage.RoutineInfo{Name: "parse", SourceFile: "parse.go", SourceLine: 10, Count: 1, LineLevel: true}).AddLine(11, 1)
-	if _, err := b.Export(ctx, x, "one"); err != nil {
-		t.Fatal(err)
-	}
+	exportOne(ctx, t, x)
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}

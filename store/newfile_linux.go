@@ -1,0 +1,6 @@
+package store
+
+import "golang.org/x/sys/unix"
+
+// ofdSetlk is fcntl's F_OFD_SETLK.
+const ofdSetlk = unix.F_OFD_SETLK
