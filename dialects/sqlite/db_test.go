@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -426,5 +427,56 @@ func TestWriteProgressAndLockTimedOut(t *testing.T) {
 	}
 	if d.LockTimedOut(errors.New("database is locked")) || d.LockTimedOut(nil) {
 		t.Error("LockTimedOut takes an error that is no SQLITE_BUSY")
+	}
+}
+
+// tryLockEnv names, in a child process of TestWriteProgressKeepsLocks, the
+// database file whose write lock the child tries to take.
+const tryLockEnv = "PROFDB_TEST_SQLITE_TRYLOCK"
+
+// TestWriteProgressKeepsLocks: a store asks WriteProgress while other
+// connections of its own process may hold SQLite's locks on the file;
+// asking must not drop them (closing any descriptor of the file would, as
+// POSIX record locks belong to the process). A child process tries to
+// take the write lock after WriteProgress ran in this one, whose
+// connection holds it: the child must find it held.
+func TestWriteProgressKeepsLocks(t *testing.T) {
+	if path := os.Getenv(tryLockEnv); path != "" {
+		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		_, err = db.Exec("BEGIN IMMEDIATE")
+		if err == nil {
+			t.Fatal("the child took the write lock the parent holds")
+		}
+		if !(Dialect{}).LockTimedOut(err) {
+			t.Fatalf("BEGIN IMMEDIATE: %v, want SQLITE_BUSY", err)
+		}
+		return
+	}
+	ctx := dialecttest.Context(t)
+	path := filepath.Join(t.TempDir(), "k.db")
+	holderDB := dbtest.Open(t, "sqlite:"+path)
+	if _, err := holderDB.ExecContext(ctx, "CREATE TABLE t (x TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := holderDB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if _, err := holder.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.ExecContext(ctx, "ROLLBACK") //nolint:errcheck // the test's outcome is decided before
+	if _, err := (Dialect{}).WriteProgress(path); err != nil {
+		t.Fatal(err)
+	}
+	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestWriteProgressKeepsLocks$", "-test.count=1")
+	child.Env = append(os.Environ(), tryLockEnv+"="+path)
+	if out, err := child.CombinedOutput(); err != nil {
+		t.Fatalf("after WriteProgress, another process could take the write lock this one holds: %v\n%s", err, out)
 	}
 }

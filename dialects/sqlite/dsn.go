@@ -3,7 +3,6 @@ package sqlite
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"net/url"
@@ -103,11 +102,14 @@ func busyMillis(wait time.Duration) int64 {
 }
 
 // WriteProgress returns the size and modification time of the database
-// file, of its rollback journal and of its write-ahead log, and the file
-// change counter of its header (which a commit in rollback-journal mode
-// increments): a writer that loads rows grows the journal or the log or
-// writes into the file as its page cache fills, and a commit changes the
-// file or the log. It reads the files without taking SQLite's locks.
+// file, of its rollback journal and of its write-ahead log: a writer that
+// loads rows grows the journal or the log or writes into the file as its
+// page cache fills, and a commit writes the file or the log. It only asks
+// the file system (stat) and never opens the files: closing a descriptor
+// of the database file would drop every lock the process's own SQLite
+// connections hold on it (POSIX record locks belong to the process, not to
+// the descriptor), so that another process could write while one of them
+// believes it holds the write lock.
 func (Dialect) WriteProgress(file string) (string, error) {
 	var b strings.Builder
 	for _, suffix := range []string{"", "-journal", "-wal"} {
@@ -121,16 +123,6 @@ func (Dialect) WriteProgress(file string) (string, error) {
 		}
 		fmt.Fprintf(&b, "%d %d;", fi.Size(), fi.ModTime().UnixNano())
 	}
-	f, err := os.Open(file)
-	if err != nil {
-		return "", fmt.Errorf("sqlite: %w", err)
-	}
-	defer f.Close()
-	var counter [4]byte
-	if _, err := f.ReadAt(counter[:], 24); err != nil && !errors.Is(err, io.EOF) {
-		return "", fmt.Errorf("sqlite: %w", err)
-	}
-	fmt.Fprintf(&b, "%x", counter)
 	return b.String(), nil
 }
 
