@@ -365,10 +365,7 @@ func TestWriteProgressAndLockTimedOut(t *testing.T) {
 	ctx := dialecttest.Context(t)
 	d := Dialect{}
 	path := filepath.Join(t.TempDir(), "p.db")
-	holderDB := dbtest.Open(t, "sqlite:"+path)
-	if _, err := holderDB.ExecContext(ctx, "CREATE TABLE t (x TEXT)"); err != nil {
-		t.Fatal(err)
-	}
+	holder := holdWriteLock(t, path)
 	progress := func() string {
 		t.Helper()
 		p, err := d.WriteProgress(path)
@@ -376,14 +373,6 @@ func TestWriteProgressAndLockTimedOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		return p
-	}
-	holder, err := holderDB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	if _, err := holder.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
 	}
 	idle := progress()
 	drv, wait, err := d.DriverDSNWait("sqlite:"+path, dialects.ReadWrite, 50*time.Millisecond)
@@ -458,19 +447,7 @@ func TestWriteProgressKeepsLocks(t *testing.T) {
 	}
 	ctx := dialecttest.Context(t)
 	path := filepath.Join(t.TempDir(), "k.db")
-	holderDB := dbtest.Open(t, "sqlite:"+path)
-	if _, err := holderDB.ExecContext(ctx, "CREATE TABLE t (x TEXT)"); err != nil {
-		t.Fatal(err)
-	}
-	holder, err := holderDB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	if _, err := holder.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	defer holder.ExecContext(ctx, "ROLLBACK") //nolint:errcheck // the test's outcome is decided before
+	holdWriteLock(t, path)
 	if _, err := (Dialect{}).WriteProgress(path); err != nil {
 		t.Fatal(err)
 	}
@@ -479,4 +456,25 @@ func TestWriteProgressKeepsLocks(t *testing.T) {
 	if out, err := child.CombinedOutput(); err != nil {
 		t.Fatalf("after WriteProgress, another process could take the write lock this one holds: %v\n%s", err, out)
 	}
+}
+
+// holdWriteLock makes a database at path with a table t and returns a
+// connection to it that holds the write lock (BEGIN IMMEDIATE) until the
+// test ends.
+func holdWriteLock(t *testing.T, path string) *sql.Conn {
+	t.Helper()
+	ctx := dialecttest.Context(t)
+	db := dbtest.Open(t, "sqlite:"+path)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE t (x TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
