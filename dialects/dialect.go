@@ -32,36 +32,61 @@ type Limits struct {
 	MaxRows   int // rows per VALUES list; 0 means no limit of its own
 }
 
-// Dialect is what every supported database provides.
-type Dialect interface {
-	ddl.Generator // CreateTable: idempotent CREATE TABLE and CREATE INDEX statements
+// Facts are what a dialect is, as data rather than code: the values a
+// caller reads and never computes. Their zero values are the fallbacks
+// (see the table in the package documentation).
+type Facts struct {
+	// Schemes are the DSN URL schemes that select the dialect (ForDSN).
+	Schemes []string
+	// Driver is the database/sql driver the dialect uses.
+	Driver string
+	// Limits bound the size of one multi-row INSERT.
+	Limits Limits
+	// ReadOnlyProbe is a query answering one row with one value, true
+	// (non-zero) when the database accepts no writes; "" for none. The
+	// store asks it after a failed write whose error ReadOnlyTeller does
+	// not recognise.
+	ReadOnlyProbe string
+	// DDLCommits is set when a DDL statement commits the open transaction
+	// (MySQL, MariaDB): the exporter then creates tables before its data
+	// transaction begins.
+	DDLCommits bool
+	// GroupsByIndex is set when the planner groups the rows of one
+	// INST_ID by ID, along the (INST_ID, ID) index, faster than it counts
+	// their distinct IDs (SQLite, MariaDB): a check for duplicate IDs then
+	// groups at once instead of counting first (PostgreSQL, whose plans
+	// for rows just loaded have no statistics, counts distinct values in
+	// half the time it groups them).
+	GroupsByIndex bool
+	// NoSubnormals is set when the server does not store a float below
+	// the smallest normal double (2.2250738585072014e-308) as given
+	// (MySQL, SQL Server).
+	NoSubnormals bool
+}
 
+// Dialect is what every supported database provides: twelve answers
+// that differ between every pair of databases. What only some databases
+// have, or need, is an optional capability found by type assertion, each
+// with a fallback (the table in the package documentation).
+type Dialect interface {
 	// Name is the dialect's name: "sqlite", "postgres", "mysql", "sqlserver".
 	Name() string
-	// Schemes are the DSN URL schemes that select the dialect.
-	Schemes() []string
-	// DriverName is the database/sql driver the dialect uses.
-	DriverName() string
+	// Facts are the dialect's facts that need no code.
+	Facts() Facts
 	// DriverDSN turns a profdb DSN (see ForDSN) into the driver's DSN,
 	// adding the session settings profdb relies on (strict SQL mode on
 	// MySQL, a busy timeout on SQLite, ...). Errors never contain a
 	// password.
 	DriverDSN(dsn string) (string, error)
 
-	// RunHint says how the dialect's own client runs a script of kind k,
-	// FILE, against DATABASE: the "run:" line of the script's header.
-	RunHint(k ScriptKind) string
-
 	// Quote quotes an identifier, doubling the quote character inside.
+	// Qualify builds schema-qualified names from it.
 	Quote(ident string) string
 	// StoredName is the name under which the dialect stores a documented
 	// name it creates: lower case on PostgreSQL, which folds unquoted names
 	// so that unquoted upper-case queries find them (docs/layout.md,
 	// "Upper-case names without quotes"); unchanged elsewhere.
 	StoredName(documented string) string
-	// Qualify returns the quoted, schema-qualified name of a table whose
-	// real (stored) name is given; schema "" means the connection's default.
-	Qualify(schema, table string) string
 	// ColumnType is the column type that holds every value of t without
 	// loss.
 	ColumnType(t ddl.Type) string
@@ -71,11 +96,10 @@ type Dialect interface {
 	// Dec), in the form the dialect's driver binds it: a Decimal as text,
 	// say. Most values pass unchanged.
 	Bind(t ddl.Type, v any) any
-	// Limits bound the size of one multi-row INSERT.
-	Limits() Limits
 
-	// CreateTableIn is CreateTable for a table in the given schema ("" for
-	// the default).
+	// CreateTableIn returns the statements that create t and its indexes
+	// in the given schema ("" for the default), each safe to run again
+	// when they exist already, without trailing semicolons.
 	CreateTableIn(schema string, t ddl.Table) []string
 
 	// Tables lists the tables in schema ("" for the default) by their real
@@ -84,29 +108,96 @@ type Dialect interface {
 	// ErrNoSchema and naming it, never an empty list: a reader must not
 	// take a mistyped schema for one that holds no result set.
 	Tables(ctx context.Context, q DBTX, schema string) ([]string, error)
-	// ReadSnapshot returns the statements of a read in one consistent
-	// snapshot of schema ("" for the connection's default).
-	ReadSnapshot(schema string) ReadSnapshot
-	// SnapshotStale reports whether err says that a table was created or
-	// changed after the snapshot began (MySQL's error 1412, SQL Server's
-	// 3961), so that reading again in a new snapshot succeeds.
-	SnapshotStale(err error) bool
-
-	// IsReadOnly reports whether err is the server's refusal to write: the
-	// server (a hot standby, say), the database or the transaction accepts
-	// no writes.
-	IsReadOnly(err error) bool
-	// ReadOnlyProbe is a query answering one row with one value, true
-	// (non-zero) when the database accepts no writes; "" for none. The
-	// exporter asks it after a failed write whose error IsReadOnly does not
-	// recognise.
-	ReadOnlyProbe() string
-
 	// Columns describes the columns of an existing table, in table order.
 	// A table that does not exist is an error wrapping ErrNoTable and
 	// naming the table, never an empty list: callers that match documented
 	// columns must not take a missing table for one without them.
 	Columns(ctx context.Context, q DBTX, schema, table string) ([]ColumnInfo, error)
+	// ReadSnapshot returns the statements of a read in one consistent
+	// snapshot of schema ("" for the connection's default).
+	ReadSnapshot(schema string) ReadSnapshot
+}
+
+// Qualify returns the quoted, schema-qualified name of a table whose real
+// (stored) name is given, as d quotes names; schema "" means the
+// connection's default, and the table's name stands alone.
+func Qualify(d Dialect, schema, table string) string {
+	if schema == "" {
+		return d.Quote(table)
+	}
+	return d.Quote(schema) + "." + d.Quote(table)
+}
+
+// Generator returns the ddl.Generator of d's tables in schema ("" for the
+// default), for ddl.Script. The generator has d's batch separator and
+// preamble when d has them.
+func Generator(d Dialect, schema string) ddl.Generator {
+	return generator{d, schema}
+}
+
+type generator struct {
+	d      Dialect
+	schema string
+}
+
+func (g generator) CreateTable(t ddl.Table) []string { return g.d.CreateTableIn(g.schema, t) }
+
+func (g generator) BatchSeparator() string {
+	if bs, ok := g.d.(ddl.BatchSeparator); ok {
+		return bs.BatchSeparator()
+	}
+	return ""
+}
+
+func (g generator) Preamble() []string {
+	if p, ok := g.d.(ddl.Preamble); ok {
+		return p.Preamble()
+	}
+	return nil
+}
+
+// Namespaces is implemented by dialects of servers on which a program can
+// make a namespace of its own to write into, and drop it again: a schema
+// (PostgreSQL, selected through search_path) or a database (MySQL, SQL
+// Server). The test kits give each test one (dbtest.Fresh). Without it, a
+// database of the dialect is a file, and a new file is a new namespace
+// (SQLite).
+type Namespaces interface {
+	// Namespace returns the statements that create the namespace name, a
+	// plain lower-case identifier, and those that drop it with all it
+	// holds, to run on q, a connection to the server.
+	Namespace(ctx context.Context, q DBTX, name string) (create, drop []string, err error)
+	// InNamespace returns dsn, a profdb DSN of the dialect, pointed at the
+	// namespace name.
+	InNamespace(dsn, name string) (string, error)
+}
+
+// Explainer is implemented by dialects whose server shows its plan of a
+// statement without running it. The test kit plantest asks it to prove
+// that the statements profdb runs keep to the INST_ID indexes
+// (docs/performance.md). Without it, no plan of the dialect is checked.
+type Explainer interface {
+	// Explain returns the statement that asks for the plan of query (the
+	// query with a prefix), the column of its rows that holds the plan,
+	// and the plan's format: a name the dialect's package defines for
+	// its form of plan, such as postgres.PlanJSON.
+	Explain(query string) (stmt string, col int, format string)
+}
+
+// ReadOnlyTeller is implemented by dialects that can tell a server's
+// refusal to write from other errors: IsReadOnly reports whether err says
+// that the server (a hot standby, say), the database or the transaction
+// accepts no writes. Without it, such an error is reported as the server
+// words it, and only Facts.ReadOnlyProbe, when set, tells.
+type ReadOnlyTeller interface {
+	IsReadOnly(err error) bool
+}
+
+// IsReadOnly reports whether d's ReadOnlyTeller recognises err; false
+// without one.
+func IsReadOnly(d Dialect, err error) bool {
+	t, ok := d.(ReadOnlyTeller)
+	return ok && t.IsReadOnly(err)
 }
 
 // ErrNoTable is wrapped by the error of Dialect.Columns for a table that
@@ -198,13 +289,10 @@ type ColumnInfo struct {
 	// not fit a 64-bit integer as a 64-bit float, silently rounding it:
 	// SQLite's INTEGER, REAL and NUMERIC affinity outside STRICT tables.
 	ApproxNumbers bool
-}
-
-// DDLCommitter is implemented by dialects whose DDL statements commit the
-// open transaction (MySQL, MariaDB). The exporter then creates tables before
-// its data transaction begins.
-type DDLCommitter interface {
-	DDLCommits() bool
+	// ApproxExact, with ApproxNumbers, says what keeps such numbers
+	// exactly, as words that end an error ("tables made by profdb are
+	// STRICT and keep them exactly").
+	ApproxExact string
 }
 
 // Value conversion: the exporter hands dialects values in canonical form:
@@ -235,6 +323,15 @@ type Retrier interface {
 	// (INSTANCES.INST_ID, RELATIONS.ID) as a conflict with a concurrent
 	// exporter that took them first.
 	DuplicateKey(err error) bool
+}
+
+// StaleSnapshots is implemented by dialects whose snapshot may refuse a
+// table created or changed after it began (MySQL's error 1412, SQL
+// Server's 3961). SnapshotStale reports whether err is that refusal, so
+// that the store reads again in a new snapshot. Without it, no error is
+// taken for one: the snapshot sees the catalogue as it was.
+type StaleSnapshots interface {
+	SnapshotStale(err error) bool
 }
 
 // TxProber is implemented by dialects whose servers may end a transaction
@@ -517,19 +614,6 @@ type FewSetsPlanner interface {
 // error, and only notes it.
 type StatsRefresher interface {
 	RefreshStats(ctx context.Context, q DBTX, schema, table string, written int64) (refreshed bool, err error)
-}
-
-// IndexGrouped is implemented by dialects whose planner groups the rows of
-// one INST_ID by ID, along the (INST_ID, ID) index, faster than it counts
-// their distinct IDs (SQLite, MariaDB). A check for duplicate IDs then
-// groups at once instead of counting first (exporter.TableCheck.Probe,
-// which serves the other dialects: PostgreSQL, whose plans for rows just
-// loaded have no statistics, counts distinct values in half the time it
-// groups them).
-type IndexGrouped interface {
-	// GroupsByIndex reports whether grouping the rows of one INST_ID by ID
-	// is cheaper than counting their distinct IDs.
-	GroupsByIndex() bool
 }
 
 // InstRead is the read of one result set's rows of one table, in a

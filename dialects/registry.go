@@ -25,13 +25,13 @@ func Register(d Dialect) {
 	if _, dup := byName[d.Name()]; dup {
 		panic("dialects: Register called twice for dialect " + d.Name())
 	}
-	for _, s := range d.Schemes() {
+	for _, s := range d.Facts().Schemes {
 		if _, dup := byScheme[s]; dup {
 			panic("dialects: Register called twice for scheme " + s)
 		}
 	}
 	byName[d.Name()] = d
-	for _, s := range d.Schemes() {
+	for _, s := range d.Facts().Schemes {
 		byScheme[s] = d
 	}
 }
@@ -45,6 +45,22 @@ func Names() []string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	return names
+}
+
+// Having returns the names of the registered dialects for which has
+// reports true, sorted: those with an optional capability, say, for a
+// message that tells which dialects have what one lacks.
+func Having(has func(Dialect) bool) []string {
+	var names []string
+	for _, n := range Names() {
+		mu.RLock()
+		d := byName[n]
+		mu.RUnlock()
+		if has(d) {
+			names = append(names, n)
+		}
+	}
 	return names
 }
 

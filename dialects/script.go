@@ -12,7 +12,7 @@ import (
 )
 
 // ScriptKind is what a SQL script that profdb writes does, which decides
-// how the dialect's own client should run it (Dialect.RunHint).
+// how the dialect's own client should run it (Scripter.RunHint).
 type ScriptKind int
 
 const (
@@ -29,10 +29,16 @@ const (
 // as a SQL script that the dialect's own client runs ("profdb export
 // --sql-out", package exporter/sqlscript). Like the rest of a Dialect it
 // returns SQL text and does no I/O.
+//
+// Without it, profdb writes no script for the dialect: "profdb ddl" and
+// "export --sql-out" refuse it, and an export writes into the database.
 type Scripter interface {
 	// ScriptForm returns the statements of a script that writes into
 	// schema ("" for the connection's default).
 	ScriptForm(schema string) ScriptForm
+	// RunHint says how the dialect's own client runs a script of kind k,
+	// FILE, against DATABASE: the "run:" line of the script's header.
+	RunHint(k ScriptKind) string
 }
 
 // ScriptForm is what differs between the dialects' scripts. A script

@@ -76,7 +76,7 @@ func TestURLErrorNeverQuotesThePassword(t *testing.T) {
 // quoting any part of the password as a host, port or database name.
 func TestDriverDSNNeverQuotesThePassword(t *testing.T) {
 	for _, d := range []dialects.Dialect{postgres.Dialect{}, mysql.Dialect{}, sqlserver.Dialect{}} {
-		scheme := d.Schemes()[0]
+		scheme := d.Facts().Schemes[0]
 		for _, pw := range []string{"12/Qz9", "Pq7?Qz9", "Pq7#Qz9", "12/Qz9@x", "Pq7 Qz9", "Pq7%Qz9"} {
 			dsn := scheme + "://u:" + pw + "@127.0.0.1:1/db"
 			_, err := d.DriverDSN(dsn)

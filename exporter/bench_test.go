@@ -495,7 +495,7 @@ func benchAPIExisting(b *testing.B, dialect string, n int) benchResult {
 	d := db.DB().Dialect()
 	def := profilers.MustLookup(functiontrace.Name)
 	for _, t := range append(profilers.Shared(), def.Tables...) {
-		for _, stmt := range d.CreateTable(t) {
+		for _, stmt := range d.CreateTableIn("", t) {
 			if _, err := db.DB().SQL().ExecContext(ctx, stmt); err != nil {
 				b.Fatal(err)
 			}
@@ -522,7 +522,7 @@ func checkCount(b testing.TB, dsn string, n int) {
 		b.Fatal(err)
 	}
 	var got int64
-	if err := db.QueryRow("SELECT COUNT(*) FROM " + d.Qualify("", d.StoredName(functiontrace.CallTrace))).Scan(&got); err != nil {
+	if err := db.QueryRow("SELECT COUNT(*) FROM " + dialects.Qualify(d, "", d.StoredName(functiontrace.CallTrace))).Scan(&got); err != nil {
 		b.Fatal(err)
 	}
 	if got != int64(n) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	_ "github.com/profdb/profdb/dialects/mysql"
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
@@ -317,7 +318,7 @@ func counts(t *testing.T, db *exporter.Exporter, profiler string) map[string]int
 			continue
 		}
 		var n int64
-		if err := db.DB().SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", real)).Scan(&n); err != nil {
+		if err := db.DB().SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+dialects.Qualify(d, "", real)).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		out[tb.Name] = n
@@ -447,7 +448,7 @@ func TestConcurrentExporters(t *testing.T) {
 			// RELATIONS IDs are unique across the table.
 			var dup int64
 			d := db.DB().Dialect()
-			q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(d.StoredName("ID")), d.Qualify("", d.StoredName("RELATIONS")))
+			q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(d.StoredName("ID")), dialects.Qualify(d, "", d.StoredName("RELATIONS")))
 			if err := db.DB().SQL().QueryRowContext(ctx, q).Scan(&dup); err != nil || dup != 0 {
 				t.Fatalf("duplicate RELATIONS IDs: %d %v", dup, err)
 			}
@@ -500,7 +501,7 @@ func TestListVerifyDelete(t *testing.T) {
 			d := db.DB().Dialect()
 			for _, set := range []string{"PARENT_ID = 99", "ID = 1"} {
 				col, val, _ := strings.Cut(set, " = ")
-				upd := fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = 2 AND %s = %s", d.Qualify("", d.StoredName(lightcoverage.Lines)),
+				upd := fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = 2 AND %s = %s", dialects.Qualify(d, "", d.StoredName(lightcoverage.Lines)),
 					d.Quote(d.StoredName(col)), val, d.Quote(d.StoredName("INST_ID")), d.Quote(d.StoredName("COL_MARK")), map[string]string{"PARENT_ID": "0", "ID": "1"}[col])
 				if _, err := db.DB().SQL().ExecContext(ctx, upd); err != nil {
 					t.Fatal(err)
@@ -523,7 +524,7 @@ func TestListVerifyDelete(t *testing.T) {
 				t.Fatalf("verify 2: %q %v", f, err)
 			}
 			// A RELATIONS row that disagrees with the graph is found.
-			upd := fmt.Sprintf("UPDATE %s SET %s = NULL WHERE %s = 1 AND %s = %s", d.Qualify("", d.StoredName("RELATIONS")),
+			upd := fmt.Sprintf("UPDATE %s SET %s = NULL WHERE %s = 1 AND %s = %s", dialects.Qualify(d, "", d.StoredName("RELATIONS")),
 				d.Quote(d.StoredName("COL_PARENT_TABLE")), d.Quote(d.StoredName("INST_ID")), d.Quote(d.StoredName("COL_CHILD_TABLE")), d.Placeholder(1))
 			if _, err := db.DB().SQL().ExecContext(ctx, upd, functiontrace.CallTrace); err != nil {
 				t.Fatal(err)
@@ -596,7 +597,7 @@ func TestNarrowExistingColumns(t *testing.T) {
 			if _, err := resultset.Export(ctx, db, callTraceSet("seed", 1)); err != nil {
 				t.Fatal(err)
 			}
-			rt := d.Qualify("", d.StoredName(functiontrace.Routines))
+			rt := dialects.Qualify(d, "", d.StoredName(functiontrace.Routines))
 			q := func(s string) string { return d.Quote(d.StoredName(s)) }
 			mustExec(t, db, "DROP TABLE "+rt)
 			vc := "VARCHAR(10)"

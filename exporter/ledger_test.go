@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
@@ -56,7 +57,7 @@ func TestInstIDsNeverReused(t *testing.T) {
 				}
 			}
 			d := db.DB().Dialect()
-			q := "SELECT " + d.Quote(d.StoredName(profilers.ColDeletedAt)) + " FROM " + d.Qualify("", d.StoredName(profilers.ResultSetsTable)) +
+			q := "SELECT " + d.Quote(d.StoredName(profilers.ColDeletedAt)) + " FROM " + dialects.Qualify(d, "", d.StoredName(profilers.ResultSetsTable)) +
 				" WHERE " + d.Quote(d.StoredName(ddl.InstID)) + " = 2"
 			var deleted *string
 			if err := db.DB().SQL().QueryRowContext(ctx, q).Scan(&deleted); err != nil {

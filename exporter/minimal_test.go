@@ -35,7 +35,10 @@ func TestMinimalDialect(t *testing.T) {
 		"IndexSplitter":   implements[dialects.IndexSplitter](d),
 		"InstReader":      implements[dialects.InstReader](d),
 		"NewTableCreator": implements[dialects.NewTableCreator](d),
-		"DDLCommitter":    implements[dialects.DDLCommitter](d),
+		"ReadOnlyTeller":  implements[dialects.ReadOnlyTeller](d),
+		"StaleSnapshots":  implements[dialects.StaleSnapshots](d),
+		"LockWaiter":      implements[dialects.LockWaiter](d),
+		"TempSchemas":     implements[dialects.TempSchemas](d),
 		"RowKeyer":        implements[dialects.RowKeyer](d),
 		"Connector":       implements[dialects.Connector](d),
 		"AccessDSN":       implements[dialects.AccessDSN](d),
@@ -48,7 +51,7 @@ func TestMinimalDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqldb, err := sql.Open(d.DriverName(), drv)
+	sqldb, err := sql.Open(d.Facts().Driver, drv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,14 +44,14 @@ func openConflicting(t *testing.T, table string, failures int, o exporter.Option
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqldb, err := sql.Open(d.DriverName(), drv)
+	sqldb, err := sql.Open(d.Facts().Driver, drv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sqldb.Close() })
 	def := profilers.MustLookup(functiontrace.Name)
 	for _, tb := range append(profilers.Shared(), def.Tables...) {
-		for _, st := range d.CreateTable(tb) {
+		for _, st := range d.CreateTableIn("", tb) {
 			if _, err := sqldb.ExecContext(ctx, st); err != nil {
 				t.Fatal(err)
 			}
@@ -285,7 +285,7 @@ func TestCheckAfterServerAbort(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sqldb, err := sql.Open(d.DriverName(), drv)
+			sqldb, err := sql.Open(d.Facts().Driver, drv)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -108,7 +108,7 @@ func (e *Exporter) ensureTables(ctx context.Context, q dialects.DBTX, tables []d
 			lt.created = true
 		}
 		lt.real = real
-		lt.qualified = d.Qualify(schema, real)
+		lt.qualified = dialects.Qualify(d, schema, real)
 		out[strings.ToUpper(t.Name)] = lt
 		order = append(order, lt)
 	}
@@ -281,7 +281,7 @@ func checker(def ddl.Column, c dialects.ColumnInfo) func(any) error {
 		})
 	}
 	if c.ApproxNumbers && def.Type != ddl.String {
-		checks = append(checks, func(v any) error { return fitApprox(v, c.DBType) })
+		checks = append(checks, func(v any) error { return fitApprox(v, c.DBType, c.ApproxExact) })
 	}
 	switch c.Type {
 	case ddl.Integer:
@@ -395,7 +395,7 @@ func fitDecimal(v any, p, s int, dbType string) error {
 // fitApprox accepts the numbers a column that rounds to 64-bit floats
 // keeps exactly: 64-bit integers, and decimals a double prints back the
 // same.
-func fitApprox(v any, dbType string) error {
+func fitApprox(v any, dbType, exact string) error {
 	d, ok := v.(ddl.Dec)
 	if !ok {
 		return nil
@@ -406,7 +406,11 @@ func fitApprox(v any, dbType string) error {
 	if f, err := strconv.ParseFloat(string(d), 64); err == nil && strconv.FormatFloat(f, 'f', -1, 64) == string(d) {
 		return nil
 	}
-	return fmt.Errorf("%s would be rounded by column type %s (it stores such numbers as 64-bit floats; SQLite tables made by profdb are STRICT and keep them exactly)", d, dbType)
+	why := "it stores such numbers as 64-bit floats"
+	if exact != "" {
+		why += "; " + exact
+	}
+	return fmt.Errorf("%s would be rounded by column type %s (%s)", d, dbType, why)
 }
 
 func fitFloat(v any, bits int, dbType string) error {

@@ -92,11 +92,7 @@ func (s *session) begin() error {
 	if err != nil {
 		return errorf("%w", err)
 	}
-	ddlCommits := false
-	if c, ok := d.(dialects.DDLCommitter); ok {
-		ddlCommits = c.DDLCommits()
-	}
-	if ddlCommits {
+	if d.Facts().DDLCommits {
 		// The session lock is taken first so that concurrent exporters do
 		// not race to create tables; the tables are made before the data
 		// transaction, since DDL would commit it (an empty table is not a
@@ -115,7 +111,7 @@ func (s *session) begin() error {
 		return errorf("begin transaction: %w", err)
 	}
 	s.tx = tx
-	if !ddlCommits {
+	if !d.Facts().DDLCommits {
 		if err := dialects.ExecAll(ctx, tx, acquire); err != nil {
 			return errorf("lock: %w", err)
 		}
@@ -168,7 +164,7 @@ func (s *session) allocate() error {
 		}
 		args = append(args, s.bind(ddl.String, t.Name), s.bind(ddl.String, parent), relMax+1+int64(i), s.instID)
 	}
-	per := dialects.RowsPerInsert(d.Limits(), len(relCols))
+	per := dialects.RowsPerInsert(d.Facts().Limits, len(relCols))
 	for len(args) > 0 {
 		n := min(per, len(args)/len(relCols))
 		stmt := dialects.InsertSQL(d, rel.qualified, real, n)

@@ -19,6 +19,7 @@ import (
 	"github.com/sqlc-dev/teesql/parser"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/dbtest"
@@ -771,7 +772,7 @@ func TestSQLServerRealServer(t *testing.T) {
 			t.Error(err)
 		}
 		for _, tb := range tables {
-			name := d.Qualify(schema, tb.Name)
+			name := dialects.Qualify(d, schema, tb.Name)
 			if _, err := raw.ExecContext(ctx, "IF OBJECT_ID(N'"+strings.ReplaceAll(name, "'", "''")+"', N'U') IS NOT NULL DROP TABLE "+name); err != nil {
 				t.Errorf("drop %s: %v", name, err)
 			}

@@ -82,7 +82,7 @@ func (s *session) newTableWriter(def ddl.Table, columns []string) (*tableWriter,
 		return nil, err
 	}
 	tw.real = append(tw.real, inst.info.Name)
-	tw.perStmt = dialects.RowsPerInsert(s.e.d.Limits(), len(tw.real))
+	tw.perStmt = dialects.RowsPerInsert(s.e.d.Facts().Limits, len(tw.real))
 	if err := tw.startBulk(); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/resultset"
@@ -24,7 +25,7 @@ func TestNarrowNVARCHARCountsUTF16(t *testing.T) {
 	if _, err := resultset.Export(ctx, db, callTraceSet("seed", 1)); err != nil {
 		t.Fatal(err)
 	}
-	rt := d.Qualify("", d.StoredName(functiontrace.Routines))
+	rt := dialects.Qualify(d, "", d.StoredName(functiontrace.Routines))
 	q := func(s string) string { return d.Quote(d.StoredName(s)) }
 	mustExec(t, db, "DROP TABLE "+rt)
 	mustExec(t, db, fmt.Sprintf("CREATE TABLE %s (%s BIGINT NOT NULL, %s BIGINT, %s BIGINT, %s NVARCHAR(2))",

@@ -54,7 +54,7 @@ func Counts(t testing.TB, db *store.DB, schema string) map[string]int64 {
 	out := map[string]int64{}
 	for _, n := range names {
 		var c int64
-		if err := db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify(schema, n)).Scan(&c); err != nil {
+		if err := db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+dialects.Qualify(d, schema, n)).Scan(&c); err != nil {
 			t.Fatal(err)
 		}
 		out[strings.ToUpper(n)] = c
@@ -211,7 +211,7 @@ func checkRoundTrip(t *testing.T, tg Target) {
 		// A broken link is found.
 		d := db.DB().Dialect()
 		inst, parent := d.Quote(d.StoredName(ddl.InstID)), d.Quote(d.StoredName(ddl.ParentID))
-		upd := fmt.Sprintf("UPDATE %s SET %s = 12345 WHERE %s = 1", d.Qualify("", d.StoredName(functiontrace.CallTrace)), parent, inst)
+		upd := fmt.Sprintf("UPDATE %s SET %s = 12345 WHERE %s = 1", dialects.Qualify(d, "", d.StoredName(functiontrace.CallTrace)), parent, inst)
 		if sets[0].Header.Profiler == functiontrace.Name {
 			if _, err := db.DB().SQL().ExecContext(ctx, upd); err != nil {
 				t.Fatal(err)
@@ -369,7 +369,7 @@ func checkConcurrent(t *testing.T, tg Target) {
 	}
 	d := db.DB().Dialect()
 	var dup int64
-	q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(d.StoredName(ddl.ID)), d.Qualify("", d.StoredName(profilers.RelationsTable)))
+	q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(d.StoredName(ddl.ID)), dialects.Qualify(d, "", d.StoredName(profilers.RelationsTable)))
 	if err := db.DB().SQL().QueryRowContext(Ctx(t), q).Scan(&dup); err != nil || dup != 0 {
 		t.Fatalf("RELATIONS IDs repeated: %d %v", dup, err)
 	}

@@ -26,7 +26,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/mysql"
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
-	"github.com/profdb/profdb/dialects/sqlserver"
+	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/internal/dbtest"
 )
 
@@ -294,7 +294,7 @@ func waitReady(ctx context.Context, dsn string) error {
 	if err != nil {
 		return err
 	}
-	db, err := sql.Open(d.DriverName(), drv)
+	db, err := sql.Open(d.Facts().Driver, drv)
 	if err != nil {
 		return err
 	}
@@ -387,33 +387,18 @@ func (tg Target) Fresh(t testing.TB) Namespace {
 	}
 	name := "profdb_it_" + randomHex(5)
 	admin := Open(t, tg.Server)
-	var create, drop []string
-	switch tg.Dialect {
-	case "postgres":
-		create = []string{"CREATE SCHEMA " + name}
-		drop = []string{"DROP SCHEMA IF EXISTS " + name + " CASCADE"}
-	case "mysql":
-		create = []string{"CREATE DATABASE " + name + " CHARACTER SET utf8mb4"}
-		drop = []string{"DROP DATABASE IF EXISTS " + name}
-	case "sqlserver":
-		create = []string{"CREATE DATABASE " + name}
-		drop = []string{"IF DB_ID(N'" + name + "') IS NOT NULL DROP DATABASE " + name}
-		// SQL Server refuses to drop a database in use: end other sessions
-		// first. Babelfish has no ALTER DATABASE, and drops it anyway.
-		if bf, err := sqlserver.IsBabelfish(context.Background(), admin); err != nil {
-			t.Fatalf("integration: %v", err)
-		} else if !bf {
-			drop = append([]string{"IF DB_ID(N'" + name + "') IS NOT NULL ALTER DATABASE " + name + " SET SINGLE_USER WITH ROLLBACK IMMEDIATE"}, drop...)
-		}
+	create, drop, err := dbtest.Namespace(context.Background(), admin, tg.Server, name)
+	if err != nil {
+		t.Fatalf("integration: %v", err)
 	}
 	for _, st := range create {
-		if err := dbtest.ExecCatalogue(context.Background(), admin, tg.Dialect, st); err != nil {
+		if err := dbtest.ExecCatalogue(context.Background(), admin, st); err != nil {
 			t.Fatalf("integration: %s: %v", st, err)
 		}
 	}
 	t.Cleanup(func() {
 		for _, st := range drop {
-			if err := dbtest.ExecCatalogue(context.Background(), admin, tg.Dialect, st); err != nil {
+			if err := dbtest.ExecCatalogue(context.Background(), admin, st); err != nil {
 				t.Errorf("integration: %s: %v", st, err)
 			}
 		}

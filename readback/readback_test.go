@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	_ "github.com/profdb/profdb/dialects/mysql"
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
@@ -190,7 +191,7 @@ func makeDBATables(t *testing.T, dsn string) {
 			}
 			cols = append(cols, d.Quote(strings.ToLower(c.Name))+" "+typ)
 		}
-		s := fmt.Sprintf("CREATE TABLE %s (%s)", d.Qualify("", strings.ToLower(tb.Name)), strings.Join(cols, ", "))
+		s := fmt.Sprintf("CREATE TABLE %s (%s)", dialects.Qualify(d, "", strings.ToLower(tb.Name)), strings.Join(cols, ", "))
 		if _, err := db.DB().SQL().ExecContext(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}

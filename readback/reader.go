@@ -57,7 +57,7 @@ func Begin(ctx context.Context, db *store.DB) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read: begin: %w", err)
 	}
-	r := &Reader{snap: snap, q: snap.Querier(), mapper: sqlx.NewDb(db.SQL(), d.DriverName()).Mapper, d: d}
+	r := &Reader{snap: snap, q: snap.Querier(), mapper: sqlx.NewDb(db.SQL(), d.Facts().Driver).Mapper, d: d}
 	if r.cat, err = db.Catalog(ctx, r.q); err != nil {
 		snap.Close()
 		return nil, fmt.Errorf("read: %w", err)

@@ -82,7 +82,7 @@ func (c *Catalog) Column(ctx context.Context, table, column string) (string, err
 
 // qualified is the quoted, schema-qualified real name of a table it has.
 func (c *Catalog) qualified(table string) string {
-	return c.db.d.Qualify(c.db.opts.Schema, c.tables[strings.ToUpper(table)])
+	return dialects.Qualify(c.db.d, c.db.opts.Schema, c.tables[strings.ToUpper(table)])
 }
 
 // col returns the quoted real name of a documented column.

@@ -10,7 +10,6 @@ import (
 	"github.com/dustin/go-humanize/english"
 
 	"github.com/profdb/profdb/ddl"
-	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
 )
 
@@ -149,7 +148,7 @@ func (c *Catalog) checkResultSet(ctx context.Context, inst int64, rel map[string
 			if proven != nil && proven(chk.Kind, t.Name) {
 				continue
 			}
-			if g, ok := c.db.d.(dialects.IndexGrouped); ok && g.GroupsByIndex() {
+			if c.db.d.Facts().GroupsByIndex {
 				chk.Probe = ""
 			}
 			f, err := c.runCheck(ctx, inst, chk)

@@ -114,7 +114,7 @@ func open1(ctx context.Context, d dialects.Dialect, dsn, drv, path string, lockW
 		sqldb = sql.OpenDB(conn)
 	} else {
 		var err error
-		if sqldb, err = sql.Open(d.DriverName(), drv); err != nil {
+		if sqldb, err = sql.Open(d.Facts().Driver, drv); err != nil {
 			return nil, err
 		}
 	}
@@ -229,8 +229,8 @@ func (db *DB) ExplainReadOnly(ctx context.Context, err error) error {
 	if errors.Is(err, ErrReadOnly) {
 		return err
 	}
-	readOnly := db.d.IsReadOnly(err)
-	if probe := db.d.ReadOnlyProbe(); !readOnly && probe != "" && ctx.Err() == nil {
+	readOnly := dialects.IsReadOnly(db.d, err)
+	if probe := db.d.Facts().ReadOnlyProbe; !readOnly && probe != "" && ctx.Err() == nil {
 		var v any
 		if db.db.QueryRowContext(ctx, probe).Scan(&v) == nil {
 			switch x := v.(type) {

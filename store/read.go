@@ -246,7 +246,7 @@ func queryInst(ctx context.Context, q dialects.DBTX, d dialects.Dialect, r diale
 	for i, c := range r.Columns {
 		quoted[i] = d.Quote(c)
 	}
-	query := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s", strings.Join(quoted, ", "), d.Qualify(r.Schema, r.Table), d.Quote(r.InstCol), d.Placeholder(1))
+	query := fmt.Sprintf("SELECT %s FROM %s WHERE %s = %s", strings.Join(quoted, ", "), dialects.Qualify(d, r.Schema, r.Table), d.Quote(r.InstCol), d.Placeholder(1))
 	if len(r.Order) > 0 {
 		order := make([]string, len(r.Order))
 		for i, c := range r.Order {

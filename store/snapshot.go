@@ -127,7 +127,7 @@ func (db *DB) inSnapshot(ctx context.Context, few bool, read func(s *snapshot) e
 		if err != nil || !s.keep {
 			s.close()
 		}
-		if err == nil || attempt > snapshotRetries || !db.d.SnapshotStale(err) || ctx.Err() != nil {
+		if err == nil || attempt > snapshotRetries || !snapshotStale(db.d, err) || ctx.Err() != nil {
 			return err
 		}
 	}
@@ -174,3 +174,10 @@ func (s *Snapshot) Querier() dialects.DBTX { return s.s.q }
 
 // Close ends the snapshot. It is safe to call more than once.
 func (s *Snapshot) Close() { s.s.close() }
+
+// snapshotStale reports whether d says that err refused a table created
+// or changed after the snapshot began (dialects.StaleSnapshots).
+func snapshotStale(d dialects.Dialect, err error) bool {
+	s, ok := d.(dialects.StaleSnapshots)
+	return ok && s.SnapshotStale(err)
+}

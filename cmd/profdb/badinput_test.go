@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -122,7 +123,7 @@ func makeNarrowRoutines(t *testing.T, dsn string) {
 	defer db.Close()
 	d := db.DB().Dialect()
 	q := func(s string) string { return d.Quote(d.StoredName(s)) }
-	tbl := d.Qualify("", d.StoredName(functiontrace.Routines))
+	tbl := dialects.Qualify(d, "", d.StoredName(functiontrace.Routines))
 	for _, s := range []string{
 		"DROP TABLE " + tbl,
 		fmt.Sprintf("CREATE TABLE %s (%s BIGINT NOT NULL, %s BIGINT, %s BIGINT, %s BIGINT, %s VARCHAR(255), %s DECIMAL(28,8))",

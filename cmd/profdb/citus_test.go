@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/postgres"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input/interchange"
@@ -551,7 +552,7 @@ func workerRows(t *testing.T, dsn, schema string, workers []string) (rows map[st
 		}()
 		for _, n := range names {
 			var c int64
-			if err := wdb.QueryRow(fmt.Sprintf("SELECT count(*) FROM %s", postgres.Dialect{}.Qualify(schema, n))).Scan(&c); err != nil {
+			if err := wdb.QueryRow(fmt.Sprintf("SELECT count(*) FROM %s", dialects.Qualify(postgres.Dialect{}, schema, n))).Scan(&c); err != nil {
 				t.Fatal(err)
 			}
 			rows[w+" "+n] = c

@@ -142,7 +142,7 @@ func TestDDLUnknownProfiler(t *testing.T) {
 // createAt returns the position of the CREATE TABLE statement of the
 // documented table in a script of dialect d, or -1.
 func createAt(d dialects.Dialect, script, table string) int {
-	q := d.Qualify("", d.StoredName(table))
+	q := dialects.Qualify(d, "", d.StoredName(table))
 	for off := 0; ; {
 		i := strings.Index(script[off:], q)
 		if i < 0 {
@@ -222,7 +222,7 @@ func TestDDLSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		script := mustRun(t, "ddl", "--dialect", name, "--schema", "aqtime", "--profiler", "light-coverage")
-		q := d.Qualify("aqtime", d.StoredName("LIGHT_COVERAGE_PROFILER_LINES"))
+		q := dialects.Qualify(d, "aqtime", d.StoredName("LIGHT_COVERAGE_PROFILER_LINES"))
 		if !strings.Contains(script, q) {
 			t.Errorf("%s --schema aqtime: no %s in\n%s", name, q, script)
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers"
@@ -104,7 +105,7 @@ func tableCounts(t *testing.T, dsn string) map[string]int64 {
 			continue
 		}
 		var n int64
-		if err := db.DB().SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", real)).Scan(&n); err != nil {
+		if err := db.DB().SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+dialects.Qualify(d, "", real)).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		out[tb.Name] = n

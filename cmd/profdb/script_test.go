@@ -56,7 +56,7 @@ func TestScriptUsage(t *testing.T) {
 		{[]string{"script", "-o", script, in}, "--dialect is required"},
 		{[]string{"script", "-o", script, "--dialect", "oracle", in}, `unknown dialect "oracle"`},
 		{[]string{"script", "--dialect", "sqlite", "--json", in}, "choose one"},
-		{[]string{"script", "-o", script, "--dialect", "postgres", "--primary-key", in}, "only mysql has"},
+		{[]string{"script", "-o", script, "--dialect", "postgres", "--primary-key", in}, "--primary-key: the postgres dialect has no hidden primary key (dialects with one: mysql)"},
 		{[]string{"script", "-o", script, "--dialect", "mysql", "--primary-key", "--no-create", in}, "choose one"},
 		{[]string{"script", "-o", script, "--dialect", "sqlite"}, "requires at least 1 arg"},
 	} {

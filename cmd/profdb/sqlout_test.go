@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input/interchange"
 	"github.com/profdb/profdb/internal/dbtest"
@@ -203,7 +204,7 @@ func TestSQLOutScriptAppends(t *testing.T) {
 			// RELATIONS IDs stay unique across the table.
 			d := db.DB().Dialect()
 			var dup int64
-			q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(d.StoredName("ID")), d.Qualify("", d.StoredName("RELATIONS")))
+			q := fmt.Sprintf("SELECT COUNT(*) - COUNT(DISTINCT %s) FROM %s", d.Quote(d.StoredName("ID")), dialects.Qualify(d, "", d.StoredName("RELATIONS")))
 			if err := db.DB().SQL().QueryRow(q).Scan(&dup); err != nil || dup != 0 {
 				t.Fatalf("duplicate RELATIONS IDs: %d %v", dup, err)
 			}
@@ -279,7 +280,7 @@ func TestSQLOutUsage(t *testing.T) {
 		{[]string{"export", "--sql-out", script, "--dialect", "sqlite", "--db", "sqlite:x.db", in}, "leave out --db"},
 		{[]string{"export", "--sql-out", "-", "--dialect", "sqlite", "--json", in}, "choose one"},
 		{[]string{"export", "--primary-key", in}, "--primary-key is for --sql-out"},
-		{[]string{"export", "--sql-out", script, "--dialect", "postgres", "--primary-key", in}, "only mysql has"},
+		{[]string{"export", "--sql-out", script, "--dialect", "postgres", "--primary-key", in}, "--primary-key: the postgres dialect has no hidden primary key (dialects with one: mysql)"},
 		{[]string{"export", "--sql-out", script, "--dialect", "mysql", "--primary-key", "--no-create", in}, "choose one"},
 	} {
 		_, errOut, code := runCLI(t, c.args...)

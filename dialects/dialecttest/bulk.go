@@ -131,7 +131,7 @@ func CheckBulkFailures(ctx context.Context, t *testing.T, d dialects.Dialect, db
 		t.Error("a row of 1 value for 5 columns was accepted")
 	}
 	var count int64
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", target.Table)).Scan(&count); err != nil || count != 0 {
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+dialects.Qualify(d, "", target.Table)).Scan(&count); err != nil || count != 0 {
 		t.Fatalf("rows left after failed loads: %d, %v", count, err)
 	}
 }

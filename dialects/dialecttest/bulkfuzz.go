@@ -146,7 +146,7 @@ func readFuzzRow(ctx context.Context, t *testing.T, d dialects.Dialect, db *sql.
 	for _, c := range table.Columns {
 		cols = append(cols, d.Quote(d.StoredName(c.Name)))
 	}
-	rows, err := db.QueryContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+d.Qualify(schema, d.StoredName(table.Name))+
+	rows, err := db.QueryContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+dialects.Qualify(d, schema, d.StoredName(table.Name))+
 		" WHERE "+d.Quote(d.StoredName("INST_ID"))+" = "+d.Placeholder(1), id)
 	if err != nil {
 		t.Fatalf("read %s: %v", table.Name, err)

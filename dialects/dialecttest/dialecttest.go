@@ -162,7 +162,7 @@ func insertRows(ctx context.Context, d dialects.Dialect, q dialects.DBTX, schema
 			args = append(args, d.Bind(table.Columns[i].Type, v))
 		}
 	}
-	stmt := dialects.InsertSQL(d, d.Qualify(schema, d.StoredName(table.Name)), cols, len(rows))
+	stmt := dialects.InsertSQL(d, dialects.Qualify(d, schema, d.StoredName(table.Name)), cols, len(rows))
 	_, err := q.ExecContext(ctx, stmt, args...)
 	return err
 }
@@ -175,7 +175,7 @@ func CheckRoundTrip(ctx context.Context, t *testing.T, d dialects.Dialect, q dia
 	for _, c := range roundTripTable.Columns {
 		cols = append(cols, d.Quote(d.StoredName(c.Name)))
 	}
-	query := "SELECT " + strings.Join(cols, ", ") + " FROM " + d.Qualify("", d.StoredName(roundTripTable.Name))
+	query := "SELECT " + strings.Join(cols, ", ") + " FROM " + dialects.Qualify(d, "", d.StoredName(roundTripTable.Name))
 	if len(args) > 0 {
 		query += " WHERE " + d.Quote(d.StoredName("INST_ID")) + " > " + d.Placeholder(1)
 	}

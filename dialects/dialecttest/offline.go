@@ -22,7 +22,7 @@ func CheckRegistered(t testing.TB, want dialects.Dialect, name, driver string, d
 		if err != nil {
 			t.Fatal(err)
 		}
-		if reflect.TypeOf(d) != reflect.TypeOf(want) || d.Name() != name || d.DriverName() != driver {
+		if reflect.TypeOf(d) != reflect.TypeOf(want) || d.Name() != name || d.Facts().Driver != driver {
 			t.Errorf("ForDSN(%q) = %T %s", dsn, d, d.Name())
 		}
 	}

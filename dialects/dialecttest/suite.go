@@ -309,7 +309,7 @@ func checkMaxParams(t *testing.T, s suite) {
 			t.Fatalf("create %s: %v", table.Name, err)
 		}
 	}
-	l, cols := d.Limits(), len(table.Columns)
+	l, cols := d.Facts().Limits, len(table.Columns)
 	n := dialects.RowsPerInsert(l, cols)
 	if n*cols > l.MaxParams || (n+1)*cols <= l.MaxParams && n != l.MaxRows {
 		t.Fatalf("RowsPerInsert = %d does not fill %d params (at most %d rows)", n, l.MaxParams, l.MaxRows)
@@ -320,7 +320,7 @@ func checkMaxParams(t *testing.T, s suite) {
 	}
 	InsertRows(ctx, t, d, s.q, "", table, rows)
 	var count int64
-	if err := s.q.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Qualify("", d.StoredName(table.Name))).Scan(&count); err != nil {
+	if err := s.q.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+dialects.Qualify(d, "", d.StoredName(table.Name))).Scan(&count); err != nil {
 		t.Fatal(err)
 	}
 	if count != int64(n) {
@@ -352,7 +352,7 @@ func checkConsumerQuery(t *testing.T, s suite) {
 		t.Fatalf("light-coverage defines no %s or no %s", lightcoverage.Lines, lightcoverage.SourceFilesData)
 	}
 	for _, tab := range []ddl.Table{lines, files} {
-		for _, stmt := range d.CreateTable(tab) {
+		for _, stmt := range d.CreateTableIn("", tab) {
 			if _, err := q.ExecContext(ctx, stmt); err != nil {
 				t.Fatalf("%s: %v", stmt, err)
 			}

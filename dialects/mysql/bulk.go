@@ -113,7 +113,7 @@ func (d Dialect) LoadDataSQL(name, schema, table string, columns []string) strin
 	b.WriteString("LOAD DATA LOCAL INFILE 'Reader::")
 	b.WriteString(name)
 	b.WriteString("' INTO TABLE ")
-	b.WriteString(d.Qualify(schema, table))
+	b.WriteString(dialects.Qualify(d, schema, table))
 	b.WriteString(" CHARACTER SET utf8mb4 FIELDS TERMINATED BY X'09' ENCLOSED BY '' ESCAPED BY X'5C'")
 	b.WriteString(" LINES STARTING BY '' TERMINATED BY X'0A' (")
 	b.WriteString(d.quoteAll(columns))

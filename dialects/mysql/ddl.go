@@ -12,9 +12,6 @@ import (
 // compares case-sensitively).
 const TableOptions = "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
 
-// CreateTable is CreateTableIn for the current database.
-func (d Dialect) CreateTable(t ddl.Table) []string { return d.CreateTableIn("", t) }
-
 // CreateTableIn returns one CREATE TABLE IF NOT EXISTS statement for t in
 // database schema ("" for the current one): the columns in document order,
 // the primary key of a table with a key, and the indexes of t.Indexes()
@@ -43,7 +40,7 @@ func (d Dialect) createTable(schema string, t ddl.Table, rowKey int) []string {
 	}
 	var b strings.Builder
 	b.WriteString("CREATE TABLE IF NOT EXISTS ")
-	b.WriteString(d.Qualify(schema, d.StoredName(t.Name)))
+	b.WriteString(dialects.Qualify(d, schema, d.StoredName(t.Name)))
 	b.WriteString(" (")
 	for i, c := range t.Columns {
 		if i > 0 {

@@ -26,12 +26,26 @@ var (
 // Name returns "mysql".
 func (Dialect) Name() string { return "mysql" }
 
-// Schemes returns the DSN schemes that select MySQL: "mysql", and
-// "mariadb" as its alias.
-func (Dialect) Schemes() []string { return []string{"mysql", "mariadb"} }
-
-// DriverName returns "mysql", the name go-sql-driver/mysql registers.
-func (Dialect) DriverName() string { return "mysql" }
+// Facts: DSNs mysql:// and mariadb://; go-sql-driver/mysql; MaxParams
+// parameters and no row limit of MySQL's own (max_allowed_packet bounds
+// each single value, not the statement; see the package documentation and
+// MaxAllowedPacket); read_only as the probe. MySQL and MariaDB commit the
+// open transaction on every DDL statement, so the exporter creates tables
+// before its data transaction begins; MariaDB groups the rows of one
+// INST_ID by ID along the (INST_ID, ID) index faster than it counts
+// distinct IDs (docs/performance.md, "Grouping by the index"). MySQL's
+// DOUBLE has no subnormals.
+func (Dialect) Facts() dialects.Facts {
+	return dialects.Facts{
+		Schemes:       []string{"mysql", "mariadb"},
+		Driver:        "mysql",
+		Limits:        dialects.Limits{MaxParams: MaxParams},
+		ReadOnlyProbe: "SELECT @@GLOBAL.read_only",
+		DDLCommits:    true,
+		GroupsByIndex: true,
+		NoSubnormals:  true,
+	}
+}
 
 // Quote quotes an identifier in backticks, doubling any backtick inside.
 func (Dialect) Quote(ident string) string { return dialects.QuoteWith('`', '`', ident) }
@@ -42,26 +56,12 @@ func (Dialect) Quote(ident string) string { return dialects.QuoteWith('`', '`', 
 // case-sensitively.
 func (Dialect) StoredName(documented string) string { return documented }
 
-// Qualify returns `schema`.`table`, or `table` alone when schema is ""
-// (the current database).
-func (d Dialect) Qualify(schema, table string) string {
-	if schema == "" {
-		return d.Quote(table)
-	}
-	return d.Quote(schema) + "." + d.Quote(table)
-}
-
 // Placeholder returns "?": MySQL parameters are positional.
 func (Dialect) Placeholder(int) string { return "?" }
 
 // MaxParams is the most parameters one prepared statement may carry: the
 // protocol counts them in 16 bits.
 const MaxParams = 65535
-
-// Limits returns MaxParams parameters and no row limit of MySQL's own.
-// max_allowed_packet bounds each single value, not the statement; see the
-// package documentation and MaxAllowedPacket.
-func (Dialect) Limits() dialects.Limits { return dialects.Limits{MaxParams: MaxParams} }
 
 // AllocLockPrefix starts the name of the lock that serializes result-set
 // allocation in one database: the prefix and the MD5 of the database name
@@ -129,20 +129,6 @@ func (d Dialect) quoteAll(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// DDLCommits implements dialects.DDLCommitter: MySQL and MariaDB commit the
-// open transaction on every DDL statement, so the exporter creates tables
-// before its data transaction begins.
-func (Dialect) DDLCommits() bool { return true }
-
-var _ dialects.DDLCommitter = Dialect{}
-
-var _ dialects.IndexGrouped = Dialect{}
-
-// GroupsByIndex returns true: MariaDB groups the rows of one INST_ID by ID
-// along the (INST_ID, ID) index faster than it counts distinct IDs
-// (docs/performance.md, "Grouping by the index").
-func (Dialect) GroupsByIndex() bool { return true }
-
 // ReadSnapshot returns a read-only REPEATABLE READ transaction that takes
 // its InnoDB snapshot at once:
 //
@@ -192,6 +178,3 @@ func (Dialect) ExplainOpen(err error) error {
 	}
 	return err
 }
-
-// ReadOnlyProbe asks whether the server runs with read_only.
-func (Dialect) ReadOnlyProbe() string { return "SELECT @@GLOBAL.read_only" }

@@ -25,10 +25,10 @@ func TestQuote(t *testing.T) {
 		"``":        "``````",
 		`x "y" 'z'`: "`x \"y\" 'z'`",
 	})
-	if got := d.Qualify("", "T"); got != "`T`" {
+	if got := dialects.Qualify(d, "", "T"); got != "`T`" {
 		t.Errorf("Qualify without schema = %s", got)
 	}
-	if got := d.Qualify("my`db", "T"); got != "`my``db`.`T`" {
+	if got := dialects.Qualify(d, "my`db", "T"); got != "`my``db`.`T`" {
 		t.Errorf("Qualify = %s", got)
 	}
 	if got := d.StoredName("COL____COVERED"); got != "COL____COVERED" {
@@ -38,10 +38,10 @@ func TestQuote(t *testing.T) {
 
 func TestPlaceholderAndLimits(t *testing.T) {
 	d := Dialect{}
-	if got := dialects.InsertSQL(d, d.Qualify("", "T"), []string{"A", "B"}, 2); got != "INSERT INTO `T` (`A`, `B`) VALUES (?, ?), (?, ?)" {
+	if got := dialects.InsertSQL(d, dialects.Qualify(d, "", "T"), []string{"A", "B"}, 2); got != "INSERT INTO `T` (`A`, `B`) VALUES (?, ?), (?, ?)" {
 		t.Errorf("InsertSQL = %s", got)
 	}
-	if l := d.Limits(); l.MaxParams != 65535 || l.MaxRows != 0 {
+	if l := d.Facts().Limits; l.MaxParams != 65535 || l.MaxRows != 0 {
 		t.Errorf("Limits = %+v", l)
 	}
 }
@@ -73,7 +73,7 @@ func TestLockStatements(t *testing.T) {
 
 func TestCreateTableStatements(t *testing.T) {
 	d := Dialect{}
-	got := d.CreateTable(profilers.Instances())
+	got := d.CreateTableIn("", profilers.Instances())
 	want := "CREATE TABLE IF NOT EXISTS `INSTANCES` (\n" +
 		"  `CAPTION` LONGTEXT NULL,\n" +
 		"  `COUNTER_DESCRIPTION` LONGTEXT NULL,\n" +

@@ -88,7 +88,7 @@ WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'`, db)
 // A table that does not exist is an error wrapping dialects.ErrNoTable.
 func (d Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table string) ([]dialects.ColumnInfo, error) {
 	fail := func(err error) error {
-		return fmt.Errorf("mysql: inspect table %s: %w", d.Qualify(schema, table), err)
+		return fmt.Errorf("mysql: inspect table %s: %w", dialects.Qualify(d, schema, table), err)
 	}
 	db, err := database(ctx, q, schema)
 	if err != nil {

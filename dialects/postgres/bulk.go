@@ -23,7 +23,7 @@ var _ dialects.BulkLoader = Dialect{}
 func (d Dialect) CopySQL(schema, table string, columns []string) string {
 	var b strings.Builder
 	b.WriteString("COPY ")
-	b.WriteString(d.Qualify(schema, table))
+	b.WriteString(dialects.Qualify(d, schema, table))
 	b.WriteString(" (")
 	for i, c := range columns {
 		if i > 0 {

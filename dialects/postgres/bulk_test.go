@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/internal/dbtest"
 )
@@ -23,7 +24,7 @@ func TestBulkRoundTrip(t *testing.T) {
 	dialecttest.CheckBulkRoundTrip(ctx, t, d, db, target, want, true)
 
 	// The same rows through database/sql (no connection given).
-	if _, err := db.ExecContext(ctx, "DELETE FROM "+d.Qualify("", target.Table)); err != nil {
+	if _, err := db.ExecContext(ctx, "DELETE FROM "+dialects.Qualify(d, "", target.Table)); err != nil {
 		t.Fatal(err)
 	}
 	dialecttest.CheckBulkRoundTrip(ctx, t, d, db, target, want, false)

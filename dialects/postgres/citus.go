@@ -65,7 +65,7 @@ const citusWorkers = "SELECT count(*) FROM pg_catalog.citus_get_active_worker_no
 // tables, for the others. With a guard the call is made only as the guard
 // says (see guardDistribution).
 func (d Dialect) Distribute(schema string, t ddl.Table, guard *dialects.ScriptGuard) []string {
-	table := d.Qualify(schema, d.StoredName(t.Name))
+	table := dialects.Qualify(d, schema, d.StoredName(t.Name))
 	var call string
 	if IsReferenceTable(t) {
 		call = ReferenceTableCall(table)
@@ -75,7 +75,7 @@ func (d Dialect) Distribute(schema string, t ddl.Table, guard *dialects.ScriptGu
 	if guard != nil {
 		anchor := ""
 		if guard.Anchor != t.Name {
-			anchor = d.Qualify(schema, d.StoredName(guard.Anchor))
+			anchor = dialects.Qualify(d, schema, d.StoredName(guard.Anchor))
 		}
 		call = guardDistribution(table, anchor, call)
 	}
@@ -87,8 +87,8 @@ func (d Dialect) Distribute(schema string, t ddl.Table, guard *dialects.ScriptGu
 func (d Dialect) Distributed(ctx context.Context, q dialects.DBTX, schema, table string) (bool, error) {
 	var yes bool
 	if err := q.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass)",
-		d.Qualify(schema, table)).Scan(&yes); err != nil {
-		return false, fmt.Errorf("postgres: ask Citus whether %s is distributed: %w", d.Qualify(schema, table), err)
+		dialects.Qualify(d, schema, table)).Scan(&yes); err != nil {
+		return false, fmt.Errorf("postgres: ask Citus whether %s is distributed: %w", dialects.Qualify(d, schema, table), err)
 	}
 	return yes, nil
 }

@@ -125,7 +125,7 @@ func TestCitusConformance(t *testing.T) {
 			}
 			var method string
 			if err := db.QueryRowContext(ctx, "SELECT partmethod FROM pg_dist_partition WHERE logicalrelid = $1::regclass",
-				d.Qualify(sch, d.StoredName(tab.Name))).Scan(&method); err != nil {
+				dialects.Qualify(d, sch, d.StoredName(tab.Name))).Scan(&method); err != nil {
 				t.Fatalf("pg_dist_partition of %s: %v", tab.Name, err)
 			}
 			want := "h"

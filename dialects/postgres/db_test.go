@@ -118,7 +118,7 @@ func TestValuesRefused(t *testing.T) {
 	// U+0000 cannot be stored.
 	bad := []any{int64(100), "a\x00b", nil, nil, nil}
 	cols := []string{"inst_id", "col_string", "col_integer", "col_decimal", "col_float"}
-	if _, err := db.ExecContext(ctx, dialects.InsertSQL(d, d.Qualify("", "profdb_round_trip"), cols, 1), bad...); err == nil {
+	if _, err := db.ExecContext(ctx, dialects.InsertSQL(d, dialects.Qualify(d, "", "profdb_round_trip"), cols, 1), bad...); err == nil {
 		t.Error("a string with U+0000 was accepted")
 	}
 	// A decimal beyond NUMERIC(28,8) is refused, not rounded or clamped.
@@ -246,7 +246,7 @@ func TestTempSchemaIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer one.Close()
-	if _, err := one.ExecContext(ctx, "CREATE TABLE "+d.Qualify("pg_temp", "instances")+" (inst_id bigint)"); err != nil {
+	if _, err := one.ExecContext(ctx, "CREATE TABLE "+dialects.Qualify(d, "pg_temp", "instances")+" (inst_id bigint)"); err != nil {
 		t.Fatal(err)
 	}
 	var real, toast string

@@ -9,16 +9,13 @@ import (
 
 var _ dialects.IndexSplitter = Dialect{}
 
-// CreateTable is CreateTableIn for the current schema.
-func (d Dialect) CreateTable(t ddl.Table) []string { return d.CreateTableIn("", t) }
-
 // CreateTableIn returns CREATE TABLE IF NOT EXISTS for t in schema ("" for
 // the current one), with every name in its stored (lower-case) form and
 // quoted, the columns in document order, a named primary key for tables
 // with a key, and one CREATE INDEX IF NOT EXISTS per index of t.Indexes().
 // Every statement is safe to run again.
 func (d Dialect) CreateTableIn(schema string, t ddl.Table) []string {
-	table := d.Qualify(schema, d.StoredName(t.Name))
+	table := dialects.Qualify(d, schema, d.StoredName(t.Name))
 	indexes := t.Indexes()
 	keys := map[string]bool{}
 	for _, ix := range indexes {

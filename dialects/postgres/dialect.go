@@ -32,12 +32,18 @@ func (Dialect) Preamble() []string { return []string{"SET client_min_messages = 
 // Name returns "postgres".
 func (Dialect) Name() string { return "postgres" }
 
-// Schemes returns the DSN schemes that select PostgreSQL: "postgres" and
-// "postgresql".
-func (Dialect) Schemes() []string { return []string{"postgres", "postgresql"} }
-
-// DriverName returns "postgres", the name lib/pq registers.
-func (Dialect) DriverName() string { return "postgres" }
+// Facts: DSNs postgres:// and postgresql://; lib/pq; MaxParams
+// parameters and no row limit of PostgreSQL's own; the probe asks whether
+// the server is a hot standby (in recovery) or the session's transactions
+// are read-only.
+func (Dialect) Facts() dialects.Facts {
+	return dialects.Facts{
+		Schemes:       []string{"postgres", "postgresql"},
+		Driver:        "postgres",
+		Limits:        dialects.Limits{MaxParams: MaxParams},
+		ReadOnlyProbe: "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'",
+	}
+}
 
 // Quote quotes an identifier in double quotes, doubling any double quote
 // inside. The name is kept as given: quoted names are case-sensitive.
@@ -47,15 +53,6 @@ func (Dialect) Quote(ident string) string { return dialects.QuoteWith('"', '"', 
 // which PostgreSQL stores unquoted names, so that unquoted upper-case
 // queries find the tables and columns profdb creates.
 func (Dialect) StoredName(documented string) string { return strings.ToLower(documented) }
-
-// Qualify returns "schema"."table", or "table" alone when schema is "" (the
-// current schema).
-func (d Dialect) Qualify(schema, table string) string {
-	if schema == "" {
-		return d.Quote(table)
-	}
-	return d.Quote(schema) + "." + d.Quote(table)
-}
 
 var _ dialects.TempSchemas = Dialect{}
 
@@ -86,9 +83,6 @@ func (Dialect) Placeholder(n int) string { return dialects.NumberedPlaceholder("
 // MaxParams is the most parameters one statement may carry: the protocol's
 // Bind message counts them in 16 bits.
 const MaxParams = 65535
-
-// Limits returns MaxParams parameters and no row limit of PostgreSQL's own.
-func (Dialect) Limits() dialects.Limits { return dialects.Limits{MaxParams: MaxParams} }
 
 // AllocLockKey is the advisory-lock key that serializes result-set
 // allocation among concurrent exporters: the bytes "profdb" followed by
@@ -129,10 +123,6 @@ func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
 	}
 }
 
-// SnapshotStale returns false: PostgreSQL's catalog is read in the
-// snapshot too, so a table created after it began is simply not seen.
-func (Dialect) SnapshotStale(error) bool { return false }
-
 // IsReadOnly reports whether err is SQLSTATE 25006, read_only_sql_transaction:
 // what a hot standby, or a session with default_transaction_read_only,
 // answers to a write. (To BEGIN READ WRITE a hot standby answers 0A000,
@@ -140,10 +130,4 @@ func (Dialect) SnapshotStale(error) bool { return false }
 func (Dialect) IsReadOnly(err error) bool {
 	var pe *pq.Error
 	return errors.As(err, &pe) && pe.Code == "25006"
-}
-
-// ReadOnlyProbe asks whether the server is a hot standby (in recovery) or
-// the session's transactions are read-only.
-func (Dialect) ReadOnlyProbe() string {
-	return "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'"
 }

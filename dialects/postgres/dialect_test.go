@@ -23,10 +23,10 @@ func TestQuote(t *testing.T) {
 		`""`:       `""""""`,
 		"x y`[z]'": "\"x y`[z]'\"",
 	})
-	if got := d.Qualify("", "t"); got != `"t"` {
+	if got := dialects.Qualify(d, "", "t"); got != `"t"` {
 		t.Errorf("Qualify without schema = %s", got)
 	}
-	if got := d.Qualify(`My"Schema`, "t"); got != `"My""Schema"."t"` {
+	if got := dialects.Qualify(d, `My"Schema`, "t"); got != `"My""Schema"."t"` {
 		t.Errorf("Qualify = %s", got)
 	}
 	if got := d.StoredName("LIGHT_COVERAGE_PROFILER_LINES"); got != "light_coverage_profiler_lines" {
@@ -44,10 +44,10 @@ func TestPlaceholderAndLimits(t *testing.T) {
 			t.Errorf("Placeholder(%d) = %s, want %s", n, got, want)
 		}
 	}
-	if got := dialects.InsertSQL(d, d.Qualify("s", "t"), []string{"a", "b"}, 2); got != `INSERT INTO "s"."t" ("a", "b") VALUES ($1, $2), ($3, $4)` {
+	if got := dialects.InsertSQL(d, dialects.Qualify(d, "s", "t"), []string{"a", "b"}, 2); got != `INSERT INTO "s"."t" ("a", "b") VALUES ($1, $2), ($3, $4)` {
 		t.Errorf("InsertSQL = %s", got)
 	}
-	if l := d.Limits(); l.MaxParams != 65535 || l.MaxRows != 0 {
+	if l := d.Facts().Limits; l.MaxParams != 65535 || l.MaxRows != 0 {
 		t.Errorf("Limits = %+v", l)
 	}
 }
@@ -74,7 +74,7 @@ func TestLockStatements(t *testing.T) {
 
 func TestCreateTableStatements(t *testing.T) {
 	d := Dialect{}
-	got := d.CreateTable(profilers.Relations())
+	got := d.CreateTableIn("", profilers.Relations())
 	want := []string{`CREATE TABLE IF NOT EXISTS "relations" (
   "col_child_table" TEXT,
   "col_parent_table" TEXT,

@@ -95,7 +95,7 @@ var _ dialects.TablesInspector = Dialect{}
 // to answer it, and an export inspects a dozen tables.
 func (d Dialect) ColumnsOf(ctx context.Context, q dialects.DBTX, schema string, tables []string) (map[string][]dialects.ColumnInfo, error) {
 	fail := func(table string, err error) error {
-		return fmt.Errorf("postgres: inspect table %s: %w", d.Qualify(schema, table), err)
+		return fmt.Errorf("postgres: inspect table %s: %w", dialects.Qualify(d, schema, table), err)
 	}
 	failAll := func(err error) error {
 		if len(tables) == 1 {

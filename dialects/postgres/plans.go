@@ -97,7 +97,7 @@ const citusTable = `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WH
 // docs/performance.md. By the rule, a table growing by similar result sets
 // is analysed each time it has grown by a tenth.
 func (d Dialect) RefreshStats(ctx context.Context, q dialects.DBTX, schema, table string, written int64) (bool, error) {
-	name := d.Qualify(schema, table)
+	name := dialects.Qualify(d, schema, table)
 	var stale, owner, skipLocked, citus bool
 	if err := q.QueryRowContext(ctx, staleStats, name, written).Scan(&stale, &owner, &skipLocked, &citus); err != nil {
 		return false, fmt.Errorf("postgres: statistics of %s: %w", name, err)

@@ -9,5 +9,5 @@ var _ dialects.ColumnAdder = Dialect{}
 
 // AddColumn implements dialects.ColumnAdder. SQLite: ALTER TABLE t ADD COLUMN c type (a new column is nullable).
 func (d Dialect) AddColumn(schema, table string, c ddl.Column) string {
-	return "ALTER TABLE " + d.Qualify(schema, table) + " ADD COLUMN " + d.Quote(d.StoredName(c.Name)) + " " + d.ColumnType(c.Type)
+	return "ALTER TABLE " + dialects.Qualify(d, schema, table) + " ADD COLUMN " + d.Quote(d.StoredName(c.Name)) + " " + d.ColumnType(c.Type)
 }

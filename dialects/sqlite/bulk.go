@@ -130,8 +130,8 @@ func (s *driverStmt) close() { s.c.Close() }
 // load is BulkLoad with statements made by prepare.
 func (d Dialect) load(ctx context.Context, t dialects.Target, rows dialects.Rows, prepare func(query string) (execer, error)) (n int64, err error) {
 	cols := len(t.Columns)
-	per := min(BulkRows, dialects.RowsPerInsert(d.Limits(), cols))
-	table := d.Qualify(t.Schema, t.Table)
+	per := min(BulkRows, dialects.RowsPerInsert(d.Facts().Limits, cols))
+	table := dialects.Qualify(d, t.Schema, t.Table)
 	var multi, single execer
 	defer func() {
 		for _, s := range []execer{multi, single} {

@@ -147,7 +147,7 @@ func TestStrictRejects(t *testing.T) {
 		if tab.Name != "LIGHT_COVERAGE_PROFILER_LINES" {
 			continue
 		}
-		for _, s := range d.CreateTable(tab) {
+		for _, s := range d.CreateTableIn("", tab) {
 			if _, err := db.ExecContext(ctx, s); err != nil {
 				t.Fatal(err)
 			}
@@ -180,18 +180,20 @@ func TestInspectHandMade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Outside STRICT tables numbers may be rounded; the message says what keeps them.
+	const strictExact = "SQLite tables made by profdb are STRICT and keep them exactly"
 	want := []dialects.ColumnInfo{
-		{Name: "a", DBType: "INT", Type: ddl.Integer, Nullable: true, IntBits: 64, ApproxNumbers: true},
+		{Name: "a", DBType: "INT", Type: ddl.Integer, Nullable: true, IntBits: 64, ApproxNumbers: true, ApproxExact: strictExact},
 		{Name: "b", DBType: "VARCHAR(255)", Type: ddl.String, HasDefault: true},
-		{Name: "c", DBType: "DECIMAL(10,2)", Type: ddl.Decimal, Nullable: true, Precision: 10, Scale: 2, ApproxNumbers: true},
-		{Name: "d", DBType: "FLOAT", Type: ddl.Float, Nullable: true, FloatBits: 64, ApproxNumbers: true},
+		{Name: "c", DBType: "DECIMAL(10,2)", Type: ddl.Decimal, Nullable: true, Precision: 10, Scale: 2, ApproxNumbers: true, ApproxExact: strictExact},
+		{Name: "d", DBType: "FLOAT", Type: ddl.Float, Nullable: true, FloatBits: 64, ApproxNumbers: true, ApproxExact: strictExact},
 		{Name: "e", DBType: "TEXT", Type: ddl.String, Nullable: true},
 		{Name: "f", DBType: "BLOB", Nullable: true},
-		{Name: "g", DBType: "DOUBLE PRECISION", Type: ddl.Float, Nullable: true, FloatBits: 64, ApproxNumbers: true},
-		{Name: "h", DBType: "NUMERIC", Type: ddl.Decimal, Nullable: true, ApproxNumbers: true},
-		{Name: "i", DBType: "BIGINT", Type: ddl.Integer, Nullable: true, IntBits: 64, ApproxNumbers: true},
-		{Name: "j", DBType: "NUMERIC(12)", Type: ddl.Decimal, Nullable: true, Precision: 12, ApproxNumbers: true},
-		{Name: "k", DBType: "REAL", Type: ddl.Float, Nullable: true, FloatBits: 64, ApproxNumbers: true},
+		{Name: "g", DBType: "DOUBLE PRECISION", Type: ddl.Float, Nullable: true, FloatBits: 64, ApproxNumbers: true, ApproxExact: strictExact},
+		{Name: "h", DBType: "NUMERIC", Type: ddl.Decimal, Nullable: true, ApproxNumbers: true, ApproxExact: strictExact},
+		{Name: "i", DBType: "BIGINT", Type: ddl.Integer, Nullable: true, IntBits: 64, ApproxNumbers: true, ApproxExact: strictExact},
+		{Name: "j", DBType: "NUMERIC(12)", Type: ddl.Decimal, Nullable: true, Precision: 12, ApproxNumbers: true, ApproxExact: strictExact},
+		{Name: "k", DBType: "REAL", Type: ddl.Float, Nullable: true, FloatBits: 64, ApproxNumbers: true, ApproxExact: strictExact},
 		{Name: "l", DBType: "", Nullable: true},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -202,7 +204,7 @@ func TestInspectHandMade(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = []dialects.ColumnInfo{
-		{Name: "id", DBType: "INTEGER", Type: ddl.Integer, IntBits: 64, HasDefault: true, ApproxNumbers: true},
+		{Name: "id", DBType: "INTEGER", Type: ddl.Integer, IntBits: 64, HasDefault: true, ApproxNumbers: true, ApproxExact: strictExact},
 		{Name: "name", DBType: "TEXT", Type: ddl.String, Nullable: true},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -292,7 +294,7 @@ func TestSchemaNamesIgnoreCase(t *testing.T) {
 	d := Dialect{}
 	conn := attached(t, "Aux", "aux.db")
 	for _, schema := range []string{"main", "aux"} {
-		if _, err := conn.ExecContext(ctx, "CREATE TABLE "+d.Qualify(schema, "T")+" (ID INTEGER)"); err != nil {
+		if _, err := conn.ExecContext(ctx, "CREATE TABLE "+dialects.Qualify(d, schema, "T")+" (ID INTEGER)"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -331,7 +333,7 @@ func TestTempSchemaIsRefused(t *testing.T) {
 	}
 	defer one.Close()
 	for _, schema := range []string{"temp", "TEMP", "Temp"} {
-		if _, err := one.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+d.Qualify(schema, "INSTANCES")+" (INST_ID INTEGER)"); err != nil {
+		if _, err := one.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+dialects.Qualify(d, schema, "INSTANCES")+" (INST_ID INTEGER)"); err != nil {
 			t.Fatal(err)
 		}
 		if tables, err := d.Tables(ctx, one, schema); err != nil || !reflect.DeepEqual(tables, []string{"INSTANCES"}) {

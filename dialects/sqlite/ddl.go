@@ -4,10 +4,8 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 )
-
-// CreateTable is CreateTableIn for the default schema.
-func (d Dialect) CreateTable(t ddl.Table) []string { return d.CreateTableIn("", t) }
 
 // CreateTableIn returns CREATE TABLE IF NOT EXISTS ... STRICT for t, with
 // the columns in document order, the primary key (if t has one) declared on
@@ -26,7 +24,7 @@ func (d Dialect) CreateTableIn(schema string, t ddl.Table) []string {
 
 	var b strings.Builder
 	b.WriteString("CREATE TABLE IF NOT EXISTS ")
-	b.WriteString(d.Qualify(schema, d.StoredName(t.Name)))
+	b.WriteString(dialects.Qualify(d, schema, d.StoredName(t.Name)))
 	b.WriteString(" (")
 	for i, c := range t.Columns {
 		if i > 0 {
@@ -58,7 +56,7 @@ func (d Dialect) CreateTableIn(schema string, t ddl.Table) []string {
 		}
 		// SQLite qualifies the index name, not the table: the index lives
 		// in the table's database.
-		stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+d.Qualify(schema, d.StoredName(ix.Name))+
+		stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+dialects.Qualify(d, schema, d.StoredName(ix.Name))+
 			" ON "+d.Quote(d.StoredName(t.Name))+" ("+d.quoteAll(ix.Columns)+")")
 	}
 	return stmts

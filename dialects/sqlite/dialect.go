@@ -26,11 +26,20 @@ var (
 // Name returns "sqlite".
 func (Dialect) Name() string { return "sqlite" }
 
-// Schemes returns the DSN scheme that selects SQLite: "sqlite".
-func (Dialect) Schemes() []string { return []string{"sqlite"} }
-
-// DriverName returns "sqlite", the name modernc.org/sqlite registers.
-func (Dialect) DriverName() string { return "sqlite" }
+// Facts: DSNs sqlite:PATH; modernc.org/sqlite; MaxParams parameters and
+// no row limit of SQLite's own (multi-row VALUES lists are not bound by
+// SQLITE_MAX_COMPOUND_SELECT); no probe, as IsReadOnly recognises every
+// refusal. SQLite groups the rows of one INST_ID by ID along the
+// (INST_ID, ID) index faster than it counts distinct IDs
+// (docs/performance.md, "Grouping by the index").
+func (Dialect) Facts() dialects.Facts {
+	return dialects.Facts{
+		Schemes:       []string{"sqlite"},
+		Driver:        "sqlite",
+		Limits:        dialects.Limits{MaxParams: MaxParams},
+		GroupsByIndex: true,
+	}
+}
 
 // Quote quotes an identifier in double quotes, doubling any double quote
 // inside.
@@ -40,16 +49,6 @@ func (Dialect) Quote(ident string) string { return dialects.QuoteWith('"', '"', 
 // of the names it creates and matches names case-insensitively, so unquoted
 // upper-case queries find them.
 func (Dialect) StoredName(documented string) string { return documented }
-
-// Qualify returns "schema"."table", or "table" alone when schema is "".
-// The schema is an attached database name ("main", "temp", an ATTACH
-// alias).
-func (d Dialect) Qualify(schema, table string) string {
-	if schema == "" {
-		return d.Quote(table)
-	}
-	return d.Quote(schema) + "." + d.Quote(table)
-}
 
 var _ dialects.TempSchemas = Dialect{}
 
@@ -73,10 +72,6 @@ func (Dialect) Placeholder(int) string { return "?" }
 // MaxParams is SQLite's default SQLITE_MAX_VARIABLE_NUMBER (since 3.32),
 // the most parameters one statement may carry.
 const MaxParams = 32766
-
-// Limits returns MaxParams parameters and no row limit of SQLite's own
-// (multi-row VALUES lists are not bound by SQLITE_MAX_COMPOUND_SELECT).
-func (Dialect) Limits() dialects.Limits { return dialects.Limits{MaxParams: MaxParams} }
 
 // quoteAll quotes each name and joins them with ", ".
 func (d Dialect) quoteAll(names []string) string {
@@ -102,17 +97,6 @@ func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
 	}
 }
 
-// SnapshotStale returns false: SQLite's schema is read under the same
-// shared lock.
-func (Dialect) SnapshotStale(error) bool { return false }
-
-var _ dialects.IndexGrouped = Dialect{}
-
-// GroupsByIndex returns true: SQLite groups the rows of one INST_ID by ID
-// along the (INST_ID, ID) index faster than it counts distinct IDs
-// (docs/performance.md, "Grouping by the index").
-func (Dialect) GroupsByIndex() bool { return true }
-
 // IsReadOnly reports whether err is SQLITE_READONLY (any extended code):
 // the file was opened read-only (mode=ro) or cannot be written.
 func (Dialect) IsReadOnly(err error) bool {
@@ -129,6 +113,3 @@ func (Dialect) ExplainOpen(err error) error {
 	}
 	return err
 }
-
-// ReadOnlyProbe returns "": IsReadOnly recognises every refusal.
-func (Dialect) ReadOnlyProbe() string { return "" }

@@ -31,10 +31,10 @@ func TestQuote(t *testing.T) {
 		"":          `""`,
 		`COL____"_`: `"COL____""_"`,
 	})
-	if got := d.Qualify("", "T"); got != `"T"` {
+	if got := dialects.Qualify(d, "", "T"); got != `"T"` {
 		t.Errorf("Qualify without schema = %s", got)
 	}
-	if got := d.Qualify(`a"ux`, "T"); got != `"a""ux"."T"` {
+	if got := dialects.Qualify(d, `a"ux`, "T"); got != `"a""ux"."T"` {
 		t.Errorf("Qualify = %s", got)
 	}
 	if got := d.StoredName("LIGHT_COVERAGE_PROFILER_LINES"); got != "LIGHT_COVERAGE_PROFILER_LINES" {
@@ -49,10 +49,10 @@ func TestPlaceholderAndLimits(t *testing.T) {
 			t.Errorf("Placeholder(%d) = %s", n, got)
 		}
 	}
-	if got := dialects.InsertSQL(d, d.Qualify("", "T"), []string{"A", "B"}, 2); got != `INSERT INTO "T" ("A", "B") VALUES (?, ?), (?, ?)` {
+	if got := dialects.InsertSQL(d, dialects.Qualify(d, "", "T"), []string{"A", "B"}, 2); got != `INSERT INTO "T" ("A", "B") VALUES (?, ?), (?, ?)` {
 		t.Errorf("InsertSQL = %s", got)
 	}
-	if l := d.Limits(); l.MaxParams != 32766 || l.MaxRows != 0 {
+	if l := d.Facts().Limits; l.MaxParams != 32766 || l.MaxRows != 0 {
 		t.Errorf("Limits = %+v", l)
 	}
 }
@@ -101,7 +101,7 @@ func TestBind(t *testing.T) {
 
 func TestCreateTableStatements(t *testing.T) {
 	d := Dialect{}
-	got := d.CreateTable(profilers.Instances())
+	got := d.CreateTableIn("", profilers.Instances())
 	want := []string{`CREATE TABLE IF NOT EXISTS "INSTANCES" (
   "CAPTION" TEXT,
   "COUNTER_DESCRIPTION" TEXT,

@@ -72,7 +72,7 @@ func (d Dialect) Tables(ctx context.Context, q dialects.DBTX, schema string) ([]
 // A table that does not exist is an error wrapping dialects.ErrNoTable.
 func (d Dialect) Columns(ctx context.Context, q dialects.DBTX, schema, table string) ([]dialects.ColumnInfo, error) {
 	fail := func(err error) error {
-		return fmt.Errorf("sqlite: inspect table %s: %w", d.Qualify(schema, table), err)
+		return fmt.Errorf("sqlite: inspect table %s: %w", dialects.Qualify(d, schema, table), err)
 	}
 	// The table's kind: STRICT, WITHOUT ROWID (pragma_table_list, SQLite
 	// 3.37 and later).
@@ -118,6 +118,9 @@ ORDER BY CASE schema WHEN 'temp' THEN 0 WHEN 'main' THEN 1 ELSE 2 END LIMIT 1`, 
 		// Outside STRICT tables, a numeric affinity turns numbers beyond
 		// int64 (and long decimals) into lossy REALs.
 		c.info.ApproxNumbers = !strict && (c.info.Type == ddl.Integer || c.info.Type == ddl.Decimal || c.info.Type == ddl.Float)
+		if c.info.ApproxNumbers {
+			c.info.ApproxExact = "SQLite tables made by profdb are STRICT and keep them exactly"
+		}
 		if c.info.Type == ddl.Float {
 			c.info.FloatBits = 64 // SQLite stores every REAL as an 8-byte double
 		}

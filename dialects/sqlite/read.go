@@ -55,7 +55,7 @@ func (d Dialect) instQuery(ctx context.Context, q dialects.DBTX, r dialects.Inst
 		}
 		return strings.Join(out, ", ")
 	}
-	table := d.Qualify(r.Schema, r.Table)
+	table := dialects.Qualify(d, r.Schema, r.Table)
 	where := " WHERE " + d.Quote(r.InstCol) + " = ?"
 	sel := "SELECT " + quote(r.Columns) + " FROM " + table
 	switch {

@@ -127,7 +127,7 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 			return nil
 		}
 		return func() (int64, error) {
-			b := c.CreateBulkContext(bctx, d.Qualify(t.Schema, t.Table), t.Columns)
+			b := c.CreateBulkContext(bctx, dialects.Qualify(d, t.Schema, t.Table), t.Columns)
 			b.Options = bulkOptions
 			return d.bulkCopy(ctx, t, conv, rows, b.AddRow, b.Done)
 		}
@@ -139,7 +139,7 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 		return 0, fmt.Errorf("sqlserver: bulk load into %s: %w", t.Table, err)
 	}
 
-	stmt, err := tx.PrepareContext(bctx, mssql.CopyIn(d.Qualify(t.Schema, t.Table), bulkOptions, t.Columns...))
+	stmt, err := tx.PrepareContext(bctx, mssql.CopyIn(dialects.Qualify(d, t.Schema, t.Table), bulkOptions, t.Columns...))
 	if err != nil {
 		return 0, fmt.Errorf("sqlserver: bulk load into %s: %w", t.Table, err)
 	}

@@ -58,7 +58,7 @@ func catalogServer(t *testing.T, tables ...ddl.Table) (*tdstest.Server, *tdstest
 	conn, ctx := connect(t, srv)
 	var d sqlserver.Dialect
 	for _, tb := range tables {
-		for _, s := range d.CreateTable(tb) {
+		for _, s := range d.CreateTableIn("", tb) {
 			if _, err := conn.ExecContext(ctx, s); err != nil {
 				t.Fatalf("%v\n%s", err, s)
 			}

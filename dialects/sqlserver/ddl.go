@@ -8,9 +8,6 @@ import (
 	"github.com/profdb/profdb/dialects"
 )
 
-// CreateTable is CreateTableIn for the login's default schema.
-func (d Dialect) CreateTable(t ddl.Table) []string { return d.CreateTableIn("", t) }
-
 // CreateTableIn returns the statements that create t in schema ("" for the
 // login's default schema) and its indexes (ddl.Table.Indexes), each guarded
 // so that it does nothing when its object exists:
@@ -38,7 +35,7 @@ func (d Dialect) CreateTable(t ddl.Table) []string { return d.CreateTableIn("", 
 // every other column NULL; a table with a key gets it as its PRIMARY KEY
 // constraint. Each statement must run as a batch of its own.
 func (d Dialect) CreateTableIn(schema string, t ddl.Table) []string {
-	name := d.Qualify(schema, t.Name)
+	name := dialects.Qualify(d, schema, t.Name)
 	stmts := []string{d.createTable(name, t, nil)}
 	for _, ix := range secondary(t) {
 		stmts = append(stmts, indexGuard(name, ix.Columns)+"\n"+d.createIndex(name, ix))
@@ -62,7 +59,7 @@ var _ dialects.NewTableCreator = Dialect{}
 // is slow on Babelfish: a good part of an export into an empty database
 // (docs/sqlserver.md).
 func (d Dialect) CreateNewTableIn(schema string, t ddl.Table) []string {
-	name := d.Qualify(schema, t.Name)
+	name := dialects.Qualify(d, schema, t.Name)
 	var more []string
 	for _, ix := range secondary(t) {
 		more = append(more, d.createIndex(name, ix))

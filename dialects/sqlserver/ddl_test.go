@@ -8,6 +8,7 @@ import (
 	"github.com/sqlc-dev/teesql/ast"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/dialects/dialecttest"
 	"github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/profilers"
@@ -107,7 +108,7 @@ func checkCreateTable(t *testing.T, d sqlserver.Dialect, schema string, tb ddl.T
 	if !ok || !strings.EqualFold(fc.FunctionName.Value, "OBJECT_ID") {
 		t.Fatalf("%s: guard tests %T, want OBJECT_ID", tb.Name, isNull.Expression)
 	}
-	if got, want := stringLiterals(fc), []string{d.Qualify(schema, tb.Name), "U"}; !equal(got, want) {
+	if got, want := stringLiterals(fc), []string{dialects.Qualify(d, schema, tb.Name), "U"}; !equal(got, want) {
 		t.Errorf("%s: OBJECT_ID arguments %q, want %q", tb.Name, got, want)
 	}
 	block, ok := ifs.ThenStatement.(*ast.BeginEndBlockStatement)
@@ -197,7 +198,7 @@ func checkCreateIndex(t *testing.T, d sqlserver.Dialect, schema string, tb ddl.T
 	if !ok || ifs.ElseStatement != nil {
 		t.Fatalf("%s: statement is %T, want IF", ix.Name, script.Batches[0].Statements[0])
 	}
-	if got, want := stringLiterals(ifs.Predicate), append([]string{d.Qualify(schema, tb.Name)}, ix.Columns...); !equal(got, want) {
+	if got, want := stringLiterals(ifs.Predicate), append([]string{dialects.Qualify(d, schema, tb.Name)}, ix.Columns...); !equal(got, want) {
 		t.Errorf("%s: guard literals %q, want %q", ix.Name, got, want)
 	}
 	ci, ok := ifs.ThenStatement.(*ast.CreateIndexStatement)
@@ -218,13 +219,13 @@ func checkCreateIndex(t *testing.T, d sqlserver.Dialect, schema string, tb ddl.T
 func TestScriptParses(t *testing.T) {
 	var d sqlserver.Dialect
 	tables := dialecttest.AllTables(t)
-	script := ddl.Script(d, []string{"profdb: AQTime result tables for SQL Server"}, tables)
+	script := ddl.Script(dialects.Generator(d, ""), []string{"profdb: AQTime result tables for SQL Server"}, tables)
 	batches := splitBatches(script)
 
 	// The script is each statement of each table, in order, as a batch.
 	var want []string
 	for _, tb := range tables {
-		for _, s := range d.CreateTable(tb) {
+		for _, s := range d.CreateTableIn("", tb) {
 			want = append(want, s+";")
 		}
 	}
@@ -335,7 +336,7 @@ func TestCreateTableInSchema(t *testing.T) {
 		t.Errorf("CreateTableIn:\n%s", got)
 	}
 	// Schema "" names no schema at all, so the login's default one applies.
-	for _, s := range d.CreateTable(lines) {
+	for _, s := range d.CreateTableIn("", lines) {
 		if strings.Contains(strings.ToLower(s), "dbo") {
 			t.Errorf("CreateTable hard-codes dbo:\n%s", s)
 		}
@@ -354,7 +355,7 @@ func TestConsumerQuery(t *testing.T) {
 	var d sqlserver.Dialect
 	created := map[string]ddl.Table{}
 	for _, tb := range dialecttest.AllTables(t) {
-		for _, s := range d.CreateTable(tb) {
+		for _, s := range d.CreateTableIn("", tb) {
 			sc, err := teeParse(s)
 			if err != nil {
 				t.Fatal(err)

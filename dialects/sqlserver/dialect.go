@@ -41,12 +41,20 @@ func init() { dialects.Register(Dialect{}) }
 // Name returns "sqlserver".
 func (Dialect) Name() string { return Name }
 
-// Schemes returns the DSN URL schemes of the dialect: "sqlserver".
-func (Dialect) Schemes() []string { return []string{Name} }
-
-// DriverName returns "sqlserver", the go-mssqldb driver that takes @p1, @p2,
-// ... as positional parameters.
-func (Dialect) DriverName() string { return Name }
+// Facts: DSNs sqlserver://; go-mssqldb's "sqlserver" driver, which takes
+// @p1, @p2, ... as positional parameters; MaxParams parameters and MaxRows
+// rows per VALUES list; the probe asks whether the current database is
+// read-only. SQL Server's float has no subnormals (Babelfish, which keeps
+// floats in PostgreSQL, has them).
+func (Dialect) Facts() dialects.Facts {
+	return dialects.Facts{
+		Schemes:       []string{Name},
+		Driver:        Name,
+		Limits:        dialects.Limits{MaxParams: MaxParams, MaxRows: MaxRows},
+		ReadOnlyProbe: "SELECT CASE WHEN DATABASEPROPERTYEX(DB_NAME(), 'Updateability') = 'READ_ONLY' THEN 1 ELSE 0 END",
+		NoSubnormals:  true,
+	}
+}
 
 // Quote quotes an identifier in brackets, doubling any ']' inside.
 func (Dialect) Quote(ident string) string { return dialects.QuoteWith('[', ']', ident) }
@@ -56,23 +64,9 @@ func (Dialect) Quote(ident string) string { return dialects.QuoteWith('[', ']', 
 // (docs/layout.md, "Upper-case names without quotes").
 func (Dialect) StoredName(documented string) string { return documented }
 
-// Qualify returns the quoted name of table in schema, or the bare quoted
-// name when schema is "" so that the login's default schema applies.
-func (d Dialect) Qualify(schema, table string) string {
-	if schema == "" {
-		return d.Quote(table)
-	}
-	return d.Quote(schema) + "." + d.Quote(table)
-}
-
 // Placeholder returns "@p" followed by n, go-mssqldb's name for the n-th
 // positional argument.
 func (Dialect) Placeholder(n int) string { return dialects.NumberedPlaceholder("@p", n) }
-
-// Limits returns MaxParams and MaxRows.
-func (Dialect) Limits() dialects.Limits {
-	return dialects.Limits{MaxParams: MaxParams, MaxRows: MaxRows}
-}
 
 // batchSeparator is the line sqlcmd and SSMS split scripts on.
 const batchSeparator = "GO"
@@ -156,11 +150,6 @@ func nString(s string) string {
 // is read-only (a read-only database, or a readable secondary replica).
 func (Dialect) IsReadOnly(err error) bool {
 	return errorNumber(err) == 3906
-}
-
-// ReadOnlyProbe asks whether the current database is read-only.
-func (Dialect) ReadOnlyProbe() string {
-	return "SELECT CASE WHEN DATABASEPROPERTYEX(DB_NAME(), 'Updateability') = 'READ_ONLY' THEN 1 ELSE 0 END"
 }
 
 // errorNumber returns the number of the SQL Server error in err's chain,

@@ -31,8 +31,8 @@ func TestRegistered(t *testing.T) {
 			t.Errorf("ForDSN(%s) = %v, %v", dialects.Redact(dsn), d, err)
 		}
 	}
-	if d.DriverName() != "sqlserver" {
-		t.Errorf("DriverName = %q: the go-mssqldb driver with @p1 parameters is \"sqlserver\"", d.DriverName())
+	if d.Facts().Driver != "sqlserver" {
+		t.Errorf("DriverName = %q: the go-mssqldb driver with @p1 parameters is \"sqlserver\"", d.Facts().Driver)
 	}
 	if got := d.(ddl.BatchSeparator).BatchSeparator(); got != "GO" {
 		t.Errorf("BatchSeparator = %q", got)
@@ -67,10 +67,10 @@ func TestQuote(t *testing.T) {
 			t.Errorf("%s reads back as %q, want %q", d.Quote(in), got, in)
 		}
 	}
-	if got := d.Qualify("", "INSTANCES"); got != "[INSTANCES]" {
+	if got := dialects.Qualify(d, "", "INSTANCES"); got != "[INSTANCES]" {
 		t.Errorf("Qualify(\"\", INSTANCES) = %q", got)
 	}
-	if got := d.Qualify("prof]db", "INSTANCES"); got != "[prof]]db].[INSTANCES]" {
+	if got := dialects.Qualify(d, "prof]db", "INSTANCES"); got != "[prof]]db].[INSTANCES]" {
 		t.Errorf("Qualify = %q", got)
 	}
 	if got := d.StoredName("COL____COVERED"); got != "COL____COVERED" {
@@ -106,7 +106,7 @@ func TestPlaceholdersAndLimits(t *testing.T) {
 			t.Errorf("Placeholder(%d) = %q, want %q", n, got, want)
 		}
 	}
-	l := d.Limits()
+	l := d.Facts().Limits
 	if l.MaxParams != 2098 || l.MaxRows != 1000 {
 		t.Errorf("Limits = %+v, want 2098 parameters, 1000 rows", l)
 	}
@@ -119,7 +119,7 @@ func TestPlaceholdersAndLimits(t *testing.T) {
 	// is valid T-SQL.
 	cols := []string{"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L"}
 	rows := dialects.RowsPerInsert(l, len(cols))
-	sql := dialects.InsertSQL(d, d.Qualify("", "T"), cols, rows)
+	sql := dialects.InsertSQL(d, dialects.Qualify(d, "", "T"), cols, rows)
 	if !strings.HasSuffix(sql, "@p2088)") || strings.Contains(sql, "@p2089") {
 		t.Errorf("INSERT of %d rows ends %q", rows, sql[len(sql)-40:])
 	}

@@ -65,7 +65,7 @@ func TestRealServer(t *testing.T) {
 	var d sqlserver.Dialect
 	ctx := dialecttest.Context(t)
 	inst := profilers.Instances()
-	for _, s := range d.CreateTable(inst) {
+	for _, s := range d.CreateTableIn("", inst) {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatalf("%v\n%s", err, s)
 		}
@@ -99,11 +99,11 @@ func TestRealServer(t *testing.T) {
 			args = append(args, d.Bind(inst.Columns[i].Type, v))
 		}
 	}
-	if _, err := tx.ExecContext(ctx, dialects.InsertSQL(d, d.Qualify("", inst.Name), inst.ColumnNames(), len(rows)), args...); err != nil {
+	if _, err := tx.ExecContext(ctx, dialects.InsertSQL(d, dialects.Qualify(d, "", inst.Name), inst.ColumnNames(), len(rows)), args...); err != nil {
 		t.Fatal(err)
 	}
 	res, err := tx.QueryContext(ctx, "SELECT CAPTION, CAST(COUNTER_FREQUENCY AS NVARCHAR(40)) FROM "+
-		d.Qualify("", inst.Name)+" ORDER BY INST_ID")
+		dialects.Qualify(d, "", inst.Name)+" ORDER BY INST_ID")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestCreateNewTable(t *testing.T) {
 		keys := func(schema string) []string {
 			rows, err := db.QueryContext(ctx, `SELECT ic.index_id, c.name FROM sys.index_columns ic
 				JOIN sys.columns c ON c.object_id = ic.object_id AND c.column_id = ic.column_id
-				WHERE ic.object_id = OBJECT_ID(@p1) AND ic.key_ordinal > 0 ORDER BY ic.index_id, ic.key_ordinal`, d.Qualify(schema, tb.Name))
+				WHERE ic.object_id = OBJECT_ID(@p1) AND ic.key_ordinal > 0 ORDER BY ic.index_id, ic.key_ordinal`, dialects.Qualify(d, schema, tb.Name))
 			if err != nil {
 				t.Fatal(err)
 			}

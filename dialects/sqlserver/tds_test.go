@@ -41,7 +41,7 @@ func connect(t *testing.T, srv *tdstest.Server) (*sql.Conn, context.Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open(d.DriverName(), dsn)
+	db, err := sql.Open(d.Facts().Driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func requests(t *testing.T, srv *tdstest.Server) []tdstest.Event {
 func TestScriptOverTDS(t *testing.T) {
 	var d sqlserver.Dialect
 	srv, conn, ctx := openTDS(t, nil)
-	batches := splitBatches(ddl.Script(d, []string{"profdb"}, dialecttest.AllTables(t)))
+	batches := splitBatches(ddl.Script(dialects.Generator(d, ""), []string{"profdb"}, dialecttest.AllTables(t)))
 	for _, b := range batches {
 		if _, err := conn.ExecContext(ctx, b); err != nil {
 			t.Fatalf("%v\n%s", err, b)
@@ -114,7 +114,7 @@ func TestBindOverTDS(t *testing.T) {
 			args = append(args, d.Bind(types[i], v))
 		}
 	}
-	query := dialects.InsertSQL(d, d.Qualify("", "T"), cols, len(rows))
+	query := dialects.InsertSQL(d, dialects.Qualify(d, "", "T"), cols, len(rows))
 	if _, err := conn.ExecContext(ctx, query, args...); err != nil {
 		t.Fatal(err)
 	}

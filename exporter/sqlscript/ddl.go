@@ -1,6 +1,7 @@
 package sqlscript
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -40,9 +41,30 @@ func createAll(d dialects.Dialect, schema string, primaryKey, distribute bool, t
 	return stmts
 }
 
-// errNoDistribute is the error for Distribute on a dialect without it.
-func errNoDistribute(d dialects.Dialect) error {
-	return fmt.Errorf("sqlscript: the %s dialect does not distribute tables (Citus is postgres)", d.Name())
+// ErrNoRowKey is wrapped by the error of CheckDialect, New and DDL for a
+// hidden primary key (PrimaryKey) asked of a dialect that is no
+// dialects.RowKeyer.
+var ErrNoRowKey = errors.New("no hidden primary key")
+
+// ErrNoDistribute is wrapped by the error of CheckDialect, New and DDL
+// for distributed tables (Distribute) asked of a dialect that is no
+// dialects.Distributor.
+var ErrNoDistribute = errors.New("no distributed tables")
+
+// CheckDialect returns nil when d can serve a script with a hidden
+// primary key (primaryKey) and distributed tables (distribute), and
+// otherwise an error wrapping ErrNoRowKey or ErrNoDistribute that names
+// the registered dialects that can.
+func CheckDialect(d dialects.Dialect, primaryKey, distribute bool) error {
+	if _, ok := d.(dialects.RowKeyer); primaryKey && !ok {
+		return fmt.Errorf("the %s dialect has %w (dialects with one: %s)", d.Name(), ErrNoRowKey,
+			orNone(strings.Join(dialects.Having(func(d dialects.Dialect) bool { _, ok := d.(dialects.RowKeyer); return ok }), ", ")))
+	}
+	if _, ok := d.(dialects.Distributor); distribute && !ok {
+		return fmt.Errorf("the %s dialect has %w (dialects with them: %s)", d.Name(), ErrNoDistribute,
+			orNone(strings.Join(dialects.Having(func(d dialects.Dialect) bool { _, ok := d.(dialects.Distributor); return ok }), ", ")))
+	}
+	return nil
 }
 
 // DDLOptions tune DDL.
@@ -70,13 +92,10 @@ func DDL(d dialects.Dialect, defs []profilers.Definition, o DDLOptions) (string,
 	if err := checkSchema(d, o.Schema); err != nil {
 		return "", err
 	}
+	if err := CheckDialect(d, o.PrimaryKey, o.Distribute); err != nil {
+		return "", fmt.Errorf("sqlscript: %w", err)
+	}
 	_, canKey := d.(dialects.RowKeyer)
-	if o.PrimaryKey && !canKey {
-		return "", fmt.Errorf("sqlscript: the %s dialect has no hidden primary key", d.Name())
-	}
-	if _, ok := d.(dialects.Distributor); o.Distribute && !ok {
-		return "", errNoDistribute(d)
-	}
 	tables, err := profilers.Tables(defs...)
 	if err != nil {
 		return "", err
@@ -95,8 +114,8 @@ func ddlHeader(d dialects.Dialect, defs []profilers.Definition, o DDLOptions, ca
 	if o.Schema != "" {
 		h = append(h, "schema: "+o.Schema)
 	}
-	if hint, ok := ddlRunHints[d.Name()]; ok {
-		h = append(h, "run: "+hint)
+	if sc, ok := d.(dialects.Scripter); ok {
+		h = append(h, "run: "+sc.RunHint(dialects.DDLScript))
 	}
 	h = append(h, "Every statement is idempotent: the script can be run again.")
 	if o.Distribute {
@@ -114,14 +133,6 @@ func ddlHeader(d dialects.Dialect, defs []profilers.Definition, o DDLOptions, ca
 			"sql_require_primary_key, Galera, Percona XtraDB Cluster) use profdb ddl --primary-key.")
 	}
 	return h
-}
-
-// ddlRunHints say how each dialect's client runs a DDL script.
-var ddlRunHints = map[string]string{
-	"sqlite":    "sqlite3 profdb.db < FILE",
-	"postgres":  "psql -v ON_ERROR_STOP=1 -d DATABASE -f FILE",
-	"mysql":     "mariadb DATABASE < FILE (or mysql)",
-	"sqlserver": "sqlcmd -b -d DATABASE -i FILE",
 }
 
 // ddlGenerator is the ddl.Generator of DDL: CreateTable, with the

@@ -62,6 +62,7 @@ type Script struct {
 	d        dialects.Dialect
 	f        dialects.ScriptForm
 	sep      string // the dialect's batch separator line, or ""
+	run      string // how the dialect's client runs the script (Scripter.RunHint)
 	opts     Options
 	spool    *os.File
 	w        *bufio.Writer
@@ -88,25 +89,22 @@ func New(d dialects.Dialect, o Options) (*Script, error) {
 	if err := checkSchema(d, o.Schema); err != nil {
 		return nil, err
 	}
-	if _, ok := d.(dialects.RowKeyer); o.PrimaryKey && !ok {
-		return nil, fmt.Errorf("sqlscript: the %s dialect has no hidden primary key", d.Name())
-	}
-	if _, ok := d.(dialects.Distributor); o.Distribute && !ok {
-		return nil, errNoDistribute(d)
+	if err := CheckDialect(d, o.PrimaryKey, o.Distribute); err != nil {
+		return nil, fmt.Errorf("sqlscript: %w", err)
 	}
 	spool, err := os.CreateTemp("", "profdb-script-*.sql")
 	if err != nil {
 		return nil, fmt.Errorf("sqlscript: %w", err)
 	}
 	rows := MaxRows
-	if l := d.Limits().MaxRows; l > 0 && l < rows {
+	if l := d.Facts().Limits.MaxRows; l > 0 && l < rows {
 		rows = l
 	}
 	sep := ""
 	if bs, ok := d.(ddl.BatchSeparator); ok {
 		sep = bs.BatchSeparator()
 	}
-	return &Script{d: d, f: sc.ScriptForm(o.Schema), sep: sep, opts: o, spool: spool, w: bufio.NewWriterSize(spool, 256<<10),
+	return &Script{d: d, f: sc.ScriptForm(o.Schema), sep: sep, run: sc.RunHint(dialects.DataScript), opts: o, spool: spool, w: bufio.NewWriterSize(spool, 256<<10),
 		used: map[string]bool{}, rowLimit: rows}, nil
 }
 
@@ -256,7 +254,7 @@ func (s *Script) writeHead(w *bufio.Writer, tables []ddl.Table) {
 		header = append(header, "schema: "+s.opts.Schema)
 	}
 	header = append(header,
-		"run: "+s.d.RunHint(dialects.DataScript),
+		"run: "+s.run,
 		"INST_IDs and RELATIONS IDs are assigned when the script runs: it appends to",
 		"a database that already holds result sets. Everything is one transaction.")
 	for _, h := range header {
@@ -330,7 +328,7 @@ type resultWriter struct {
 }
 
 func (rw *resultWriter) qualified(table string) string {
-	return rw.s.d.Qualify(rw.s.opts.Schema, rw.s.d.StoredName(table))
+	return dialects.Qualify(rw.s.d, rw.s.opts.Schema, rw.s.d.StoredName(table))
 }
 
 func (rw *resultWriter) col(name string) string {

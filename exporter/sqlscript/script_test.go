@@ -357,7 +357,7 @@ func TestSQLServerScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open(d.DriverName(), dsn)
+	db, err := sql.Open(d.Facts().Driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,8 +86,8 @@ func Upgrade(ctx context.Context, db *store.DB, o UpgradeOptions) (script string
 	if n == 0 {
 		header = append(header, "Nothing to do: profdb's own tables are up to date.")
 	} else {
-		if hint, ok := ddlRunHints[d.Name()]; ok {
-			header = append(header, "run: "+hint)
+		if sc, ok := d.(dialects.Scripter); ok {
+			header = append(header, "run: "+sc.RunHint(dialects.DDLScript))
 		}
 		header = append(header, "Run it once: an ALTER TABLE … ADD fails on a column that exists already.")
 	}

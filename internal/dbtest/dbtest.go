@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	mrand "math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/dialects"
-	"github.com/profdb/profdb/dialects/sqlserver"
 )
 
 // EnvVar returns the environment variable that holds the DSN for dialect.
@@ -34,29 +32,43 @@ func Dialects(except ...string) []string {
 	return slices.DeleteFunc(all, func(d string) bool { return slices.Contains(except, d) })
 }
 
-// Servers returns Dialects(except...) without SQLite: the dialects of a
-// test of network servers (a proxy between profdb and the server, logins).
+// Servers returns Dialects(except...) without those of file databases
+// (SQLite): the dialects of a test of network servers (a proxy between
+// profdb and the server, logins).
 func Servers(except ...string) []string {
-	return Dialects(append([]string{"sqlite"}, except...)...)
+	return slices.DeleteFunc(Dialects(except...), isFile)
+}
+
+// isFile reports whether target names a registered dialect whose
+// database is a file the driver opens (dialects.AccessDSN), rather than a
+// server. A test that names a dialect registers it (imports its package),
+// as it must to open it.
+func isFile(target string) bool {
+	d, err := dialects.Lookup(target)
+	if err != nil {
+		return false
+	}
+	_, file := d.(dialects.AccessDSN)
+	return file
 }
 
 // InCI reports whether the tests run under CI (CI=true).
 func InCI() bool { return os.Getenv("CI") == "true" }
 
-// CIProvides reports whether CI starts a server for dialect: PostgreSQL,
-// MariaDB, Babelfish for SQL Server, and a Citus cluster ("citus", a
-// postgres:// DSN of its coordinator in PROFDB_TEST_CITUS; see .ci/run).
-func CIProvides(dialect string) bool {
-	return dialect == "postgres" || dialect == "mysql" || dialect == "sqlserver" || dialect == "citus"
-}
+// CIProvides reports whether CI starts a server for target, a dialect's
+// name or "citus": a server for every dialect but those of file databases
+// (PostgreSQL, MariaDB, Babelfish for SQL Server), and a Citus cluster
+// ("citus", a postgres:// DSN of its coordinator in PROFDB_TEST_CITUS;
+// see .ci/run).
+func CIProvides(target string) bool { return !isFile(target) }
 
 // DSN returns the profdb DSN for dialect's server. For "sqlite" it is a new
 // file in a temporary folder. When the variable is unset the test skips, or
 // fails under CI for the servers CI provides.
 func DSN(t testing.TB, dialect string) string {
 	t.Helper()
-	if dialect == "sqlite" {
-		return "sqlite:" + filepath.Join(t.TempDir(), "profdb.db")
+	if d, err := dialects.Lookup(dialect); err == nil && isFile(dialect) {
+		return d.Facts().Schemes[0] + ":" + filepath.Join(t.TempDir(), "profdb.db")
 	}
 	v := os.Getenv(EnvVar(dialect))
 	if v == "" {
@@ -81,36 +93,21 @@ const keepVar = "PROFDB_TEST_KEEP"
 func Fresh(t testing.TB, dialect string) string {
 	t.Helper()
 	dsn := DSN(t, dialect)
-	if dialect == "sqlite" {
+	if isFile(dialect) {
 		return dsn
 	}
 	name := "profdb_t_" + randomHex(6)
 	db := Open(t, dsn)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var create string
-	var drop []string
-	switch dialect {
-	case "postgres", "citus":
-		create, drop = "CREATE SCHEMA "+name, []string{"DROP SCHEMA IF EXISTS " + name + " CASCADE"}
-	case "mysql":
-		create, drop = "CREATE DATABASE "+name+" CHARACTER SET utf8mb4", []string{"DROP DATABASE IF EXISTS " + name}
-	case "sqlserver":
-		create, drop = "CREATE DATABASE "+name, []string{"IF DB_ID(N'" + name + "') IS NOT NULL DROP DATABASE " + name}
-		// SQL Server refuses to drop a database in use: end other sessions
-		// first. Babelfish has no ALTER DATABASE, and drops it anyway.
-		bf, err := sqlserver.IsBabelfish(ctx, db)
-		if err != nil {
-			t.Fatalf("dbtest: %v", err)
-		}
-		if !bf {
-			drop = append([]string{"IF DB_ID(N'" + name + "') IS NOT NULL ALTER DATABASE " + name + " SET SINGLE_USER WITH ROLLBACK IMMEDIATE"}, drop...)
-		}
-	default:
-		t.Fatalf("dbtest: Fresh does not support %s", dialect)
+	create, drop, err := Namespace(ctx, db, dsn, name)
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
 	}
-	if err := ExecCatalogue(ctx, db, dialect, create); err != nil {
-		t.Fatalf("dbtest: %s: %v", create, err)
+	for _, st := range create {
+		if err := ExecCatalogue(ctx, db, st); err != nil {
+			t.Fatalf("dbtest: %s: %v", st, err)
+		}
 	}
 	if os.Getenv(keepVar) != "" {
 		kept, err := WithNamespace(dsn, name)
@@ -124,7 +121,7 @@ func Fresh(t testing.TB, dialect string) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		for _, st := range drop {
-			if err := ExecCatalogue(ctx, db, dialect, st); err != nil {
+			if err := ExecCatalogue(ctx, db, st); err != nil {
 				t.Errorf("dbtest: %s: %v", st, err)
 			}
 		}
@@ -141,10 +138,10 @@ func Fresh(t testing.TB, dialect string) string {
 // packages) may collide in PostgreSQL's catalogue ("tuple concurrently
 // updated"); the loser tries again, up to ten times, after a wait that
 // grows and is drawn at random so that the colliding ones part.
-func ExecCatalogue(ctx context.Context, db *sql.DB, dialect, st string) error {
+func ExecCatalogue(ctx context.Context, db *sql.DB, st string) error {
 	for attempt := 1; ; attempt++ {
 		_, err := db.ExecContext(ctx, st)
-		if err == nil || dialect != "sqlserver" || attempt == 10 || !strings.Contains(err.Error(), "tuple concurrently updated") {
+		if err == nil || attempt == 10 || !strings.Contains(err.Error(), "tuple concurrently updated") {
 			return err
 		}
 		wait := time.Duration(attempt) * (50*time.Millisecond + mrand.N(100*time.Millisecond))
@@ -156,28 +153,38 @@ func ExecCatalogue(ctx context.Context, db *sql.DB, dialect, st string) error {
 	}
 }
 
-// WithNamespace returns dsn pointed at the schema (PostgreSQL) or database
-// (MySQL, SQL Server) name.
-func WithNamespace(dsn, name string) (string, error) {
-	u, err := url.Parse(dsn)
+// Namespace returns the statements that create the namespace name on the
+// server of dsn, which db reaches, and drop it again
+// (dialects.Namespaces).
+func Namespace(ctx context.Context, db *sql.DB, dsn, name string) (create, drop []string, err error) {
+	ns, err := namespaces(dsn)
 	if err != nil {
-		return "", fmt.Errorf("dbtest: bad DSN %s: %w", dialects.Redact(dsn), err)
+		return nil, nil, err
 	}
-	switch strings.ToLower(u.Scheme) {
-	case "postgres", "postgresql":
-		q := u.Query()
-		q.Set("search_path", name)
-		u.RawQuery = q.Encode()
-	case "mysql":
-		u.Path = "/" + name
-	case "sqlserver":
-		q := u.Query()
-		q.Set("database", name)
-		u.RawQuery = q.Encode()
-	default:
-		return "", fmt.Errorf("dbtest: no namespaces for scheme %s", u.Scheme)
+	return ns.Namespace(ctx, db, name)
+}
+
+// WithNamespace returns dsn pointed at the schema (PostgreSQL) or database
+// (MySQL, SQL Server) name (dialects.Namespaces).
+func WithNamespace(dsn, name string) (string, error) {
+	ns, err := namespaces(dsn)
+	if err != nil {
+		return "", err
 	}
-	return u.String(), nil
+	return ns.InNamespace(dsn, name)
+}
+
+// namespaces returns the dialect of dsn as a dialects.Namespaces.
+func namespaces(dsn string) (dialects.Namespaces, error) {
+	d, err := dialects.ForDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("dbtest: %w", err)
+	}
+	ns, ok := d.(dialects.Namespaces)
+	if !ok {
+		return nil, fmt.Errorf("dbtest: the %s dialect has no namespaces of its own", d.Name())
+	}
+	return ns, nil
 }
 
 // Open opens a profdb DSN with its dialect's driver and pings it; the
@@ -192,7 +199,7 @@ func Open(t testing.TB, dsn string) *sql.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open(d.DriverName(), drv)
+	db, err := sql.Open(d.Facts().Driver, drv)
 	if err != nil {
 		t.Fatalf("dbtest: open %s: %v", dialects.Redact(dsn), err)
 	}

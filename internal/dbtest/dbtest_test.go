@@ -40,11 +40,12 @@ func TestDialectsAreEveryRegisteredDialect(t *testing.T) {
 // same time all get theirs and leave none behind, Babelfish included,
 // where CREATE and DROP DATABASE at once collide in PostgreSQL's catalogue.
 func TestFreshDatabasesAtOnce(t *testing.T) {
-	for _, dn := range dbtest.Dialects("sqlite") {
+	for _, dn := range dbtest.Servers() {
 		t.Run(dn, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			db := dbtest.Open(t, dbtest.DSN(t, dn))
+			dsn := dbtest.DSN(t, dn)
+			db := dbtest.Open(t, dsn)
 			prefix := fmt.Sprintf("profdb_t_atonce_%d", time.Now().UnixNano()%1e9)
 			var wg sync.WaitGroup
 			for g := range 6 {
@@ -53,12 +54,13 @@ func TestFreshDatabasesAtOnce(t *testing.T) {
 					defer wg.Done()
 					for i := range 3 {
 						name := fmt.Sprintf("%s_%d_%d", prefix, g, i)
-						create, drop := "CREATE DATABASE "+name, "DROP DATABASE "+name
-						if dn == "postgres" {
-							create, drop = "CREATE SCHEMA "+name, "DROP SCHEMA "+name
+						create, drop, err := dbtest.Namespace(ctx, db, dsn, name)
+						if err != nil {
+							t.Error(err)
+							return
 						}
-						for _, st := range []string{create, drop} {
-							if err := dbtest.ExecCatalogue(ctx, db, dn, st); err != nil {
+						for _, st := range append(create, drop...) {
+							if err := dbtest.ExecCatalogue(ctx, db, st); err != nil {
 								t.Errorf("%s: %v", st, err)
 							}
 						}

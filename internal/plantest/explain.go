@@ -8,19 +8,20 @@ import (
 	"github.com/profdb/profdb/dialects"
 )
 
-// explainOf returns how a dialect is asked for a plan: the prefix that
-// makes a statement its EXPLAIN, and the column of the EXPLAIN's rows
-// that holds the plan.
-func explainOf(dialect string) (prefix string, col int, err error) {
-	switch dialect {
-	case "sqlite":
-		return "EXPLAIN QUERY PLAN ", 3, nil // id, parent, notused, detail
-	case "postgres":
-		return "EXPLAIN (FORMAT JSON) ", 0, nil
-	case "mysql":
-		return "EXPLAIN FORMAT=JSON ", 0, nil
+// explainOf returns how a dialect is asked for a plan
+// (dialects.Explainer): the statement that asks for the plan of query,
+// the column of its rows that holds the plan, and the plan's format.
+func explainOf(dialect, query string) (stmt string, col int, format string, err error) {
+	d, err := dialects.Lookup(dialect)
+	if err != nil {
+		return "", 0, "", fmt.Errorf("plantest: %w", err)
 	}
-	return "", 0, fmt.Errorf("plantest: no plans of %s", dialect)
+	e, ok := d.(dialects.Explainer)
+	if !ok {
+		return "", 0, "", fmt.Errorf("plantest: no plans of %s", dialect)
+	}
+	stmt, col, format = e.Explain(query)
+	return stmt, col, format, nil
 }
 
 // planLine returns the text of column col of an EXPLAIN's row.
@@ -39,8 +40,8 @@ func planLine[V any](row []V, col int) (string, error) {
 }
 
 // Explain asks the database q reaches for its plan, as its planner plans
-// it now, of query with args, and reads it. dialect is the dialect's name:
-// "sqlite", "postgres" or "mysql". No server runs a statement it only
+// it now, of query with args, and reads it. dialect is the name of a
+// dialects.Explainer. No server runs a statement it only
 // explains: a DELETE or UPDATE may be explained too.
 func Explain(ctx context.Context, q dialects.DBTX, dialect, query string, args []any) (Plan, error) {
 	text, err := planText(ctx, q, dialect, query, args)
@@ -53,11 +54,11 @@ func Explain(ctx context.Context, q dialects.DBTX, dialect, query string, args [
 // planText asks q for the plan of query with args and returns it as
 // Plan.Text.
 func planText(ctx context.Context, q dialects.DBTX, dialect, query string, args []any) (string, error) {
-	prefix, col, err := explainOf(dialect)
+	stmt, col, _, err := explainOf(dialect, query)
 	if err != nil {
 		return "", err
 	}
-	rows, err := q.QueryContext(ctx, prefix+query, args...)
+	rows, err := q.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return "", err
 	}

@@ -6,6 +6,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/profdb/profdb/dialects/mysql"
+	"github.com/profdb/profdb/dialects/postgres"
+	"github.com/profdb/profdb/dialects/sqlite"
 )
 
 // Plan is a server's plan of a statement, read.
@@ -99,19 +103,22 @@ func (s Scan) String() string {
 }
 
 // ReadPlan reads the plan planText (see Plan.Text) that the server of
-// dialect ("sqlite", "postgres" or "mysql") gave for query.
+// dialect (a dialects.Explainer) gave for query.
 func ReadPlan(dialect, query, planText string) (Plan, error) {
 	p := Plan{Text: planText}
-	var err error
-	switch dialect {
-	case "sqlite":
+	_, _, format, err := explainOf(dialect, query)
+	if err != nil {
+		return p, err
+	}
+	switch format {
+	case sqlite.QueryPlan:
 		p.readSQLite(planText)
-	case "postgres":
+	case postgres.PlanJSON:
 		err = p.readPostgres()
-	case "mysql":
+	case mysql.PlanJSON:
 		err = p.readMySQL()
 	default:
-		return p, fmt.Errorf("plantest: no plans of %s", dialect)
+		return p, fmt.Errorf("plantest: no reader of %s's plans (%s)", dialect, format)
 	}
 	if err != nil {
 		return p, err

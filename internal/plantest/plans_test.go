@@ -163,7 +163,7 @@ func replicate(ctx context.Context, t *testing.T, q *sql.DB, d dialects.Dialect,
 	instCol, idCol := d.Quote(d.StoredName("INST_ID")), d.Quote(d.StoredName("ID"))
 	largest := func(col, table string) int64 {
 		var v int64
-		if err := q.QueryRowContext(ctx, "SELECT MAX("+col+") FROM "+d.Qualify("", d.StoredName(table))).Scan(&v); err != nil {
+		if err := q.QueryRowContext(ctx, "SELECT MAX("+col+") FROM "+dialects.Qualify(d, "", d.StoredName(table))).Scan(&v); err != nil {
 			t.Fatal(err)
 		}
 		return v
@@ -192,8 +192,8 @@ func replicate(ctx context.Context, t *testing.T, q *sql.DB, d dialects.Dialect,
 					exprs = append(exprs, name)
 				}
 			}
-			stmt := fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s", d.Qualify("", tb),
-				strings.Join(names, ", "), strings.Join(exprs, ", "), d.Qualify("", tb))
+			stmt := fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s", dialects.Qualify(d, "", tb),
+				strings.Join(names, ", "), strings.Join(exprs, ", "), dialects.Qualify(d, "", tb))
 			if _, err := q.ExecContext(ctx, stmt); err != nil {
 				t.Fatalf("%s: %v", stmt, err)
 			}
@@ -203,9 +203,9 @@ func replicate(ctx context.Context, t *testing.T, q *sql.DB, d dialects.Dialect,
 		var stmt string
 		switch d.Name() {
 		case "postgres":
-			stmt = "ANALYZE " + d.Qualify("", tb)
+			stmt = "ANALYZE " + dialects.Qualify(d, "", tb)
 		case "mysql":
-			stmt = "ANALYZE TABLE " + d.Qualify("", tb)
+			stmt = "ANALYZE TABLE " + dialects.Qualify(d, "", tb)
 		default:
 			continue
 		}

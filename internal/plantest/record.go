@@ -89,7 +89,7 @@ func Open(t testing.TB, dsn string, o Options) (*sql.DB, dialects.Dialect, *Reco
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := explainOf(d.Name()); o.ExplainFirst && err != nil {
+	if _, _, _, err := explainOf(d.Name(), ""); o.ExplainFirst && err != nil {
 		t.Fatal(err)
 	}
 	drv, err := d.DriverDSN(dsn)
@@ -102,7 +102,7 @@ func Open(t testing.TB, dsn string, o Options) (*sql.DB, dialects.Dialect, *Reco
 			t.Fatal(err)
 		}
 	} else {
-		db, err := sql.Open(d.DriverName(), drv)
+		db, err := sql.Open(d.Facts().Driver, drv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,18 +257,18 @@ func (c *conn) record(ctx context.Context, q string, args []driver.NamedValue) {
 // planText asks the driver's connection for the plan of q with args and
 // returns it as Plan.Text.
 func (c *conn) planText(ctx context.Context, q string, args []driver.NamedValue) (string, error) {
-	prefix, col, err := explainOf(c.r.dialect)
+	stmt, col, _, err := explainOf(c.r.dialect, q)
 	if err != nil {
 		return "", err
 	}
 	var rows driver.Rows
 	err = driver.ErrSkip
 	if qc, ok := c.inner.(driver.QueryerContext); ok {
-		rows, err = qc.QueryContext(ctx, prefix+q, args)
+		rows, err = qc.QueryContext(ctx, stmt, args)
 	}
 	if errors.Is(err, driver.ErrSkip) {
 		var st driver.Stmt
-		if st, err = c.inner.(driver.ConnPrepareContext).PrepareContext(ctx, prefix+q); err != nil {
+		if st, err = c.inner.(driver.ConnPrepareContext).PrepareContext(ctx, stmt); err != nil {
 			return "", err
 		}
 		defer st.Close()

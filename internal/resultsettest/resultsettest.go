@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/resultset"
 )
@@ -110,9 +111,16 @@ var Ints = []int64{1, -1, math.MaxInt64, math.MinInt64, 42, 2147483648, -2147483
 var Decimals = []ddl.Dec{"18446744073709551615", "0.12345678", "-123.45", "99999999999999999999.99999999",
 	"-0.00000001", "0", "9223372036854775808", "-99999999999999999999.99999999", "0.5", "3", "-9223372036854775809"}
 
-// KeepsSubnormals reports whether the dialect is given subnormal floats:
-// not MySQL, not SQL Server.
-func KeepsSubnormals(dialect string) bool { return dialect != "mysql" && dialect != "sqlserver" }
+// KeepsSubnormals reports whether the dialect is given subnormal floats
+// (dialects.Facts.NoSubnormals). It panics for a dialect that is not
+// registered.
+func KeepsSubnormals(dialect string) bool {
+	d, err := dialects.Lookup(dialect)
+	if err != nil {
+		panic("resultsettest: " + err.Error())
+	}
+	return !d.Facts().NoSubnormals
+}
 
 // minNormal is the smallest positive normal double.
 const minNormal = 2.2250738585072014e-308

@@ -5,6 +5,11 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/dialects"
+	_ "github.com/profdb/profdb/dialects/mysql"
+	_ "github.com/profdb/profdb/dialects/postgres"
+	_ "github.com/profdb/profdb/dialects/sqlite"
+	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/profilers"
 	_ "github.com/profdb/profdb/profilers/functiontrace"
 	_ "github.com/profdb/profdb/profilers/lightcoverage"
@@ -16,7 +21,7 @@ import (
 // value of Floats, and the full sets of all profilers together hold every
 // edge string (NUL only when asked), integer and decimal.
 func TestFullHoldsEveryValue(t *testing.T) {
-	for _, dialect := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dialect := range dialects.Names() {
 		floats := Floats(dialect)
 		for _, withNUL := range []bool{false, true} {
 			seen := map[any]bool{}
@@ -71,7 +76,7 @@ func TestFullHoldsEveryValue(t *testing.T) {
 // TestFloatsSubnormals: subnormal doubles only for the dialects that keep
 // them.
 func TestFloatsSubnormals(t *testing.T) {
-	for _, dialect := range []string{"sqlite", "postgres", "mysql", "sqlserver"} {
+	for _, dialect := range dialects.Names() {
 		n := 0
 		for _, v := range Floats(dialect) {
 			if v != 0 && math.Abs(v) < minNormal {
