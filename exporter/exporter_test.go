@@ -21,6 +21,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/sqlite"
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/optionerr"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -559,8 +560,10 @@ func TestNoCreate(t *testing.T) {
 				// NoCreate does not create the database file either; an
 				// existing, empty one is a database without tables.
 				_, err := exporter.Open(ctxT(t), dsn, store.Options{NoCreate: true}, exporter.Options{})
-				if err == nil || !strings.Contains(err.Error(), "no such database file") {
-					t.Fatalf("NoCreate on a missing file: %v", err)
+				var oe *optionerr.Error
+				if err == nil || !strings.Contains(err.Error(), "no such database file (store.Options.NoCreate: ") ||
+					!errors.Is(err, store.ErrNoResultSets) || !errors.As(err, &oe) || !oe.Names("NoCreate") {
+					t.Fatalf("NoCreate on a missing file: %v; want ErrNoResultSets and an optionerr.Error naming NoCreate", err)
 				}
 				if err := os.WriteFile(strings.TrimPrefix(dsn, "sqlite:"), nil, 0o644); err != nil {
 					t.Fatal(err)

@@ -527,8 +527,8 @@ func (e *Exporter) distribute(ctx context.Context, q dialects.DBTX, schema strin
 	}
 	e.distMu.Lock()
 	if !e.distSaid && e.sopts.Logf != nil {
-		e.sopts.Logf("%s: the server spreads tables over worker nodes (Citus): the tables profdb creates are distributed by %s, the shared ones made reference tables (--no-distribute keeps them plain)",
-			e.d.Name(), ddl.InstID)
+		e.sopts.Logf("%s: the server spreads tables over worker nodes (Citus): the tables profdb creates are distributed by %s, the shared ones made reference tables (%s keeps them plain)",
+			e.d.Name(), ddl.InstID, optionerr.Field{Type: "exporter.Options", Name: "NoDistribute"})
 	}
 	e.distSaid = true
 	e.distMu.Unlock()

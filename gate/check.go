@@ -135,6 +135,40 @@ type Report struct {
 	Baseline int64  `json:"baseline,omitempty"`
 	Passed   bool   `json:"passed"`
 	Rules    []Rule `json:"rules"`
+	// Names, which the caller sets, are how the report's notes name what
+	// its reader can do; not part of the JSON.
+	Names Names `json:"-"`
+}
+
+// Names are how a report's notes name what its reader can do about them,
+// for a caller that names it its own way (a command line: its flags and
+// commands). An empty one names the API.
+type Names struct {
+	// MaxRanges names what sets Options.MaxRanges, in the GitHub
+	// annotation that says patch coverage left uncovered ranges out
+	// (WriteGitHub); "gate.Options.MaxRanges" when empty.
+	MaxRanges string
+	// WholeReport names what prints the whole report, in the note of a
+	// Markdown report cut short (WriteMarkdown), as Markdown;
+	// "`(*gate.Report).WriteText`" when empty or longer than 100 bytes
+	// (the room a cut report keeps for its note is bounded).
+	WholeReport string
+}
+
+// maxRanges is Names.MaxRanges, or the Options field it names.
+func (n Names) maxRanges() string {
+	if n.MaxRanges == "" {
+		return "gate.Options.MaxRanges"
+	}
+	return n.MaxRanges
+}
+
+// wholeReport is Names.WholeReport, or the method it names.
+func (n Names) wholeReport() string {
+	if n.WholeReport == "" || len(n.WholeReport) > 100 {
+		return "`(*gate.Report).WriteText`"
+	}
+	return n.WholeReport
 }
 
 // Failed returns the rules that failed.

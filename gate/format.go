@@ -203,7 +203,7 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 			}
 			if x.Omitted > 0 && len(x.Lines) > 0 {
 				fmt.Fprintf(&b, "::%s title=%s::%s\n", level, ghProperty("profdb check: "+x.Name),
-					ghMessage(fmt.Sprintf("... and %d more uncovered changed line ranges, not annotated (--max-ranges)", x.Omitted)))
+					ghMessage(fmt.Sprintf("... and %d more uncovered changed line ranges, not annotated (%s)", x.Omitted, r.Names.maxRanges())))
 			}
 		}
 		if x.Passed || (x.Name == RulePatchCoverage && len(x.Lines) > 0) {

@@ -83,6 +83,24 @@ func TestWriteGitHub(t *testing.T) {
 	}
 }
 
+// The annotation that says patch coverage left ranges out names what sets
+// Options.MaxRanges as Names says, else as the API does.
+func TestWriteGitHubOmitted(t *testing.T) {
+	for names, want := range map[Names]string{
+		{}:                          "(gate.Options.MaxRanges)",
+		{MaxRanges: "--max-ranges"}: "(--max-ranges)",
+	} {
+		r := &Report{Rules: []Rule{{Name: RulePatchCoverage, Omitted: 35, Lines: []LineRange{{Path: "a.go", From: 1, To: 1}}}}, Names: names}
+		var b bytes.Buffer
+		if err := r.WriteGitHub(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(b.String(), "::error title=profdb check%3A patch-coverage::... and 35 more uncovered changed line ranges, not annotated "+want+"\n") {
+			t.Errorf("Names %+v: annotations\n%s\nwant the last to end %s", names, b.String(), want)
+		}
+	}
+}
+
 func TestWriteText(t *testing.T) {
 	var b bytes.Buffer
 	if err := sampleReport().WriteText(&b); err != nil {

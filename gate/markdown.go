@@ -54,7 +54,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 // markdown is the Markdown report in at most limit bytes (limit is more
 // than markdownReserve).
 func (r *Report) markdown(limit int) string {
-	m := &mdOut{room: limit - markdownReserve}
+	m := &mdOut{room: limit - markdownReserve, whole: r.Names.wholeReport()}
 	verdict := "### ✅ profdb check passed: " + r.verdict()
 	if !r.Passed {
 		verdict = "### ❌ profdb check failed: " + r.verdict()
@@ -331,10 +331,11 @@ func markdownCode(s string, cell bool) string {
 // does not fit, nothing more is written, and the entries (list items,
 // table rows) left out are counted.
 type mdOut struct {
-	b    strings.Builder
-	room int   // the most bytes of the report before its closing note
-	cut  bool  // a part did not fit
-	left int64 // entries left out
+	b     strings.Builder
+	room  int    // the most bytes of the report before its closing note
+	cut   bool   // a part did not fit
+	left  int64  // entries left out
+	whole string // what prints the whole report (Names.WholeReport)
 }
 
 // fits reports whether n more bytes fit, and marks the report cut if not.
@@ -402,7 +403,7 @@ func (m *mdOut) finish() string {
 			left = fmt.Sprintf("%d more entries (list items and table rows) are left out", m.left)
 		}
 		fmt.Fprintf(&m.b, "\n**This comment is cut short** to fit GitHub's limit of 65,536 characters for a comment: %s. "+
-			"`profdb check --format text` prints the whole report.\n", left)
+			"%s prints the whole report.\n", left, m.whole)
 	}
 	return m.b.String()
 }

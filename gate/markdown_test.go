@@ -254,7 +254,7 @@ func TestWriteMarkdownBounded(t *testing.T) {
 	rep := &Report{InstID: 2, Profiler: "light-coverage", Baseline: 1, Rules: []Rule{
 		{Name: RuleMaxDrop, Limit: 1, Value: 10, Coverage: ratio(1, 2), Before: ratio(6, 10)},
 		{Name: RulePatchCoverage, Limit: 90, Coverage: ratio(1, 3000), Omitted: 5},
-	}}
+	}, Names: Names{WholeReport: "`profdb check --format text`"}} // as profdb check names it
 	long := strings.Repeat("dir/", 30)
 	for i := range files {
 		path := fmt.Sprintf("%sf%d|`é.go", long, i)
@@ -286,6 +286,15 @@ func TestWriteMarkdownBounded(t *testing.T) {
 	// Cut short in a small room, as a golden: the rules table whole, the
 	// entries that fit.
 	goldentest.Check(t, "markdown/cut.md", []byte(rep.markdown(2000)), *update)
+
+	// Without Names, the note names the API; a name too long for the
+	// room kept for the note is not used.
+	for _, whole := range []string{"", strings.Repeat("x", 101)} {
+		rep.Names.WholeReport = whole
+		if out := rep.markdown(2000); !strings.HasSuffix(out, " are left out. `(*gate.Report).WriteText` prints the whole report.\n") {
+			t.Errorf("Names.WholeReport %q: the report ends\n%s", whole, out[len(out)-200:])
+		}
+	}
 }
 
 // checkMarkdownShape checks what GitHub needs of the report: a table's

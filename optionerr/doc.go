@@ -4,5 +4,6 @@
 // command-line flags that set them, so that a library user reads the
 // names of the API it called and a command line can phrase the same error
 // with its own flags (Error.Phrase; profdb maps fields to flags in one
-// place, cmd/profdb).
+// place, cmd/profdb). A note a library logs names a field the same way,
+// as a Field argument of its Logf call.
 package optionerr

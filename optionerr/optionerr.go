@@ -46,3 +46,16 @@ func (e *Error) Names(field string) bool { return slices.Contains(e.Fields, fiel
 
 // Unwrap returns the sentinel the error matches.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Field names an Options field in a note a library logs (an argument of a
+// Logf function, printed with %s): it prints as Type.Name,
+// "exporter.Options.NoDistribute", and a command line that receives it
+// prints the flag that sets the field instead.
+type Field struct {
+	// Type is the options' type as a caller writes it, "exporter.Options".
+	Type string
+	// Name is the field, "NoDistribute".
+	Name string
+}
+
+func (f Field) String() string { return f.Type + "." + f.Name }

@@ -30,3 +30,11 @@ func TestError(t *testing.T) {
 		t.Errorf("Names: Baseline %v, Top %v; want true, false", oe.Names("Baseline"), oe.Names("Top"))
 	}
 }
+
+// A Field prints as the API names it; a command line swaps it for its flag.
+func TestField(t *testing.T) {
+	f := optionerr.Field{Type: "exporter.Options", Name: "NoDistribute"}
+	if got, want := fmt.Sprintf("(%s keeps them plain)", f), "(exporter.Options.NoDistribute keeps them plain)"; got != want {
+		t.Errorf("Sprintf = %q, want %q", got, want)
+	}
+}

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/profdb/profdb/ddl"
 
 	"github.com/profdb/profdb/dialects"
+	"github.com/profdb/profdb/optionerr"
 )
 
 // DB is a database that holds result sets: the handle that package
@@ -161,7 +163,8 @@ func open1(ctx context.Context, d dialects.Dialect, dsn, drv, path string, lockW
 // (dialects.LockWaiter), the lock timeout it set. Where the driver opens a
 // database file itself, a read-only or no-create DSN naming a missing file,
 // or a read-only one naming an empty file, is an error naming it that
-// wraps ErrNoResultSets.
+// wraps ErrNoResultSets; the no-create one is an *optionerr.Error naming
+// Options.NoCreate.
 func driverDSN(d dialects.Dialect, dsn string, o Options) (string, time.Duration, error) {
 	a, ok := d.(dialects.AccessDSN)
 	if !ok {
@@ -193,11 +196,11 @@ func driverDSN(d dialects.Dialect, dsn string, o Options) (string, time.Duration
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		why := "a write into an existing database (--no-create, delete, merge) never creates one"
 		if o.ReadOnly {
-			why = "a command that only reads never creates one"
+			return "", 0, nothing(fmt.Errorf("%s: no such database file (a command that only reads never creates one)", path))
 		}
-		return "", 0, nothing(fmt.Errorf("%s: no such database file (%s)", path, why))
+		return "", 0, nothing(optionerr.New(nil, "store.Options",
+			strings.ReplaceAll(path, "%", "%%")+": no such database file (%[1]s: a write into an existing database never creates one)", "NoCreate"))
 	case err != nil:
 		return "", 0, err
 	case o.ReadOnly && fi.Mode().IsRegular() && fi.Size() == 0:

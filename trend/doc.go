@@ -12,6 +12,7 @@
 // (FileCoverage, OwnTimes, ClassCompare). Trend holds no SQL of its own.
 //
 // A trend is of one profiler: a filter that matches result sets of
-// several is refused (name one with Filter.Profiler), and so are function
+// several is refused (name one with Filter.Profiler; the error is an
+// *optionerr.Error naming the field), and so are function
 // traces measured with different counters, whose times do not compare.
 package trend

@@ -56,8 +56,15 @@ func (o Options) Check() error {
 var ErrNoMatch = errors.New("no result set matches")
 
 // ErrMixed is wrapped by the error of a filter that chooses result sets of
-// several profilers, or function traces of different counters.
+// several profilers, or function traces of different counters. For
+// several profilers it is an *optionerr.Error naming Filter.Profiler,
+// which chooses one.
 var ErrMixed = errors.New("result sets that do not form one series")
+
+// ErrNoItemFigures is wrapped by the error of Options.File or
+// Options.Routine on result sets of a profiler that has no figures of a
+// source file or a routine: an *optionerr.Error naming the field.
+var ErrNoItemFigures = errors.New("trend: the result sets have no figures of that item")
 
 // Trend is the figures of a series of result sets of one profiler, oldest
 // first.
@@ -153,12 +160,14 @@ func Compute(ctx context.Context, r *readback.Reader, o Options) (*Trend, error)
 	switch {
 	case o.File != "":
 		if t.Profiler != lightcoverage.Name {
-			return nil, fmt.Errorf("trend: --file: %s result sets have no source file figures (light-coverage ones do)", t.Profiler)
+			return nil, fmt.Errorf("trend: %w", optionerr.New(ErrNoItemFigures, "trend.Options",
+				"%[1]s: "+escape(t.Profiler)+" result sets have no source file figures (light-coverage ones do)", "File"))
 		}
 		t.Item = &Item{Kind: "source file", Name: o.File}
 	case o.Routine != "":
 		if t.Profiler != lightcoverage.Name && t.Profiler != functiontrace.Name {
-			return nil, fmt.Errorf("trend: --routine: %s result sets have no routine figures (light-coverage and function-trace ones do)", t.Profiler)
+			return nil, fmt.Errorf("trend: %w", optionerr.New(ErrNoItemFigures, "trend.Options",
+				"%[1]s: "+escape(t.Profiler)+" result sets have no routine figures (light-coverage and function-trace ones do)", "Routine"))
 		}
 		t.Item = &Item{Kind: "routine", Name: o.Routine}
 	}
@@ -213,10 +222,14 @@ func oneProfiler(list []store.Listing) error {
 	}
 	if len(names) > 1 {
 		sort.Strings(names)
-		return fmt.Errorf("%w: result sets of %d profilers match (%s): name one with --profiler", ErrMixed, len(names), strings.Join(names, ", "))
+		msg := fmt.Sprintf("%s: result sets of %d profilers match (%s): name one with ", ErrMixed, len(names), strings.Join(names, ", "))
+		return optionerr.New(ErrMixed, "trend.Options", escape(msg)+"%[1]s", "Filter.Profiler")
 	}
 	return nil
 }
+
+// escape is s in an optionerr message: its % signs doubled.
+func escape(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 
 // Describe says what a filter looks for, for messages.
 func Describe(f store.Filter) string {

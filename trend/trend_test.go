@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -244,16 +245,24 @@ func TestRefused(t *testing.T) {
 	}
 	r := begin(t, ctx, dsn)
 	_, err := trend.Compute(ctx, r, trend.Options{Filter: store.Filter{Branch: "main"}})
-	if !errors.Is(err, trend.ErrMixed) {
-		t.Errorf("several profilers: %v", err)
+	var mixed *optionerr.Error
+	if !errors.Is(err, trend.ErrMixed) || !errors.As(err, &mixed) || !mixed.Names("Filter.Profiler") ||
+		!strings.HasSuffix(err.Error(), "): name one with trend.Options.Filter.Profiler") {
+		t.Errorf("several profilers: %v; want ErrMixed naming trend.Options.Filter.Profiler", err)
 	}
 	_, err = trend.Compute(ctx, r, trend.Options{Filter: store.Filter{Branch: "nope"}})
 	if !errors.Is(err, trend.ErrNoMatch) || err.Error() != `trend: no result set matches branch "nope"` {
 		t.Errorf("nothing: %v", err)
 	}
 	_, err = trend.Compute(ctx, r, trend.Options{Filter: store.Filter{Profiler: functiontrace.Name}, File: "a.go"})
-	if err == nil {
-		t.Error("--file of a trace: no error")
+	var noFile *optionerr.Error
+	if !errors.Is(err, trend.ErrNoItemFigures) || !errors.As(err, &noFile) || !noFile.Names("File") ||
+		err.Error() != "trend: trend.Options.File: function-trace result sets have no source file figures (light-coverage ones do)" {
+		t.Errorf("a file of a trace: %v; want ErrNoItemFigures naming trend.Options.File", err)
+	}
+	_, err = trend.Compute(ctx, r, trend.Options{Filter: store.Filter{Profiler: resource.Name}, Routine: "f"})
+	if !errors.Is(err, trend.ErrNoItemFigures) || !errors.As(err, &noFile) || !noFile.Names("Routine") {
+		t.Errorf("a routine of a resource result set: %v; want ErrNoItemFigures naming trend.Options.Routine", err)
 	}
 	// A file and a routine: the options' error, naming the fields (the
 	// command line words it with its flags), before anything is read.

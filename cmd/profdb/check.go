@@ -48,16 +48,43 @@ func (v percentValue) Set(s string) error {
 
 func (v percentValue) Type() string { return "P" }
 
+// checkOptions are the flags of "profdb check".
+type checkOptions struct {
+	dsn, schema, diffFile, format, baseline string
+	topN, maxRanges                         int
+	allowEmptyDiff                          bool
+	gate                                    gate.Options
+	conn                                    connOptions
+}
+
 func newCheckCmd(rep *ledger) *cobra.Command {
-	var dsn, schema, diffFile, format, baseline string
-	var topN, maxRanges int
-	var allowEmptyDiff bool
-	var o gate.Options
-	var conn connOptions
+	var o checkOptions
 	cmd := &cobra.Command{
-		Use:   "check [--db DSN] [--schema S] RESULT_SET [--min-coverage P] [--baseline B --max-drop P] [--diff FILE --min-patch-coverage P] [--max-time-increase P] [--format text|json|junit|github|markdown]",
-		Short: "Gate a CI run on coverage, patch coverage and time",
-		Long: `check holds a result set to rules and exits 0 when every rule holds, 1 when
+		Use:     "check [--db DSN] [--schema S] RESULT_SET [--min-coverage P] [--baseline B --max-drop P] [--diff FILE --min-patch-coverage P] [--max-time-increase P] [--format text|json|junit|github|markdown]",
+		Short:   "Gate a CI run on coverage, patch coverage and time",
+		Long:    checkLong,
+		Example: checkExample,
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE:    o.run,
+	}
+	dbFlag(cmd, &o.dsn)
+	f := cmd.Flags()
+	f.StringVar(&o.schema, "schema", "", "schema (database on MySQL) holding the tables")
+	f.Var(percentValue{&o.gate.MinCoverage, 100}, "min-coverage", "least line coverage, in % (0 to 100)")
+	f.StringVar(&o.baseline, "baseline", "", "the result set (`INST_ID` or selector) --max-drop and --max-time-increase compare with")
+	f.Var(percentValue{&o.gate.MaxDrop, 100}, "max-drop", "largest fall of line coverage from --baseline, in percentage points (0 to 100)")
+	f.StringVar(&o.diffFile, "diff", "", "unified diff whose added lines patch coverage counts (- for standard input)")
+	f.Var(percentValue{&o.gate.MinPatchCoverage, 100}, "min-patch-coverage", "least patch coverage of --diff, in % (0 to 100)")
+	f.Var(percentValue{&o.gate.MaxTimeIncrease, math.Inf(1)}, "max-time-increase", "largest growth of total time over --baseline, in % (0 or more)")
+	f.StringVar(&o.format, "format", "text", "report format: text, json, junit, github or markdown")
+	positiveIntVar(f, &o.topN, "top", 10, "most files or routines a failing rule names, and most changed files the result set does not name that patch coverage lists")
+	f.BoolVar(&o.allowEmptyDiff, "allow-empty-diff", false, "take an empty --diff for a change of no line instead of an error (a git diff that fails in a pipeline hands on nothing too)")
+	positiveIntVar(f, &o.maxRanges, "max-ranges", gate.DefaultMaxRanges, "most uncovered changed line ranges patch coverage names")
+	connFlags(cmd, &o.conn, rep)
+	return cmd
+}
+
+const checkLong = `check holds a result set to rules and exits 0 when every rule holds, 1 when
 one fails, and 2 when the check cannot be made (a usage error, no connection,
 a missing result set). RESULT_SET and --baseline B are INST_IDs or selectors
 (latest, branch:NAME, commit:SHA, label:KEY=VALUE, each with an optional ~N,
@@ -109,8 +136,9 @@ on the uncovered changed lines; markdown a pull-request comment (GitHub
 Flavored Markdown: a verdict, a table of the rules, the uncovered changed
 lines by file, the files and routines that did worst; names as code spans;
 at most 60,000 bytes, cut short with a note beyond). The report is printed
-whatever the outcome, and the exit status is the same in every format.`,
-		Example: `  # in CI, after exporting this run's coverage (bash: a git diff that
+whatever the outcome, and the exit status is the same in every format.`
+
+const checkExample = `  # in CI, after exporting this run's coverage (bash: a git diff that
   # fails must stop the job)
   set -euo pipefail
   git diff origin/main...HEAD |
@@ -130,89 +158,75 @@ whatever the outcome, and the exit status is the same in every format.`,
 
   # a worked example (two test shards exported, compared, merged, gated on
   # a real diff) with its output: docs/guide.md, "A worked example: two
-  # runs in CI"`,
-		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			sel, err := parseSelector("check", args[0])
-			if err != nil {
-				return err
-			}
-			var base *selector.Selector
-			if cmd.Flags().Changed("baseline") {
-				b, err := parseSelector("check: --baseline", baseline)
-				if err != nil {
-					return err
-				}
-				base = &b
-			}
-			write, ok := checkFormats[format]
-			if !ok {
-				return usageErrorf("check: --format must be text, json, junit, github or markdown, not %q", format)
-			}
-			o.Top, o.MaxRanges = topN, maxRanges
-			if diffFile != "" {
-				if o.Diff, err = readDiff(cmd, diffFile, allowEmptyDiff); err != nil {
-					return err
-				}
-			}
-			ctx := cmd.Context()
-			db, err := conn.open(ctx, dsn, store.Options{Schema: schema, ReadOnly: true})
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			first, err := resolveFirst(ctx, db, "check", sel)
-			if err != nil {
-				return err
-			}
-			inst := first.InstID
-			if base != nil {
-				b, err := resolveSecond(ctx, db, "check: --baseline", *base, first)
-				if err != nil {
-					return err
-				}
-				o.Baseline = b.InstID
-			}
-			r, err := readback.Begin(ctx, db)
-			if err != nil {
-				return fmt.Errorf("check: %w", err)
-			}
-			defer r.Close()
-			report, err := gate.Check(ctx, r, inst, o)
-			if errors.Is(err, gate.ErrUsage) {
-				return usageError{err}
-			}
-			if err != nil {
-				return err
-			}
-			if err := write(report, cmd.OutOrStdout()); err != nil {
-				return fmt.Errorf("check: %w", err)
-			}
-			if failed := report.Failed(); len(failed) > 0 {
-				names := make([]string, len(failed))
-				for i, x := range failed {
-					names[i] = x.Name
-				}
-				return no("check: %d of %d rules failed: %s", len(failed), len(report.Rules), strings.Join(names, ", "))
-			}
-			return nil
-		},
+  # runs in CI"`
+
+// run checks the result set args[0] names.
+func (o *checkOptions) run(cmd *cobra.Command, args []string) error {
+	sel, err := parseSelector("check", args[0])
+	if err != nil {
+		return err
 	}
-	dbFlag(cmd, &dsn)
-	f := cmd.Flags()
-	f.StringVar(&schema, "schema", "", "schema (database on MySQL) holding the tables")
-	f.Var(percentValue{&o.MinCoverage, 100}, "min-coverage", "least line coverage, in % (0 to 100)")
-	f.StringVar(&baseline, "baseline", "", "the result set (`INST_ID` or selector) --max-drop and --max-time-increase compare with")
-	f.Var(percentValue{&o.MaxDrop, 100}, "max-drop", "largest fall of line coverage from --baseline, in percentage points (0 to 100)")
-	f.StringVar(&diffFile, "diff", "", "unified diff whose added lines patch coverage counts (- for standard input)")
-	f.Var(percentValue{&o.MinPatchCoverage, 100}, "min-patch-coverage", "least patch coverage of --diff, in % (0 to 100)")
-	f.Var(percentValue{&o.MaxTimeIncrease, math.Inf(1)}, "max-time-increase", "largest growth of total time over --baseline, in % (0 or more)")
-	f.StringVar(&format, "format", "text", "report format: text, json, junit, github or markdown")
-	positiveIntVar(f, &topN, "top", 10, "most files or routines a failing rule names, and most changed files the result set does not name that patch coverage lists")
-	f.BoolVar(&allowEmptyDiff, "allow-empty-diff", false, "take an empty --diff for a change of no line instead of an error (a git diff that fails in a pipeline hands on nothing too)")
-	positiveIntVar(f, &maxRanges, "max-ranges", gate.DefaultMaxRanges, "most uncovered changed line ranges patch coverage names")
-	connFlags(cmd, &conn, rep)
-	return cmd
+	var base *selector.Selector
+	if cmd.Flags().Changed("baseline") {
+		b, err := parseSelector("check: --baseline", o.baseline)
+		if err != nil {
+			return err
+		}
+		base = &b
+	}
+	write, ok := checkFormats[o.format]
+	if !ok {
+		return usageErrorf("check: --format must be text, json, junit, github or markdown, not %q", o.format)
+	}
+	opts := o.gate
+	opts.Top, opts.MaxRanges = o.topN, o.maxRanges
+	if o.diffFile != "" {
+		if opts.Diff, err = readDiff(cmd, o.diffFile, o.allowEmptyDiff); err != nil {
+			return err
+		}
+	}
+	ctx := cmd.Context()
+	db, err := o.conn.open(ctx, o.dsn, store.Options{Schema: o.schema, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	first, err := resolveFirst(ctx, db, "check", sel)
+	if err != nil {
+		return err
+	}
+	if base != nil {
+		b, err := resolveSecond(ctx, db, "check: --baseline", *base, first)
+		if err != nil {
+			return err
+		}
+		opts.Baseline = b.InstID
+	}
+	r, err := readback.Begin(ctx, db)
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	defer r.Close()
+	report, err := gate.Check(ctx, r, first.InstID, opts)
+	if errors.Is(err, gate.ErrUsage) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	report.Names = gate.Names{MaxRanges: fieldName(cmd, "gate.Options", "MaxRanges"),
+		WholeReport: "`" + cmd.CommandPath() + " --format text`"}
+	if err := write(report, cmd.OutOrStdout()); err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	if failed := report.Failed(); len(failed) > 0 {
+		names := make([]string, len(failed))
+		for i, x := range failed {
+			names[i] = x.Name
+		}
+		return no("check: %d of %d rules failed: %s", len(failed), len(report.Rules), strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // checkFormats write a check's report in each --format.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,16 +19,6 @@ import (
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
-
-// defaultDB is where profdb writes when --db is not given: a SQLite file in
-// the current folder.
-const defaultDB = "sqlite:profdb.db"
-
-// dbFlag adds --db to a command.
-func dbFlag(cmd *cobra.Command, dsn *string) {
-	cmd.Flags().StringVar(dsn, "db", defaultDB,
-		"database `DSN`: sqlite:PATH, postgres://…, mysql://user:pass@host:port/db, sqlserver://user:pass@host:port?database=db")
-}
 
 // noDistributeFlag adds --no-distribute to a command that creates tables.
 func noDistributeFlag(cmd *cobra.Command, v *bool) {
@@ -270,7 +259,7 @@ func readFile(ctx context.Context, file, format string, stdin io.Reader, t resul
 		wrap = func(r io.Reader) io.Reader { return r }
 	}
 	if file == "-" {
-		return hintFlags(input.Read(ctx, format, wrap(stdin), "<stdin>", t, o))
+		return input.Read(ctx, format, wrap(stdin), "<stdin>", t, o)
 	}
 	f, err := os.Open(file)
 	if err != nil {
@@ -280,15 +269,7 @@ func readFile(ctx context.Context, file, format string, stdin io.Reader, t resul
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory: give the files in it", file)
 	}
-	return hintFlags(input.Read(ctx, format, wrap(f), file, t, o))
-}
-
-// hintFlags names the flags that help with an input error.
-func hintFlags(res []resultset.Result, err error) ([]resultset.Result, error) {
-	if errors.Is(err, input.ErrSourceNotFound) {
-		err = fmt.Errorf("%w (--source-root DIR: the Go module's folder; --skip-missing: warn and go on)", err)
-	}
-	return res, err
+	return input.Read(ctx, format, wrap(f), file, t, o)
 }
 
 // inputTarget records input as the Input of every result set it passes on

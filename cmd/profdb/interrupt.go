@@ -13,10 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
-	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -244,56 +240,6 @@ func (w ledgerWriter) Rollback() error {
 	err := w.ResultWriter.Rollback()
 	w.t.r.abandon()
 	return err
-}
-
-// connOptions are the connection flags of the commands that open a
-// database, with the ledger of the command.
-type connOptions struct {
-	timeout, ioTimeout, lockTimeout time.Duration
-	flags                           *pflag.FlagSet // where lockTimeout was given, or not
-	rep                             *ledger
-}
-
-// connFlags adds --timeout, --io-timeout and --lock-timeout to a command
-// whose ledger is rep.
-func connFlags(cmd *cobra.Command, c *connOptions, rep *ledger) {
-	c.rep = rep
-	f := cmd.Flags()
-	c.flags = f
-	f.DurationVar(&c.timeout, "timeout", store.DefaultConnectTimeout,
-		"give up connecting to a database server after this long (0: wait for ever)")
-	f.DurationVar(&c.ioTimeout, "io-timeout", store.DefaultIOTimeout,
-		"give up when a database server neither answers nor takes data for this long (0: wait for ever)")
-	f.DurationVar(&c.lockTimeout, "lock-timeout", dialects.DefaultLockTimeout,
-		"SQLite: give up when another writer has held the database file for this long without writing to it (0: wait for ever); a writer waits behind others for as long as they make progress; wins over the DSN's lock_timeout")
-	for _, name := range []string{"timeout", "io-timeout", "lock-timeout"} {
-		if err := f.SetAnnotation(name, annNotNegative, []string{"true"}); err != nil {
-			panic(err) // the flag was just added
-		}
-	}
-}
-
-// open opens a database with the connection options, for a command whose
-// failure its lost connection explains (see ledger.explain).
-func (c connOptions) open(ctx context.Context, dsn string, o store.Options) (*store.DB, error) {
-	o.ConnectTimeout, o.IOTimeout = never(c.timeout), never(c.ioTimeout)
-	if c.flags != nil && c.flags.Changed("lock-timeout") {
-		o.LockTimeout = never(c.lockTimeout) // else the DSN's, or the default
-	}
-	db, err := store.Open(ctx, dsn, o)
-	if err != nil {
-		return nil, err
-	}
-	c.rep.watch(db)
-	return db, nil
-}
-
-// never maps a flag's 0 ("wait for ever") to the exporter's negative "none".
-func never(d time.Duration) time.Duration {
-	if d == 0 {
-		return -1
-	}
-	return d
 }
 
 // joinInsts lists INST_IDs for a message: "3", "3, 4, 7".

@@ -132,6 +132,8 @@ func TestReadCommandsWriteNothing(t *testing.T) {
 func TestNoCreateCreatesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "missing.db")
+	// Why: the flag that forbids creating, or the command that never
+	// creates (the library names store.Options.NoCreate).
 	for _, args := range [][]string{
 		{"export", "--no-create", "--db", "sqlite:" + path, "../../examples/function-trace.json"},
 		{"export", "--no-create", "--bulk", "off", "--db", "sqlite:" + path, "../../examples/function-trace.json"},
@@ -140,6 +142,13 @@ func TestNoCreateCreatesNoFile(t *testing.T) {
 		_, stderr, code := runCLI(t, args...)
 		if code == 0 || !strings.Contains(stderr, path+": no such database file") {
 			t.Errorf("%v: exit %d, %q; want an error naming the file", args, code, stderr)
+		}
+		why := "(--no-create: a write into an existing database never creates one)"
+		if args[0] == "delete" {
+			why = "(delete: a write into an existing database never creates one)"
+		}
+		if !strings.Contains(stderr, why) {
+			t.Errorf("%v: %q; want it to say %s", args, stderr, why)
 		}
 		if got := dirFiles(t, dir); len(got) != 0 {
 			t.Errorf("%v created %v", args, got)

@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(rep.message(in)))
 		return in.status()
 	}
-	fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(commandError(cmd, phrase(rep.explain(err))).Error()))
+	fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(commandError(cmd, phrase(cmd, rep.explain(err))).Error()))
 	if isUsageError(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
