@@ -1,15 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"strings"
-
-	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
 
-	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/profilers"
 )
 
@@ -44,148 +37,11 @@ Table and column names are upper case, exactly as documented.`,
 				return err
 			}
 			if asJSON {
-				return writeLayoutJSON(cmd.OutOrStdout(), defs)
+				return profilers.Layout{Profilers: defs}.WriteJSON(cmd.OutOrStdout())
 			}
-			return writeLayoutTree(cmd.OutOrStdout(), defs)
+			return profilers.Layout{Profilers: defs}.WriteText(cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a tree")
 	return cmd
-}
-
-// layoutJSON is the document "profdb profilers --json" prints.
-type layoutJSON struct {
-	Shared    []tableJSON    `json:"shared"`
-	Profilers []profilerJSON `json:"profilers"`
-}
-
-type profilerJSON struct {
-	Name   string      `json:"name"`
-	Tables []tableJSON `json:"tables"`
-}
-
-type tableJSON struct {
-	Name    string       `json:"name"`
-	Parent  *string      `json:"parent"` // null for a top-level table
-	Columns []columnJSON `json:"columns"`
-}
-
-type columnJSON struct {
-	Name string `json:"name"`
-	Type string `json:"type"` // String, Integer, Decimal or Float
-}
-
-func toTablesJSON(tables []ddl.Table) []tableJSON {
-	out := make([]tableJSON, len(tables))
-	for i, t := range tables {
-		tj := tableJSON{Name: t.Name, Columns: make([]columnJSON, len(t.Columns))}
-		if t.Parent != "" {
-			p := t.Parent
-			tj.Parent = &p
-		}
-		for j, c := range t.Columns {
-			tj.Columns[j] = columnJSON{Name: c.Name, Type: c.Type.String()}
-		}
-		out[i] = tj
-	}
-	return out
-}
-
-func writeLayoutJSON(w io.Writer, defs []profilers.Definition) error {
-	doc := layoutJSON{Shared: toTablesJSON(profilers.Shared()), Profilers: []profilerJSON{}}
-	for _, d := range defs {
-		doc.Profilers = append(doc.Profilers, profilerJSON{Name: d.Name, Tables: toTablesJSON(d.Tables)})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
-}
-
-// treeWidth is the width the column lists of the tree wrap at.
-const treeWidth = 100
-
-func writeLayoutTree(w io.Writer, defs []profilers.Definition) error {
-	var b strings.Builder
-	shared := profilers.Shared()
-	fmt.Fprintf(&b, "shared by every profiler (%s)\n", english.Plural(len(shared), "table", ""))
-	writeTree(&b, shared)
-	total := 0
-	for _, d := range defs {
-		total += len(d.Tables)
-		fmt.Fprintf(&b, "\n%s (%s)\n", d.Name, english.Plural(len(d.Tables), "table", ""))
-		writeTree(&b, d.Tables)
-	}
-	fmt.Fprintf(&b, "\n%s, %s, plus the %d shared ones\n", english.Plural(len(defs), "profiler", ""), english.Plural(total, "table", ""), len(shared))
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// writeTree writes tables as a tree, each child under its parent, siblings
-// in the given order; a table whose parent is not in the set is a root.
-func writeTree(b *strings.Builder, tables []ddl.Table) {
-	in := make(map[string]bool, len(tables))
-	for _, t := range tables {
-		in[strings.ToUpper(t.Name)] = true
-	}
-	children := map[string][]ddl.Table{}
-	var roots []ddl.Table
-	for _, t := range tables {
-		p := strings.ToUpper(t.Parent)
-		if t.Parent == "" || !in[p] {
-			roots = append(roots, t)
-			continue
-		}
-		children[p] = append(children[p], t)
-	}
-	var node func(t ddl.Table, prefix string, last bool)
-	node = func(t ddl.Table, prefix string, last bool) {
-		branch, indent := "├── ", "│   "
-		if last {
-			branch, indent = "└── ", "    "
-		}
-		b.WriteString(prefix + branch + t.Name)
-		if t.Key != "" {
-			b.WriteString("  (key " + t.Key + ")")
-		}
-		b.WriteByte('\n')
-		kids := children[strings.ToUpper(t.Name)]
-		colPrefix := prefix + indent + "  "
-		if len(kids) > 0 {
-			colPrefix = prefix + indent + "│ "
-		}
-		for _, line := range wrapColumns(t.Columns, treeWidth-len([]rune(colPrefix))) {
-			b.WriteString(strings.TrimRight(colPrefix+line, " ") + "\n")
-		}
-		for i, k := range kids {
-			node(k, prefix+indent, i == len(kids)-1)
-		}
-	}
-	for i, t := range roots {
-		node(t, "", i == len(roots)-1)
-	}
-}
-
-// wrapColumns lists the columns as "NAME Type" items separated by ", ",
-// broken into lines of at most width characters where the items allow.
-func wrapColumns(cols []ddl.Column, width int) []string {
-	var lines []string
-	var line strings.Builder
-	for i, c := range cols {
-		item := c.Name + " " + c.Type.String()
-		if i < len(cols)-1 {
-			item += ","
-		}
-		if line.Len() > 0 && line.Len()+1+len(item) > width {
-			lines = append(lines, line.String())
-			line.Reset()
-		}
-		if line.Len() > 0 {
-			line.WriteByte(' ')
-		}
-		line.WriteString(item)
-	}
-	if line.Len() > 0 {
-		lines = append(lines, line.String())
-	}
-	return lines
 }

@@ -206,8 +206,8 @@ func TestProfilersTree(t *testing.T) {
 		t.Errorf("RESOURCE_PROFILER_CALL_STACK (line %d, column %d) is not under RESOURCE_PROFILER_ERRORS (line %d, column %d)", ci, cl, pi, pl)
 	}
 	for _, l := range lines {
-		if len([]rune(l)) > treeWidth+30 {
-			t.Errorf("line longer than %d: %q", treeWidth, l)
+		if len([]rune(l)) > profilers.LayoutWidth+30 {
+			t.Errorf("line longer than %d: %q", profilers.LayoutWidth, l)
 		}
 	}
 }
