@@ -27,6 +27,28 @@ type Deleted struct {
 	Rows int64 `json:"rows"`
 }
 
+// KeepLast is the retention policy of profdb delete --keep-last: of the
+// result sets f chooses (as Select does; its Last is not used), all but
+// the newest n, by INST_ID, the order profdb exports them in. It returns
+// their INST_IDs, ascending, and how many it keeps: n, or all of them when
+// f chooses n or fewer. n must be at least 1 (keeping none would delete
+// every result set f chooses: name them to do that).
+func (db *DB) KeepLast(ctx context.Context, f Filter, n int) (deleted []int64, kept int, err error) {
+	if n < 1 {
+		return nil, 0, fmt.Errorf("keep the last %d: keep at least 1 (to delete them all, name them)", n)
+	}
+	f.Last, f.Counted = 0, false
+	list, err := db.Select(ctx, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	kept = min(len(list), n)
+	for _, l := range list[:len(list)-kept] {
+		deleted = append(deleted, l.InstID)
+	}
+	return deleted, kept, nil
+}
+
 // DeleteAll removes the result sets insts from every table, all in one
 // transaction: when one of them is not in INSTANCES, none is removed.
 func (db *DB) DeleteAll(ctx context.Context, insts []int64) ([]Deleted, error) {

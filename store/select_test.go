@@ -84,6 +84,32 @@ func TestSelect(t *testing.T) {
 					}
 				}
 			}
+			// KeepLast keeps the newest n of those a filter chooses and
+			// selects the rest, oldest first.
+			for _, c := range []struct {
+				f        store.Filter
+				n        int
+				want     []int
+				wantKept int
+			}{
+				{store.Filter{Branch: "main"}, 1, []int{0, 1}, 1},
+				{store.Filter{Branch: "main", Profiler: lightcoverage.Name}, 1, []int{0}, 1},
+				{store.Filter{Profiler: lightcoverage.Name, Last: 1}, 2, []int{0}, 2},
+				{store.Filter{}, 3, []int{0}, 3},
+				{store.Filter{}, 9, nil, 4},
+			} {
+				got, kept, err := x.DB().KeepLast(ctx, c.f, c.n)
+				var want []int64
+				for _, i := range c.want {
+					want = append(want, ids[i])
+				}
+				if err != nil || !slices.Equal(got, want) || kept != c.wantKept {
+					t.Errorf("KeepLast(%+v, %d) = %v, %d, %v; want %v, %d", c.f, c.n, got, kept, err, want, c.wantKept)
+				}
+			}
+			if _, _, err := x.DB().KeepLast(ctx, store.Filter{}, 0); err == nil {
+				t.Error("KeepLast of 0: no error; it would delete them all")
+			}
 			// A commit prefix is runid.ParseCommitPrefix's: one of 4
 			// digits is an error, not a match of whatever begins so.
 			if got, err := x.DB().Select(ctx, store.Filter{Commit: "aaaa"}); !errors.Is(err, runid.ErrCommitPrefix) {

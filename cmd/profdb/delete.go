@@ -167,14 +167,11 @@ func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel s
 	sel.IDs, sel.Ranges = named.IDs, named.Ranges
 	var kept int
 	if o.keepLast > 0 {
-		matching, err := db.Select(ctx, store.Filter{Branch: o.branch, Profiler: o.profiler})
-		if err != nil {
+		var old []int64
+		if old, kept, err = db.KeepLast(ctx, store.Filter{Branch: o.branch, Profiler: o.profiler}, o.keepLast); err != nil {
 			return err
 		}
-		kept = min(len(matching), o.keepLast)
-		for _, l := range matching[:len(matching)-kept] {
-			sel.IDs = append(sel.IDs, l.InstID)
-		}
+		sel.IDs = append(sel.IDs, old...)
 	}
 	insts, undated, err := db.Named(ctx, sel)
 	if err != nil {
@@ -183,10 +180,7 @@ func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel s
 	if o.keepLast > 0 && len(insts) == 0 {
 		fmt.Fprintf(stderr, "profdb: delete: --keep-last %d keeps the %s%s: nothing deleted\n", o.keepLast,
 			english.Plural(kept, "result set", ""), o.keptWhat())
-		if o.asJSON {
-			return writeJSON(stdout, []store.Deleted{})
-		}
-		return nil
+		return o.print(stdout, store.Deletion{})
 	}
 	if !sel.ExportedBefore.IsZero() {
 		if undated > 0 {
@@ -195,25 +189,22 @@ func (o *deleteOptions) run(ctx context.Context, stdout, stderr io.Writer, sel s
 		}
 		if len(insts) == 0 && o.keepLast == 0 {
 			fmt.Fprintf(stderr, "profdb: delete: no result set exported before %s: nothing deleted\n", sel.ExportedBefore.Format(store.TimeFormat))
-			if o.asJSON {
-				return writeJSON(stdout, []store.Deleted{})
-			}
-			return nil
+			return o.print(stdout, store.Deletion{})
 		}
 	}
-	var done []store.Deleted
+	done := store.Deletion{DryRun: o.dryRun}
 	if o.dryRun {
 		list, err := db.ListOf(ctx, insts)
 		if err != nil {
 			return err
 		}
 		for _, l := range list {
-			done = append(done, store.Deleted{InstID: l.InstID, Rows: l.Rows})
+			done.Deleted = append(done.Deleted, store.Deleted{InstID: l.InstID, Rows: l.Rows})
 		}
 	} else {
 		what := "delete of INST_ID " + joinInsts(insts)
 		rep.start(what, "nothing deleted")
-		if done, err = db.DeleteAll(ctx, insts); err != nil {
+		if done.Deleted, err = db.DeleteAll(ctx, insts); err != nil {
 			return err
 		}
 		rep.finish(what)
@@ -234,17 +225,11 @@ func (o *deleteOptions) keptWhat() string {
 	return s
 }
 
-// print prints what was (or with --dry-run would be) deleted.
-func (o *deleteOptions) print(stdout io.Writer, done []store.Deleted) error {
+// print prints what was (or with --dry-run would be) deleted, as
+// --json asks: nothing as text when nothing was.
+func (o *deleteOptions) print(stdout io.Writer, d store.Deletion) error {
 	if o.asJSON {
-		return writeJSON(stdout, done)
+		return d.WriteJSON(stdout)
 	}
-	verb := "deleted"
-	if o.dryRun {
-		verb = "would delete"
-	}
-	for _, d := range done {
-		fmt.Fprintf(stdout, "%s INST_ID %d (%s)\n", verb, d.InstID, rows(d.Rows))
-	}
-	return nil
+	return d.WriteText(stdout)
 }

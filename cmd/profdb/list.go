@@ -1,17 +1,11 @@
 package main
 
 import (
-	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/profdb/profdb/internal/termtext"
-	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/readback"
-	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
 
@@ -66,12 +60,9 @@ there.`,
 				return err
 			}
 			if asJSON {
-				if list == nil {
-					list = []store.Listing{}
-				}
-				return writeJSON(cmd.OutOrStdout(), list)
+				return readback.Listing(list).WriteJSON(cmd.OutOrStdout())
 			}
-			return printListing(cmd.OutOrStdout(), list)
+			return readback.Listing(list).WriteText(cmd.OutOrStdout())
 		},
 	}
 	dbFlag(cmd, &dsn)
@@ -80,59 +71,4 @@ there.`,
 	ff = addFilterFlags(cmd, 0)
 	connFlags(cmd, &conn, rep)
 	return cmd
-}
-
-// printListing prints the result sets as a table. What PROFDB_RESULT_SETS
-// records is shown when the database has it for any result set. Text from
-// the database is printed as termtext.Field prints a value (escaped, a
-// long one cut), captions quoted (termtext.Quote): a table another tool
-// filled prints a line's worth of each value.
-func printListing(w io.Writer, list []store.Listing) error {
-	recorded := slices.ContainsFunc(list, func(l store.Listing) bool { return l.ExportedAt != "" })
-	identified := slices.ContainsFunc(list, func(l store.Listing) bool { return l.Run != nil })
-	var lines [][]string
-	if recorded {
-		lines = append(lines, []string{"INST_ID", "PROFILER", "ROWS", "EXPORTED (UTC)", "HOST", "VERSION", "INPUT", "CAPTION"})
-	} else {
-		lines = append(lines, []string{"INST_ID", "PROFILER", "ROWS", "CAPTION"})
-	}
-	if identified {
-		lines[0] = slices.Insert(lines[0], len(lines[0])-1, "COMMIT", "BRANCH", "LABELS")
-	}
-	name := termtext.Field
-	for _, l := range list {
-		p := l.Profiler
-		if p == "" {
-			p = "?"
-		}
-		id, n, caption := itoa(l.InstID), itoa(l.Rows), termtext.Quote(l.Caption)
-		var line []string
-		if recorded {
-			version, _, _ := strings.Cut(l.Version, " ")
-			line = []string{id, name(p), n, name(textout.OrDash(strings.TrimSuffix(strings.Replace(l.ExportedAt, "T", " ", 1), "Z"))),
-				name(textout.OrDash(l.Host)), name(textout.OrDash(version)), name(textout.OrDash(l.Input)), caption}
-		} else {
-			line = []string{id, name(p), n, caption}
-		}
-		if identified {
-			line = slices.Insert(line, len(line)-1, identityCells(l.Run)...)
-		}
-		lines = append(lines, line)
-	}
-	return textout.Columns(w, lines)
-}
-
-// identityCells are list's COMMIT (its first 12 digits, "+" when the tree
-// was dirty), BRANCH and LABELS (KEY=VALUE, sorted, comma-separated)
-// cells of a run, "-" where unknown; the labels as readback.LabelText
-// shows them (runid.MaxLabels of them, each cut).
-func identityCells(r *resultset.Run) []string {
-	if r == nil {
-		return []string{"-", "-", "-"}
-	}
-	commit := readback.ShortCommit(r.Commit)
-	if commit != "" && r.Dirty != nil && *r.Dirty {
-		commit += "+"
-	}
-	return []string{termtext.Field(textout.OrDash(commit)), termtext.Field(textout.OrDash(r.Branch)), termtext.Name(textout.OrDash(readback.LabelText(r.Labels)))}
 }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
 
-	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/store"
 )
 
@@ -49,25 +47,16 @@ error (exit 2), not a finding.`,
 			if err != nil {
 				return err
 			}
+			write := findings.WriteText
 			if asJSON {
-				if findings == nil {
-					findings = []store.Finding{}
-				}
-				if err := writeJSON(cmd.OutOrStdout(), findings); err != nil {
-					return err
-				}
-				if len(findings) > 0 {
-					return no("verify: %s", english.Plural(len(findings), "finding", ""))
-				}
-				return nil
+				write = findings.WriteJSON
 			}
-			for _, f := range findings {
-				fmt.Fprintln(cmd.OutOrStdout(), termtext.Line(f.String()))
+			if err := write(cmd.OutOrStdout()); err != nil {
+				return err
 			}
 			if len(findings) > 0 {
 				return no("verify: %s", english.Plural(len(findings), "finding", ""))
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "ok")
 			return nil
 		},
 	}
@@ -80,7 +69,7 @@ error (exit 2), not a finding.`,
 }
 
 // verifyInsts verifies the result sets --inst selects, or all of them.
-func verifyInsts(ctx context.Context, db *store.DB, inst *instFlag) ([]store.Finding, error) {
+func verifyInsts(ctx context.Context, db *store.DB, inst *instFlag) (store.Findings, error) {
 	if !inst.given() {
 		return db.Verify(ctx, 0)
 	}
@@ -88,7 +77,7 @@ func verifyInsts(ctx context.Context, db *store.DB, inst *instFlag) ([]store.Fin
 	if err != nil {
 		return nil, err
 	}
-	var all []store.Finding
+	var all store.Findings
 	for _, id := range ids {
 		findings, err := db.Verify(ctx, id)
 		if err != nil {
