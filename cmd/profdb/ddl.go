@@ -78,26 +78,7 @@ export, where it may create tables, makes the same changes by itself.`,
   profdb ddl --upgrade --db postgres://reader@db.example.com/prof -o upgrade.sql`,
 		Args:                  usageArgs(cobra.NoArgs),
 		DisableFlagsInUseLine: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var script string
-			var err error
-			if o.upgrade || cmd.Flags().Changed("db") {
-				script, err = o.upgradeScript(cmd)
-			} else {
-				script, err = o.script()
-			}
-			if err != nil {
-				return err
-			}
-			if o.output == "" || o.output == "-" {
-				_, err = io.WriteString(cmd.OutOrStdout(), script)
-				return err
-			}
-			return writeFileAtomic(o.output, func(w io.Writer) error {
-				_, err := io.WriteString(w, script)
-				return err
-			})
-		},
+		RunE:                  o.run,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.dialect, "dialect", "d", "",
@@ -116,6 +97,28 @@ export, where it may create tables, makes the same changes by itself.`,
 	f.StringVar(&o.dsn, "db", "", "with --upgrade: the database `DSN` whose tables to read")
 	connFlags(cmd, &o.conn, rep)
 	return cmd
+}
+
+// run prints the script, or writes it to the file of -o.
+func (o *ddlOptions) run(cmd *cobra.Command, _ []string) error {
+	var script string
+	var err error
+	if o.upgrade || cmd.Flags().Changed("db") {
+		script, err = o.upgradeScript(cmd)
+	} else {
+		script, err = o.script()
+	}
+	if err != nil {
+		return err
+	}
+	if o.output == "" || o.output == "-" {
+		_, err = io.WriteString(cmd.OutOrStdout(), script)
+		return err
+	}
+	return writeFileAtomic(o.output, func(w io.Writer) error {
+		_, err := io.WriteString(w, script)
+		return err
+	})
 }
 
 // upgradeScript is "profdb ddl --upgrade --db DSN": the statements that

@@ -17,42 +17,11 @@ func newMergeCmd(rep *ledger) *cobra.Command {
 	var conn connOptions
 	var identity identityOptions
 	cmd := &cobra.Command{
-		Use:   "merge [--db DSN] [--schema S] A B [C...] [--op sum|avg|max|min] [--caption TEXT]",
-		Short: "Combine result sets of one profiler into a new one",
-		Long: `merge writes a new result set whose figures combine those of the result sets
-A, B, C... (INST_IDs or selectors: latest, branch:NAME, commit:SHA,
-label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV;
-docs/selectors.md),
-item by item, as AQTime's "Merging Results" does.
-Items are matched by name (module, source file, namespace, class, routine
-and its first line, line number), never by ID. Their counts combine by --op:
-sum (the default), avg (the mean over the inputs that hold the item,
-rounded up), max, or min (the smallest count above 0). A line is covered
-when it ran in any input, whatever the operation; % covered and the other
-derived figures are recomputed from the merged lines, not combined. A result
-set may be named twice (it then counts twice).
-
-For a Function Trace, threads are matched by thread id (by position
-when the id is unknown) and calls by their path of routines from the top of
-the thread and which call of that routine by that caller they are; own time,
-time with children and counts combine by --op, and routine and route hit
-counts are recomputed. Results of different counters are refused.
-
-For Resource and Reference Count sets, classes are matched by name and
-module, threads as above, objects by class, thread and creation number (#);
-live, peak and total counts, sizes and references, hit counts and
-reference-count changes combine by --op.
-
-The inputs must be of one profiler. The new result set is written in one
-transaction and checked before it commits, as export writes one; merge
-prints its INST_ID line as export does (--json: the same as a JSON object).`,
-		Example: `  profdb merge 1 2 3
-  profdb merge --db postgres://me@db/prof 4 5 --op max --caption "all shards"
-  profdb merge label:shard=1 label:shard=2
-
-  # two test shards merged and the merge gated on patch coverage in CI,
-  # with the output: docs/guide.md, "A worked example: two runs in CI"`,
-		Args: usageArgs(cobra.MinimumNArgs(2)),
+		Use:     "merge [--db DSN] [--schema S] A B [C...] [--op sum|avg|max|min] [--caption TEXT]",
+		Short:   "Combine result sets of one profiler into a new one",
+		Long:    mergeLong,
+		Example: mergeExample,
+		Args:    usageArgs(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sels := make([]selector.Selector, len(args))
 			for i, a := range args {
@@ -109,3 +78,38 @@ prints its INST_ID line as export does (--json: the same as a JSON object).`,
 	connFlags(cmd, &conn, rep)
 	return cmd
 }
+
+const mergeLong = `merge writes a new result set whose figures combine those of the result sets
+A, B, C... (INST_IDs or selectors: latest, branch:NAME, commit:SHA,
+label:KEY=VALUE, each with an optional ~N, or ancestor:REV, ancestor~N:REV;
+docs/selectors.md),
+item by item, as AQTime's "Merging Results" does.
+Items are matched by name (module, source file, namespace, class, routine
+and its first line, line number), never by ID. Their counts combine by --op:
+sum (the default), avg (the mean over the inputs that hold the item,
+rounded up), max, or min (the smallest count above 0). A line is covered
+when it ran in any input, whatever the operation; % covered and the other
+derived figures are recomputed from the merged lines, not combined. A result
+set may be named twice (it then counts twice).
+
+For a Function Trace, threads are matched by thread id (by position
+when the id is unknown) and calls by their path of routines from the top of
+the thread and which call of that routine by that caller they are; own time,
+time with children and counts combine by --op, and routine and route hit
+counts are recomputed. Results of different counters are refused.
+
+For Resource and Reference Count sets, classes are matched by name and
+module, threads as above, objects by class, thread and creation number (#);
+live, peak and total counts, sizes and references, hit counts and
+reference-count changes combine by --op.
+
+The inputs must be of one profiler. The new result set is written in one
+transaction and checked before it commits, as export writes one; merge
+prints its INST_ID line as export does (--json: the same as a JSON object).`
+
+const mergeExample = `  profdb merge 1 2 3
+  profdb merge --db postgres://me@db/prof 4 5 --op max --caption "all shards"
+  profdb merge label:shard=1 label:shard=2
+
+  # two test shards merged and the merge gated on patch coverage in CI,
+  # with the output: docs/guide.md, "A worked example: two runs in CI"`

@@ -18,39 +18,11 @@ func newTrendCmd(rep *ledger) *cobra.Command {
 	var conn connOptions
 	var ff *filterFlags
 	cmd := &cobra.Command{
-		Use:   "trend [--db DSN] [--branch B] [--label K=V]... [--profiler P] [--since T] [--last N] [--file PATH | --routine NAME] [--top N] [--json | --format csv]",
-		Short: "Follow the figures of a series of result sets over time",
-		Long: `trend prints the headline figures of the result sets the filters choose, of
-one profiler, oldest first, with the figures show prints for each:
-
-  light-coverage   line coverage and routine coverage
-  function-trace   total time and calls
-  resource         live objects and their size
-  reference-count  objects alive at the end, and objects
-
-The filters are list's: --branch, --commit, --label KEY=VALUE (repeatable),
---profiler, --since and --last N (the newest N; 100 unless given, 0 for
-all). Result sets of several profilers are refused: name one with
---profiler. Function traces measured with different counters are refused
-too (their times do not compare).
-
---file PATH adds one source file's line coverage per run (the name as the
-result sets hold it, exactly); --routine NAME one routine's line coverage,
-or its own time, time with children and calls (its full name as show
-prints it, Namespace.Class::Name). A run without it shows "-".
-
-The text has a sparkline per figure (▁ the smallest value of the series, █
-the largest; all ▄ when they are equal) with its first and last value, a
-table of the runs with their commit, branch and build, and the movers: the
---top source files (coverage), routines (own time) or classes (live
-objects) whose figure changed most from the first run to the last. --json
-prints the same as one JSON object; --format csv a row per run (the
-series as columns; a cell from the data that a spreadsheet would read as a
-formula gets a leading ').`,
-		Example: `  profdb trend --branch main --last 100
-  profdb trend --profiler light-coverage --label suite=unit --file internal/parse.go
-  profdb trend --profiler function-trace --routine main.handle --format csv > times.csv`,
-		Args: usageArgs(cobra.NoArgs),
+		Use:     "trend [--db DSN] [--branch B] [--label K=V]... [--profiler P] [--since T] [--last N] [--file PATH | --routine NAME] [--top N] [--json | --format csv]",
+		Short:   "Follow the figures of a series of result sets over time",
+		Long:    trendLong,
+		Example: trendExample,
+		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
 			if o.Filter, err = ff.filter(time.Now()); err != nil {
@@ -102,3 +74,35 @@ formula gets a leading ').`,
 	connFlags(cmd, &conn, rep)
 	return cmd
 }
+
+const trendLong = `trend prints the headline figures of the result sets the filters choose, of
+one profiler, oldest first, with the figures show prints for each:
+
+  light-coverage   line coverage and routine coverage
+  function-trace   total time and calls
+  resource         live objects and their size
+  reference-count  objects alive at the end, and objects
+
+The filters are list's: --branch, --commit, --label KEY=VALUE (repeatable),
+--profiler, --since and --last N (the newest N; 100 unless given, 0 for
+all). Result sets of several profilers are refused: name one with
+--profiler. Function traces measured with different counters are refused
+too (their times do not compare).
+
+--file PATH adds one source file's line coverage per run (the name as the
+result sets hold it, exactly); --routine NAME one routine's line coverage,
+or its own time, time with children and calls (its full name as show
+prints it, Namespace.Class::Name). A run without it shows "-".
+
+The text has a sparkline per figure (▁ the smallest value of the series, █
+the largest; all ▄ when they are equal) with its first and last value, a
+table of the runs with their commit, branch and build, and the movers: the
+--top source files (coverage), routines (own time) or classes (live
+objects) whose figure changed most from the first run to the last. --json
+prints the same as one JSON object; --format csv a row per run (the
+series as columns; a cell from the data that a spreadsheet would read as a
+formula gets a leading ').`
+
+const trendExample = `  profdb trend --branch main --last 100
+  profdb trend --profiler light-coverage --label suite=unit --file internal/parse.go
+  profdb trend --profiler function-trace --routine main.handle --format csv > times.csv`
