@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
@@ -14,6 +15,13 @@ import (
 type Copied struct {
 	SourceInstID int64 `json:"source_inst_id"`
 	resultset.Result
+}
+
+// Line is the line profdb copy prints for a result set it copied:
+// `INST_ID 3 -> INST_ID 7  light-coverage  64 rows  "caption"`, the
+// source's INST_ID, then the Line of the result set written.
+func (c Copied) Line() string {
+	return "INST_ID " + strconv.FormatInt(c.SourceInstID, 10) + " -> " + c.Result.Line()
 }
 
 // CopyError is the error of copying one result set. Source tells the side

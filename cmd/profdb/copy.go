@@ -10,6 +10,7 @@ import (
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/store"
 )
 
@@ -128,7 +129,7 @@ func (o *copyOptions) run(ctx context.Context, stdout, stderr io.Writer, mode ex
 	case err != nil:
 		return err
 	case o.asJSON:
-		return writeJSON(stdout, results)
+		return textout.WriteJSON(stdout, results)
 	}
 	return nil
 }
@@ -198,7 +199,7 @@ func (o copyObserver) Committed(c exporter.Copied) {
 	o.prog.done(c.Rows)
 	if !o.quiet {
 		o.prog.clear()
-		fmt.Fprintf(o.stdout, "INST_ID %d -> %s\n", c.SourceInstID, resultLine(c.Result))
+		fmt.Fprintln(o.stdout, c.Line())
 	}
 }
 

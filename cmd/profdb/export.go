@@ -9,13 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dustin/go-humanize/english"
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/internal/termtext"
-	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/resultset"
 	"github.com/profdb/profdb/store"
 )
@@ -199,10 +197,10 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 			func(r io.Reader) io.Reader { return countingReader{r, prog} })
 		for _, r := range results {
 			prog.done(r.Rows)
-			if !o.asJSON {
-				prog.clear()
-				fmt.Fprintln(stdout, resultLine(r))
-			}
+		}
+		if !o.asJSON && len(results) > 0 {
+			prog.clear()
+			resultset.Results(results).WriteText(stdout)
 		}
 		all = append(all, results...)
 		if err == nil && len(results) == 0 {
@@ -210,13 +208,13 @@ func (o *exportOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 		}
 		if err != nil {
 			if o.asJSON {
-				writeJSON(stdout, all)
+				resultset.Results(all).WriteJSON(stdout)
 			}
 			return err
 		}
 	}
 	if o.asJSON {
-		return writeJSON(stdout, all)
+		return resultset.Results(all).WriteJSON(stdout)
 	}
 	return nil
 }
@@ -232,24 +230,6 @@ func (o *exportOptions) empty(stderr io.Writer, file string) error {
 	}
 	fmt.Fprintf(stderr, "profdb: %s: holds no result set\n", termtext.Line(file))
 	return nil
-}
-
-// resultLine is the line export prints for a result set.
-func resultLine(r resultset.Result) string {
-	return fmt.Sprintf("INST_ID %d  %s  %s  %s", r.InstID, termtext.Name(r.Profiler), rows(r.Rows), termtext.Quote(r.Caption))
-}
-
-// rows is "1 row" or "N rows".
-func rows(n int64) string { return english.Plural(int(n), "row", "") }
-
-// writeJSON writes v as indented JSON. Names keep their exact value; the
-// characters of theirs that a terminal would obey are \u escapes
-// (termtext.JSON).
-func writeJSON(w io.Writer, v any) error {
-	if s, ok := v.([]resultset.Result); ok && s == nil {
-		v = []resultset.Result{}
-	}
-	return textout.WriteJSON(w, v)
 }
 
 // readFile reads one input file ("-" for standard input) into the target.

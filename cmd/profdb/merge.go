@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/merge"
 	"github.com/profdb/profdb/selector"
 	"github.com/profdb/profdb/store"
@@ -62,10 +63,10 @@ func newMergeCmd(rep *ledger) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), res)
+				return textout.WriteJSON(cmd.OutOrStdout(), res)
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), resultLine(res))
-			return nil
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), res.Line())
+			return err
 		},
 	}
 	dbFlag(cmd, &dsn)

@@ -22,8 +22,8 @@ func TestPlurals(t *testing.T) {
 		t.Errorf("profdb profilers resource: want a closing \"1 profiler, 9 tables, ...\" line:\n%s", out)
 	}
 	for rows, want := range map[int64]string{1: "  1 row  ", 2: "  2 rows  ", 0: "  0 rows  "} {
-		if got := resultLine(resultset.Result{InstID: 3, Profiler: "resource", Rows: rows}); !strings.Contains(got, want) {
-			t.Errorf("resultLine with %d rows = %q, want it to contain %q", rows, got, want)
+		if got := (resultset.Result{InstID: 3, Profiler: "resource", Rows: rows}).Line(); !strings.Contains(got, want) {
+			t.Errorf("Result.Line with %d rows = %q, want it to contain %q", rows, got, want)
 		}
 	}
 }

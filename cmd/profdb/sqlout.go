@@ -12,6 +12,7 @@ import (
 	"github.com/profdb/profdb/exporter/sqlscript"
 	"github.com/profdb/profdb/input"
 	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/resultset"
 )
 
@@ -109,7 +110,7 @@ func (o *scriptOptions) run(ctx context.Context, stdout, stderr io.Writer, stdin
 		for i, r := range all {
 			out[i] = scriptResult{ResultSet: i + 1, Profiler: r.Profiler, Caption: r.Caption, Rows: r.Rows, Tables: r.Tables}
 		}
-		return writeJSON(stdout, out)
+		return textout.WriteJSON(stdout, out)
 	}
 	if o.output != "-" && !o.quiet {
 		fmt.Fprintf(report, "wrote %s: %s for %s; INST_IDs are assigned when it runs\n",
@@ -134,7 +135,7 @@ func (o *scriptOptions) read(ctx context.Context, report, stderr io.Writer, stdi
 		for _, r := range results {
 			all = append(all, r)
 			if !o.asJSON && !o.quiet {
-				fmt.Fprintf(report, "result set %d  %s  %s  %s\n", len(all), termtext.Name(r.Profiler), rows(r.Rows), termtext.Quote(r.Caption))
+				fmt.Fprintln(report, r.LineAs(fmt.Sprintf("result set %d", len(all))))
 			}
 		}
 		if err != nil {
