@@ -10,5 +10,6 @@
 // implements Profiler and calls Register.
 //
 // The two tables shared by every profiler, INSTANCES and RELATIONS, are
-// defined once here (Instances, Relations).
+// defined once here (Instances, Relations). A Layout writes the tables of
+// some profilers as profdb profilers prints them (WriteText, WriteJSON).
 package profilers

@@ -32,7 +32,8 @@
 //
 // A Summary writes itself as `profdb show` prints it (WriteText, WriteJSON),
 // with internal/textout's tables and number formats (FormatTime, Percent),
-// so a Go user gets the command's bytes.
+// so a Go user gets the command's bytes; a Listing (store's list of result
+// sets) as `profdb list` prints it.
 //
 // A table a figure needs and the database lacks is a
 // *store.MissingTableError (errors.Is store.ErrMissingTable).

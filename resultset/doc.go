@@ -11,6 +11,10 @@
 // is a Target that keeps result sets in memory, for tests and for tools
 // that transform them.
 //
-// The package imports only ddl and the profiler registry: neither the
-// exporter nor any database dialect.
+// Results and Result.Line write result sets written as profdb export
+// prints them.
+//
+// The package imports ddl, the profiler registry and the text helpers
+// (internal/textout, internal/termtext): neither the exporter nor any
+// database dialect.
 package resultset

@@ -10,7 +10,8 @@
 //   - Verify checks result sets as an export checks one before it commits;
 //   - Read streams a result set's rows back, in canonical form, as a
 //     resultset.ResultSet that can be written elsewhere (profdb copy);
-//   - DeleteAll removes result sets in one transaction;
+//   - DeleteAll removes result sets in one transaction, and KeepLast says
+//     which of them a retention of the newest N deletes;
 //   - BeginSnapshot and Catalog give readers of their own (package
 //     readback) one consistent view and the real names of the documented
 //     tables and columns.
@@ -23,6 +24,9 @@
 // An SQLite file that Open created is removed by Close while it is still
 // empty and no other DB has it open, so that a write that failed leaves no
 // file behind, and none removes the file another is about to write into.
+//
+// Findings and Deletion write themselves as profdb verify and delete print
+// them (WriteText, WriteJSON).
 //
 // Every read runs in one consistent snapshot (dialects.Dialect.ReadSnapshot), so a
 // result set being exported or deleted meanwhile is either whole or absent.

@@ -13,6 +13,7 @@
 //
 // A trend is of one profiler: a filter that matches result sets of
 // several is refused (name one with Filter.Profiler; the error is an
-// *optionerr.Error naming the field), and so are function
-// traces measured with different counters, whose times do not compare.
+// *optionerr.Error naming the field, as is that of a File or Routine of a
+// profiler without such figures), and so are function traces measured
+// with different counters, whose times do not compare.
 package trend
