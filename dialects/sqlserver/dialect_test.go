@@ -52,7 +52,8 @@ func TestQuote(t *testing.T) {
 		if got := d.Quote(in); got != want {
 			t.Errorf("Quote(%q) = %q, want %q", in, got, want)
 		}
-		// The parser reads the quoted identifier back as the name.
+		// teesql reads the quoted identifier back as the name, as SQL
+		// Server does; Babelfish rejects a doubled ']' inside brackets.
 		sc, err := teeParse("SELECT 1 AS " + d.Quote(in))
 		if err != nil {
 			t.Fatal(err)
@@ -115,15 +116,15 @@ func TestPlaceholdersAndLimits(t *testing.T) {
 			t.Errorf("RowsPerInsert(%d columns) = %d, want %d", cols, got, want)
 		}
 	}
-	// The largest INSERT of a 12-column table stays within both limits and
-	// is valid T-SQL.
+	// The largest INSERT of a 12-column table stays within both limits.
+	// INSERTs at both limits run on the real server in exporter's
+	// TestSQLServerRealServer.
 	cols := []string{"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L"}
 	rows := dialects.RowsPerInsert(l, len(cols))
 	sql := dialects.InsertSQL(d, dialects.Qualify(d, "", "T"), cols, rows)
 	if !strings.HasSuffix(sql, "@p2088)") || strings.Contains(sql, "@p2089") {
 		t.Errorf("INSERT of %d rows ends %q", rows, sql[len(sql)-40:])
 	}
-	mustParseBoth(t, "INSERT", sql, nil)
 }
 
 func TestBind(t *testing.T) {
@@ -173,7 +174,8 @@ func TestLock(t *testing.T) {
 	if len(acquire) != 1 {
 		t.Fatalf("acquire = %q", acquire)
 	}
-	sc := mustParseBoth(t, "lock", acquire[0], nil)
+	// The batch runs on the real server in TestRealServer, which checks
+	// that it holds the lock.
 	for _, want := range []string{
 		"sp_getapplock @Resource = N'profdb.alloc', @LockMode = N'Exclusive', @LockOwner = N'Transaction', @LockTimeout = 600000",
 		"IF @profdb_lock < 0 RAISERROR(",
@@ -182,9 +184,6 @@ func TestLock(t *testing.T) {
 		if !strings.Contains(acquire[0], want) {
 			t.Errorf("acquire lacks %q:\n%s", want, acquire[0])
 		}
-	}
-	if sc != nil && (len(sc.Batches) != 1 || len(sc.Batches[0].Statements) != 3) {
-		t.Errorf("lock: want DECLARE, EXEC and IF in one batch")
 	}
 }
 

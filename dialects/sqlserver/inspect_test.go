@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
-	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -106,9 +105,7 @@ func TestTables(t *testing.T) {
 	if q := f.queries[1]; !strings.Contains(q, "TABLE_SCHEMA = @p1") || !reflect.DeepEqual(f.args[1], []any{"prof"}) {
 		t.Errorf("named schema: %s %v", q, f.args[1])
 	}
-	for i, q := range f.queries {
-		mustParseBoth(t, fmt.Sprintf("Tables query %d", i+1), q, nil)
-	}
+	// Both queries run on the real server in TestTablesOfMissingSchema.
 
 	boom := errors.New("boom")
 	f.err = boom
@@ -199,9 +196,8 @@ func TestColumns(t *testing.T) {
 		!reflect.DeepEqual(f.args[1], []any{"prof", "INSTANCES"}) {
 		t.Errorf("named schema: %s %v", q, f.args[1])
 	}
-	for _, q := range f.queries {
-		mustParseBoth(t, "Columns query", q, nil)
-	}
+	// Both queries run on the real server in TestConformance (the default
+	// schema and a named one) and TestCreateNewTable.
 
 	boom := errors.New("boom")
 	f.err = boom

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/antlr4-go/antlr/v4"
-	"github.com/bytebase/parser/tsql"
 	"github.com/sqlc-dev/teesql/ast"
 	"github.com/sqlc-dev/teesql/parser"
 
@@ -124,29 +122,6 @@ func onlyComments(b string) bool {
 	return true
 }
 
-type syntaxErrors struct {
-	*antlr.DefaultErrorListener
-	errs []string
-}
-
-func (e *syntaxErrors) SyntaxError(_ antlr.Recognizer, _ any, line, column int, msg string, _ antlr.RecognitionException) {
-	e.errs = append(e.errs, fmt.Sprintf("line %d:%d: %s", line, column, msg))
-}
-
-// antlrErrors parses src as a T-SQL file (batches separated by GO) with
-// bytebase's ANTLR grammar and returns the syntax errors.
-func antlrErrors(src string) []string {
-	errs := &syntaxErrors{DefaultErrorListener: antlr.NewDefaultErrorListener()}
-	lexer := tsql.NewTSqlLexer(antlr.NewInputStream(src))
-	lexer.RemoveErrorListeners()
-	lexer.AddErrorListener(errs)
-	p := tsql.NewTSqlParser(antlr.NewCommonTokenStream(lexer, antlr.TokenDefaultChannel))
-	p.RemoveErrorListeners()
-	p.AddErrorListener(errs)
-	p.Tsql_file()
-	return errs.errs
-}
-
 // value evaluates an INSERT value the script writes: literals, unary minus,
 // + on numbers or strings, NCHAR(n), CAST(x AS NVARCHAR(MAX)) and
 // parentheses. Numbers come back as their text; variables as "@name".
@@ -239,14 +214,18 @@ func matches(typ ddl.Type, want, got any) bool {
 	return false
 }
 
-// TestSQLServerScript checks a SQL Server script with both T-SQL parsers,
-// compares every INSERT value the parser reads with the exported value, and
-// replays the script batch by batch through go-mssqldb against tdstest.
+// TestSQLServerScript parses a SQL Server script with teesql, compares every
+// INSERT value as SQL Server reads it with the exported value, and replays
+// the script batch by batch through go-mssqldb against tdstest.
+//
+// That the script runs and stores every value is cmd/profdb's
+// TestSQLOutScriptAppends, on the real server. teesql stays for what
+// Babelfish cannot tell: text with U+0000 (NUL), which Babelfish cannot
+// store (its NCHAR(0) is NULL; TestSQLOutScriptAppends leaves NUL out
+// there), and the exact case of table and column names, which Babelfish
+// compares without case.
 func TestSQLServerScript(t *testing.T) {
 	src := script(t, "sqlserver", sqlscript.Options{}, sets()...)
-	if errs := antlrErrors(src); len(errs) > 0 {
-		t.Fatalf("ANTLR T-SQL grammar: %s", strings.Join(errs[:min(len(errs), 5)], "; "))
-	}
 	tree, err := parser.Parse(context.Background(), strings.NewReader(src))
 	if err != nil {
 		t.Fatalf("teesql: %v", err)
