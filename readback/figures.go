@@ -187,3 +187,13 @@ func (r *Reader) Select(ctx context.Context, f store.Filter) ([]store.Listing, e
 	}
 	return out, nil
 }
+
+// Commits returns the commits recorded for the result sets, as
+// store.DB.Commits does, in the reader's snapshot.
+func (r *Reader) Commits(ctx context.Context, profiler string) (map[string]bool, error) {
+	out, err := r.cat.Commits(ctx, profiler)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return out, nil
+}
