@@ -197,3 +197,16 @@ func (r *Reader) Commits(ctx context.Context, profiler string) (map[string]bool,
 	}
 	return out, nil
 }
+
+// List lists every result set as store.DB.List does (what list prints
+// without a filter), in the reader's snapshot.
+func (r *Reader) List(ctx context.Context) ([]store.Listing, error) {
+	if !r.has(profilers.InstancesTable) {
+		return nil, fmt.Errorf("read: %w", r.cat.NoInstances())
+	}
+	out, err := r.cat.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return out, nil
+}

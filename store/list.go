@@ -363,3 +363,4 @@ func (e *NoResultSetError) Error() string {
 	}
 	return fmt.Sprintf("no result set %d in INSTANCES", e.InstID)
 }
+
