@@ -363,4 +363,3 @@ func (e *NoResultSetError) Error() string {
 	}
 	return fmt.Sprintf("no result set %d in INSTANCES", e.InstID)
 }
-
