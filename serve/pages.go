@@ -273,4 +273,3 @@ func (h *Handler) errorPage(w http.ResponseWriter, r *http.Request, code int, ms
 	}
 	http.Error(w, msg, code)
 }
-
