@@ -187,3 +187,26 @@ func (r *Reader) Select(ctx context.Context, f store.Filter) ([]store.Listing, e
 	}
 	return out, nil
 }
+
+// Commits returns the commits recorded for the result sets, as
+// store.DB.Commits does, in the reader's snapshot.
+func (r *Reader) Commits(ctx context.Context, profiler string) (map[string]bool, error) {
+	out, err := r.cat.Commits(ctx, profiler)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return out, nil
+}
+
+// List lists every result set as store.DB.List does (what list prints
+// without a filter), in the reader's snapshot.
+func (r *Reader) List(ctx context.Context) ([]store.Listing, error) {
+	if !r.has(profilers.InstancesTable) {
+		return nil, fmt.Errorf("read: %w", r.cat.NoInstances())
+	}
+	out, err := r.cat.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return out, nil
+}

@@ -68,15 +68,45 @@ func (r *Reader) Summarize(ctx context.Context, inst int64, o Options) (*Summary
 func (s *Summary) Headline() string {
 	switch {
 	case s.Coverage != nil:
-		return fmt.Sprintf("%s of lines covered", Percent(s.Coverage.Lines.Covered, s.Coverage.Lines.Total))
+		return coverageHeadline(s.Coverage.Lines)
 	case s.Trace != nil:
-		return s.Trace.Format(s.Trace.TotalTime) + " in all"
+		return traceHeadline(s.Trace, s.Trace.TotalTime)
 	case s.Resource != nil:
-		return fmt.Sprintf("%s live objects, %s bytes", s.Resource.LiveCount, s.Resource.LiveSize)
+		return resourceHeadline(s.Resource.LiveCount, s.Resource.LiveSize)
 	case s.ReferenceCount != nil:
-		return fmt.Sprintf("%d of %d objects alive at the end", s.ReferenceCount.Alive.Total, s.ReferenceCount.Objects.Total)
+		return refHeadline(s.ReferenceCount.Alive.Total, s.ReferenceCount.Objects.Total)
 	}
 	return ""
+}
+
+// Headline is Summary.Headline of the result set whose figures f are:
+// the same text from the same figures, without the lists.
+func (f *Figures) Headline() string {
+	switch {
+	case f.Lines != nil:
+		return coverageHeadline(*f.Lines)
+	case f.TotalTime != nil:
+		return traceHeadline(&Trace{Counter: f.Counter, Frequency: f.Frequency}, *f.TotalTime)
+	case f.LiveCount != nil && f.LiveSize != nil:
+		return resourceHeadline(*f.LiveCount, *f.LiveSize)
+	case f.Objects != nil && f.Alive != nil:
+		return refHeadline(*f.Alive, *f.Objects)
+	}
+	return ""
+}
+
+func coverageHeadline(lines Ratio) string {
+	return fmt.Sprintf("%s of lines covered", Percent(lines.Covered, lines.Total))
+}
+
+func traceHeadline(t *Trace, total int64) string { return t.Format(total) + " in all" }
+
+func resourceHeadline(count, size NullDec) string {
+	return fmt.Sprintf("%s live objects, %s bytes", count, size)
+}
+
+func refHeadline(alive, objects int64) string {
+	return fmt.Sprintf("%d of %d objects alive at the end", alive, objects)
 }
 
 // Ratio is a count of covered items out of a total.

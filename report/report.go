@@ -52,6 +52,26 @@ type Options struct {
 	// commit, branch and build (linked when the build URL is http or
 	// https); the movers. Inst and Compare must then be empty.
 	Trend *trend.Options
+	// Links, when set, makes the page one of a server's (profdb serve):
+	// it links to the server's pages (Links) rather than to sections of
+	// its own, and its policy lets its forms send to the server.
+	Links Links
+	// noLines leaves the coverage lines out of a result set's page (a
+	// server's run page links to its sources' pages instead).
+	noLines bool
+}
+
+// Links are the addresses of a server's pages, each one escaped for a
+// URL: a page of the server links there.
+type Links interface {
+	Runs() string                          // the list of runs
+	Run(inst int64) string                 // one run
+	Source(inst int64, file string) string // a source file of a run
+	Compare(a, b int64) string             // B compared with A
+	Trend(profiler, branch string) string  // the trend of a profiler's runs on a branch
+	// TrendOf is the trend being shown, narrowed to one source file or
+	// routine (kind is trend.Item's Kind).
+	TrendOf(kind, name string) string
 }
 
 func (o *Options) defaults() {
@@ -73,14 +93,18 @@ func (o *Options) defaults() {
 }
 
 type page struct {
-	Title string
-	CSP   string // the Content-Security-Policy: see policy
-	CSS   template.CSS
-	JS    template.JS
-	Top   int
-	Sets  []*set
-	Cmp   *comparison
-	Trend *trendPage
+	Links  Links // a server's; nil for a file
+	Runs   *RunsPage
+	Error  string
+	Status int
+	Title  string
+	CSP    string // the Content-Security-Policy: see policy
+	CSS    template.CSS
+	JS     template.JS
+	Top    int
+	Sets   []*set
+	Cmp    *comparison
+	Trend  *trendPage
 }
 
 // policy is the page's Content-Security-Policy: nothing may load, and the
@@ -114,6 +138,9 @@ type set struct {
 	Folded       int64 // calls folded below MaxDepth
 	MaxDepth     int
 	Warnings     []string // source files refused, for instance
+	Baseline     int64    // a server's run page: the run to compare it with; 0 for none
+	SourceOnly   bool     // a server's source page: the source of File only
+	File         string
 }
 
 // runView is a run's identity as a result set's page shows it: the
@@ -157,20 +184,10 @@ type srcLine struct {
 
 // Write reads the result sets through r and writes the report to w.
 func Write(ctx context.Context, r *readback.Reader, w io.Writer, o Options) error {
-	o.defaults()
-	tmpl, err := parse()
+	tmpl, p, err := newPage(&o)
 	if err != nil {
 		return err
 	}
-	css, err := assets.ReadFile("assets/report.css")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	js, err := assets.ReadFile("assets/report.js")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	p := &page{Title: o.Title, CSP: policy(css, js), CSS: template.CSS(css), JS: template.JS(js), Top: o.Top}
 	if o.Trend != nil {
 		if len(o.Inst) > 0 || len(o.Compare) > 0 {
 			return fmt.Errorf("report: a trend page holds no other result sets or comparison")
@@ -179,7 +196,7 @@ func Write(ctx context.Context, r *readback.Reader, w io.Writer, o Options) erro
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		p.Trend = trendPageOf(t)
+		p.Trend = trendPageOf(t, o.Links)
 		return execute(tmpl, w, p)
 	}
 	list, err := r.Instances(ctx, o.Inst...)
@@ -257,7 +274,7 @@ func setOf(ctx context.Context, r *readback.Reader, in readback.Instance, src *s
 	s := &set{Summary: sum, Run: runViewOf(sum.Instance.Run), Anchor: fmt.Sprintf("inst-%d", in.InstID), MaxLines: o.MaxLines,
 		MaxNodes: o.MaxNodes, MaxDepth: o.MaxDepth}
 	switch {
-	case sum.Coverage != nil:
+	case sum.Coverage != nil && !o.noLines:
 		if err := s.coverage(ctx, r, in, src, o); err != nil {
 			return nil, err
 		}

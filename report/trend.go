@@ -45,7 +45,7 @@ func chartColour(i int) string {
 // trendPageOf lays a trend out for the template: the series grouped into
 // one chart per unit (line and routine coverage on one, times on
 // another), and the runs with the figures as text.
-func trendPageOf(t *trend.Trend) *trendPage {
+func trendPageOf(t *trend.Trend, links Links) *trendPage {
 	p := &trendPage{T: t}
 	var units []string
 	byUnit := map[string][]trend.Series{}
@@ -56,7 +56,7 @@ func trendPageOf(t *trend.Trend) *trendPage {
 		byUnit[s.Unit] = append(byUnit[s.Unit], s)
 	}
 	for _, u := range units {
-		p.Charts = append(p.Charts, chart(t, byUnit[u], u))
+		p.Charts = append(p.Charts, chart(t, byUnit[u], u, links))
 	}
 	for i, run := range t.Runs {
 		r := trendRun{Run: run}
@@ -90,11 +90,12 @@ func webURL(u string) string {
 
 // chart draws series of one unit over the runs as an inline SVG line
 // chart: a polyline per series (broken where a run lacks the figure), a
-// point per run that links to the run's row (#run-INST_ID) with a title
+// point per run that links to the run's row (#run-INST_ID), or its page
+// where links are given, with a title
 // naming the run and its value, the value range on the y axis and the
 // first and last INST_ID on the x axis. Text is escaped; colours are
 // attributes, not style, so the page's CSP holds.
-func chart(t *trend.Trend, series []trend.Series, unit string) template.HTML {
+func chart(t *trend.Trend, series []trend.Series, unit string, links Links) template.HTML {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		for _, v := range s.Values {
@@ -181,8 +182,12 @@ func chart(t *trend.Trend, series []trend.Series, unit string) template.HTML {
 				tip += ", " + run.ExportedAt
 			}
 			tip += ": " + s.Label + " " + trend.Format(*v, s.Unit)
-			fmt.Fprintf(&b, `<a class="point" href="#run-%d" data-inst="%d"><title>%s</title><circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"/></a>`,
-				run.InstID, run.InstID, esc(termtext.Line(tip)), x(i), y(*v), pointRadius, colour)
+			href := "#run-" + strconv.FormatInt(run.InstID, 10)
+			if links != nil {
+				href = links.Run(run.InstID)
+			}
+			fmt.Fprintf(&b, `<a class="point" href="%s" data-inst="%d"><title>%s</title><circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"/></a>`,
+				esc(href), run.InstID, esc(termtext.Line(tip)), x(i), y(*v), pointRadius, colour)
 		}
 		b.WriteString(`</g>`)
 	}

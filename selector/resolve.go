@@ -22,6 +22,10 @@ const DefaultMaxWalk = 100000
 // Resolver finds the result sets selectors name in a database.
 type Resolver struct {
 	DB *store.DB
+	// Source, when set, is read instead of DB: a readback.Reader, which
+	// reads in its one snapshot, so that a selector is resolved in the
+	// same snapshot as the figures read for it.
+	Source Source
 	// Dir is the working directory whose git repository ancestor: reads;
 	// "" for the process's.
 	Dir string
@@ -30,6 +34,21 @@ type Resolver struct {
 	Git string
 	// MaxWalk bounds the commits ancestor: walks; 0 for DefaultMaxWalk.
 	MaxWalk int
+}
+
+// Source is what a Resolver reads: a store.DB, each call in a snapshot
+// of its own, or a readback.Reader, in its snapshot.
+type Source interface {
+	Select(ctx context.Context, f store.Filter) ([]store.Listing, error)
+	Commits(ctx context.Context, profiler string) (map[string]bool, error)
+}
+
+// source is Source when set, else DB.
+func (r *Resolver) source() Source {
+	if r.Source != nil {
+		return r.Source
+	}
+	return r.DB
 }
 
 // NotFoundError is the error for a selector that matches no result set:
@@ -109,7 +128,7 @@ func (r *Resolver) Second(ctx context.Context, s Selector, first store.Listing) 
 		l = store.Listing{InstID: s.InstID}
 	} else {
 		if first.Profiler == "" {
-			got, err := r.DB.Select(ctx, store.Filter{InstID: first.InstID})
+			got, err := r.source().Select(ctx, store.Filter{InstID: first.InstID})
 			if err != nil {
 				return store.Listing{}, err
 			}
@@ -159,7 +178,7 @@ func (r *Resolver) resolve(ctx context.Context, s Selector, profiler string, fir
 	case Ancestor:
 		return r.ancestor(ctx, s, profiler, first, skipFirst)
 	}
-	got, err := r.DB.Select(ctx, f)
+	got, err := r.source().Select(ctx, f)
 	if err != nil {
 		return store.Listing{}, err
 	}
@@ -241,7 +260,7 @@ func (r *Resolver) notFound(s Selector, profiler string, passed int64, matched i
 // a commit's result sets are read only when it has some. git runs through
 // gitexec, as everywhere profdb runs it.
 func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, first int64, skipFirst bool) (store.Listing, error) {
-	recorded, err := r.DB.Commits(ctx, profiler)
+	recorded, err := r.source().Commits(ctx, profiler)
 	if err != nil {
 		return store.Listing{}, err
 	}
@@ -282,7 +301,7 @@ func (r *Resolver) ancestor(ctx context.Context, s Selector, profiler string, fi
 		if !recorded[commit] {
 			continue
 		}
-		got, err := r.DB.Select(ctx, store.Filter{Commit: commit, Profiler: profiler, Last: back + 2})
+		got, err := r.source().Select(ctx, store.Filter{Commit: commit, Profiler: profiler, Last: back + 2})
 		if err != nil {
 			cancel()
 			_ = cmd.Wait() // the walk is abandoned: its outcome no longer matters

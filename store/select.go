@@ -421,12 +421,25 @@ func (c *Catalog) inspect(ctx context.Context, tables ...string) error {
 // whose row names no profiler counts as any profiler's), in one query of
 // PROFDB_RESULT_SETS. A database without identity columns records none.
 func (db *DB) Commits(ctx context.Context, profiler string) (map[string]bool, error) {
-	out := map[string]bool{}
+	var out map[string]bool
 	err := db.inSnapshot(ctx, allSets, func(s *snapshot) error {
 		c, err := db.Catalog(ctx, s.q)
 		if err != nil {
 			return err
 		}
+		out, err = c.Commits(ctx, profiler)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Commits is DB.Commits through the catalogue's querier.
+func (c *Catalog) Commits(ctx context.Context, profiler string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := func() error {
 		if !c.Has(profilers.ResultSetsTable) {
 			return nil
 		}
@@ -442,7 +455,7 @@ func (db *DB) Commits(ctx context.Context, profiler string) (map[string]bool, er
 		q := fmt.Sprintf("SELECT DISTINCT %s FROM %s WHERE %s IS NULL AND %s IS NOT NULL", cols[0], c.qualified(led), cols[2], cols[0])
 		var args []any
 		if profiler != "" {
-			q += fmt.Sprintf(" AND (%s = %s OR %s IS NULL)", cols[1], db.d.Placeholder(1), cols[1])
+			q += fmt.Sprintf(" AND (%s = %s OR %s IS NULL)", cols[1], c.db.d.Placeholder(1), cols[1])
 			args = append(args, profiler)
 		}
 		rows, err := c.q.QueryContext(ctx, q, args...)
@@ -461,7 +474,7 @@ func (db *DB) Commits(ctx context.Context, profiler string) (map[string]bool, er
 			return fmt.Errorf("read %s: %w", led, err)
 		}
 		return nil
-	})
+	}()
 	if err != nil {
 		return nil, fmt.Errorf("recorded commits: %w", err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize/english"
@@ -100,25 +98,9 @@ keeps its row, marked deleted.`,
 // --older-than 0 would do and are refused for.
 const deleteAll = "to delete them all, name them: --inst A-B deletes the result sets from INST_ID A to B (profdb list shows them)"
 
-// parseAge parses --older-than: a Go duration (90m, 36h), or a whole
-// number of days or weeks (30d, 2w).
-func parseAge(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, ok := strings.CutSuffix(s, suffix); ok {
-			v, err := strconv.ParseUint(n, 10, 31)
-			if err != nil {
-				return 0, fmt.Errorf("%q is not an age (90m, 36h, 30d, 2w)", s)
-			}
-			return time.Duration(v) * unit, nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%q is not an age (90m, 36h, 30d, 2w)", s)
-	}
-	return d, nil
-}
+// parseAge parses --older-than (store.ParseAge): a Go duration (90m,
+// 36h), or a whole number of days or weeks (30d, 2w).
+func parseAge(s string) (time.Duration, error) { return store.ParseAge(s) }
 
 // selection checks --inst and returns the result sets --older-than
 // selects; run adds those of --inst, once its selectors are resolved.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -8,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/profdb/profdb/internal/runid"
-	"github.com/profdb/profdb/internal/termtext"
+	"github.com/profdb/profdb/optionerr"
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/store"
 )
@@ -39,52 +40,21 @@ func addFilterFlags(cmd *cobra.Command, last int) *filterFlags {
 	return ff
 }
 
-// filter returns the store.Filter the flags describe, or a usage error
-// that names the flag at fault. now is the time a duration counts back
-// from.
+// filter returns the store.Filter the flags describe (store.FilterText's
+// rule), or a usage error that names the flag at fault. now is the time a
+// duration counts back from.
 func (ff *filterFlags) filter(now time.Time) (store.Filter, error) {
-	f := store.Filter{Profiler: ff.profiler, Branch: ff.branch, Commit: ff.commit, Last: ff.last}
-	if f.Profiler != "" {
-		if _, err := profilers.Lookup(f.Profiler); err != nil {
-			return f, usageErrorf("%s: --profiler: %v", ff.cmd, err)
-		}
+	t := store.FilterText{Profiler: ff.profiler, Branch: ff.branch, Commit: ff.commit, Labels: ff.labels, Since: ff.since, Last: ff.last}
+	f, err := t.Filter(now)
+	var oe *optionerr.Error
+	if errors.As(err, &oe) {
+		return f, usageErrorf("%s: %s", ff.cmd, oe.Phrase(func(field string) string { return "--" + filterFlagOf[field] }))
 	}
-	if f.Commit != "" {
-		p, err := runid.ParseCommitPrefix(f.Commit)
-		if err != nil {
-			return f, usageErrorf("%s: --commit %v", ff.cmd, err)
-		}
-		f.Commit = p
-	}
-	labels, err := runid.ParseLabels(ff.labels)
-	if err != nil {
-		return f, usageErrorf("%s: --label: %v", ff.cmd, err)
-	}
-	f.Labels = labels
-	if ff.since != "" {
-		t, err := parseSince(ff.since, now)
-		if err != nil {
-			return f, usageErrorf("%s: --since: %s is not a date (2006-01-02), an RFC 3339 time or a duration (72h, 30d)", ff.cmd, termtext.Short(ff.since))
-		}
-		f.Since = t.UTC().Format(store.TimeFormat)
-	}
-	return f, nil
+	return f, err
 }
 
-// parseSince reads --since: a date (midnight UTC), an RFC 3339 time, or
-// an age before now as --older-than takes it (parseAge: 90m, 36h, 30d,
-// 2w).
-func parseSince(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	age, err := parseAge(s)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return now.Add(-age), nil
-}
+// filterFlagOf is the flag that sets each store.FilterText field.
+var filterFlagOf = map[string]string{"Profiler": "profiler", "Branch": "branch", "Commit": "commit", "Labels": "label", "Since": "since", "Last": "last"}
+
+// parseSince reads --since (store.ParseSince).
+func parseSince(s string, now time.Time) (time.Time, error) { return store.ParseSince(s, now) }

@@ -30,7 +30,8 @@ var importLayers = []struct {
 	{5, []string{"exporter", "input/*", "readback", "selector", "internal/inputtest"}},
 	{6, []string{"exporter/*", "compare", "gate", "merge", "trend", "internal/exampletest", "internal/trendtest"}},
 	{7, []string{"report"}},
-	{8, []string{"cmd/*", "internal/historytest"}},
+	{8, []string{"serve"}},
+	{9, []string{"cmd/*", "internal/historytest"}},
 }
 
 // layerNotes says in a few words what each entry of importLayers is, for
@@ -76,6 +77,7 @@ var layerNotes = map[string]string{
 	"internal/exampletest":   "test kit: the examples' figures",
 	"internal/trendtest":     "test kit: a history of runs",
 	"report":                 "the HTML report",
+	"serve":                  "the web server (serve)",
 	"cmd/*":                  "the CLI",
 	"internal/historytest":   "the history benchmark",
 }

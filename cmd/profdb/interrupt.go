@@ -61,7 +61,7 @@ func watchSignals(stderr io.Writer, r *ledger) (ctx context.Context, stop func()
 			cancel(in)
 			select {
 			case <-done:
-			case <-time.After(forceExitAfter):
+			case <-time.After(r.graceAfter()):
 				fmt.Fprintf(stderr, "profdb: %s\n", termtext.Line(r.message(in)))
 				os.Exit(in.status())
 			}
@@ -85,6 +85,19 @@ type ledger struct {
 	unsure    bool     // current was interrupted while committing
 	abandoned string   // the last work ended without commit, with its undo
 	dbs       []*store.DB
+	grace     time.Duration // how long a command may take to end after a signal; 0 for forceExitAfter
+}
+
+// graceAfter is how long profdb waits, after a signal, for the command to
+// end: forceExitAfter, or what the command asked for (serve lets the
+// requests in flight finish).
+func (r *ledger) graceAfter() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.grace > 0 {
+		return r.grace
+	}
+	return forceExitAfter
 }
 
 // watch adds a database whose lost connection explains a failure.

@@ -38,6 +38,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newMergeCmd,
 	noLedger(newScriptCmd),
 	newDDLCmd,
+	newServeCmd,
 	noLedger(newProfilersCmd),
 	noLedger(newVersionCmd),
 }

@@ -6,7 +6,7 @@
     var views = document.querySelectorAll("section.view");
     var found = false;
     views.forEach(function (v) { if (v.id === "view-" + id) { found = true; } });
-    if (!found) { id = "index"; }
+    if (!found) { id = views.length ? views[0].id.slice(5) : "index"; }
     views.forEach(function (v) { v.classList.toggle("active", v.id === "view-" + id); });
     document.querySelectorAll("nav a").forEach(function (a) {
       a.classList.toggle("active", a.getAttribute("href") === "#" + id);

@@ -1,0 +1,24 @@
+// Package serve is profdb serve as a library: an http.Handler that shows
+// the result sets of a store.DB in a browser and as JSON, read-only.
+//
+// The JSON API (/api/v1/runs, /api/v1/runs/{selector},
+// /api/v1/compare/{a}/{b}, /api/v1/trend) answers with the documents
+// list --json, show --json, compare --json and trend --json print, written
+// by the same library functions (readback.Listing, readback.Summary,
+// compare.Result and trend.Trend's WriteJSON) from the same options: query
+// parameters are named as the commands' flags and read by the same rules
+// (store.FilterText, selector.Parse, compare.ParseStyle, trend.Options).
+// The pages (/, /runs/{selector}, /runs/{selector}/source/{file},
+// /compare/{a}/{b}, /trend) are package report's, linked to each other.
+//
+// Every request reads in one read-only snapshot (readback.Begin), its
+// selectors resolved in it too (selector.Resolver.Source); only GET and
+// HEAD are answered (else 405); a request waits at most Options.Wait for
+// one of Options.MaxConcurrent slots of database work (else 503) and its
+// statements are cancelled after Options.QueryTimeout. With a Token,
+// every route but /healthz needs it: as a bearer header, a cookie, or
+// once as ?token=, which sets the HttpOnly, SameSite=Strict cookie.
+// NewServer gives an http.Server the timeouts a server facing slow or
+// hostile clients needs; CheckAddr refuses an address other than
+// loopback without a token unless told otherwise.
+package serve
