@@ -186,8 +186,10 @@ func Links(u *url.URL, page string) ([]*url.URL, error) {
 }
 
 // Crawl reads the page at base+start and every page of the server it
-// links to, in turn, up to limit pages: each must answer 200 as HTML, and
-// each link to elsewhere must be http or https. It returns how many pages
+// links to, in turn, up to limit pages: each must answer 200 as HTML,
+// with the headers every page is sent with (a Content-Security-Policy
+// that allows nothing by default, never unsafe-inline, and forbids
+// framing; nosniff), and each link to elsewhere must be http or https. It returns how many pages
 // it read.
 func Crawl(t testing.TB, base, start string, limit int) int {
 	t.Helper()
@@ -218,6 +220,10 @@ func Crawl(t testing.TB, base, start string, limit int) int {
 		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 			t.Errorf("GET %s (linked from %s): %d %s", u.RequestURI(), seen[u.String()], resp.StatusCode, resp.Header.Get("Content-Type"))
 			continue
+		}
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'none';") || !strings.Contains(csp, "frame-ancestors 'none'") ||
+			strings.Contains(csp, "unsafe-") || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: sent with the policy %q and X-Content-Type-Options %q", u.RequestURI(), csp, resp.Header.Get("X-Content-Type-Options"))
 		}
 		links, err := Links(u, string(b))
 		if err != nil {
