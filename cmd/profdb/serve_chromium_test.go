@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha1"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/profdb/profdb/internal/chromiumtest"
 	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/exampletest"
 	"github.com/profdb/profdb/internal/servetest"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/internal/trendtest"
@@ -661,5 +663,47 @@ func (w *browserWalk) checkTraceCompare(a, b int64) {
 	}
 	if n := chromiumtest.Eval[int](t, w.tab, `document.querySelectorAll("#view-compare svg.flame rect").length`); n < len(want) {
 		t.Errorf("compare %d %d: %d boxes in the differential flame graph, fewer than the %d routines", a, b, n, len(want))
+	}
+}
+
+// TestServeRunsPageScreenshot opens the runs page of profdb serve over the
+// shipped examples, each exported twice on main with a run identity, in
+// headless Chromium: it shows every run, with no problem recorded. With
+// PROFDB_SCREENSHOTS set to a folder, its screenshot is kept there as
+// serve-runs.png (docs/serve.png, which README.md shows, is one).
+func TestServeRunsPageScreenshot(t *testing.T) {
+	ctx := chromiumtest.Browser(t)
+	dsn := dbtest.Fresh(t, "sqlite")
+	n := 0
+	for round := 0; round < 2; round++ {
+		for _, name := range exampletest.Names {
+			n++
+			run := &resultset.Run{Commit: fmt.Sprintf("%x", sha1.Sum([]byte{byte(round)})), Branch: "main", CI: "github-actions",
+				BuildID: strconv.Itoa(410 + round), BuildURL: fmt.Sprintf("https://ci.example/app/actions/runs/%d", 410+round),
+				Labels: map[string]string{"suite": "nightly"}}
+			if _, err := exampletest.ExportRun(context.Background(), "../..", dsn, name, run); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	srv := servetest.Serve(t, dsn, serve.Options{})
+	tab, log := chromiumtest.Tab(t, ctx, 0, func(u string) bool { return strings.HasPrefix(u, srv.URL+"/") })
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(1280, 410)); err != nil {
+		t.Fatal(err)
+	}
+	w := &browserWalk{t: t, tab: tab, log: log, base: srv.URL, dsn: dsn, fetched: map[string]struct{}{}}
+	w.navigate("/", 200)
+	if rows := chromiumtest.Eval[int](t, tab, `document.querySelectorAll("#t-runs tbody tr").length`); rows != n {
+		t.Errorf("the runs page shows %d runs, want %d", rows, n)
+	}
+	shot, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	chromiumtest.NotBlank(t, "runs", shot)
+	if dir := os.Getenv("PROFDB_SCREENSHOTS"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, "serve-runs.png"), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
