@@ -20,6 +20,7 @@ import (
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/servetest"
 	"github.com/profdb/profdb/internal/trendtest"
 )
 
@@ -182,12 +183,12 @@ func TestServeSaysHowItGuards(t *testing.T) {
 			t.Errorf("serve %s: serves at %s", strings.Join(c.args, " "), p.url)
 		}
 		u.Host = net.JoinHostPort("127.0.0.1", u.Port())
-		code, _ := getWith(t, u.String()+"/api/v1/runs", "")
+		code, _ := servetest.Get(t, u.String()+"/api/v1/runs", nil)
 		if want := map[bool]int{true: 401, false: 200}[c.token != ""]; code != want {
 			t.Errorf("serve %s: a request without a token: %d, want %d", strings.Join(c.args, " "), code, want)
 		}
 		if c.token != "" {
-			if code, _ := getWith(t, u.String()+"/api/v1/runs", c.token); code != 200 {
+			if code, _ := servetest.Get(t, u.String()+"/api/v1/runs", http.Header{"Authorization": {"Bearer " + c.token}}); code != 200 {
 				t.Errorf("serve %s: a request with the token: %d", strings.Join(c.args, " "), code)
 			}
 		}
@@ -195,28 +196,6 @@ func TestServeSaysHowItGuards(t *testing.T) {
 			t.Errorf("serve %s: SIGTERM: exit %d, stderr %q", strings.Join(c.args, " "), code, p.stderr)
 		}
 	}
-}
-
-// getWith fetches u with the bearer token tok ("" for none).
-func getWith(t *testing.T, u, tok string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, b
 }
 
 // tableLock holds every profdb table of a database so that no other
