@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/chromiumtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
 	"github.com/profdb/profdb/readback"
@@ -147,7 +148,7 @@ func BenchmarkReport(b *testing.B) {
 // those reports (navigation until the load event, scripts run).
 func BenchmarkChromiumLoad(b *testing.B) {
 	dsn := largeDB(b)
-	ctx := browser(b)
+	ctx := chromiumtest.Browser(b)
 	for _, c := range largeSets {
 		b.Run(c.name, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "r.html")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/profdb/profdb/compare"
 	"github.com/profdb/profdb/exporter"
+	"github.com/profdb/profdb/internal/chromiumtest"
 	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/profilers/functiontrace"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -166,7 +167,7 @@ func TestCompareReport(t *testing.T) {
 }
 
 func TestCompareReportInChromium(t *testing.T) {
-	ctx := browser(t)
+	ctx := chromiumtest.Browser(t)
 	dsn := exportPairs(t)
 	path := filepath.Join(t.TempDir(), "compare.html")
 	if err := os.WriteFile(path, []byte(render(t, dsn, report.Options{Inst: []int64{1, 2}, Compare: []int64{1, 2}})), 0o644); err != nil {
@@ -176,16 +177,16 @@ func TestCompareReportInChromium(t *testing.T) {
 	if err := chromedp.Do(tctx, chromedp.Navigate("file://"+path+"#compare"), chromedp.WaitReady("body")); err != nil {
 		t.Fatal(err)
 	}
-	if active := eval[string](t, tctx, `document.querySelector("section.view.active").id`); active != "view-compare" {
+	if active := chromiumtest.Eval[string](t, tctx, `document.querySelector("section.view.active").id`); active != "view-compare" {
 		t.Errorf("#compare shows %q", active)
 	}
 	// The boxes are drawn, as wide as B's times with children.
-	widths := eval[[]float64](t, tctx, `Array.from(document.querySelectorAll("#view-compare svg.flame rect")).map(r => r.getBBox().width)`)
+	widths := chromiumtest.Eval[[]float64](t, tctx, `Array.from(document.querySelectorAll("#view-compare svg.flame rect")).map(r => r.getBBox().width)`)
 	if len(widths) != 6 || fmt.Sprintf("%.1f", widths[3]) != fmt.Sprintf("%.1f", 1200.0*180/210) {
 		t.Errorf("flame boxes %v; want 6, the fourth (work) %.1f wide", widths, 1200.0*180/210)
 	}
 	// Sorting by own time's change puts io (-30) first.
-	first := eval[string](t, tctx, `(() => { const th = document.querySelectorAll("#t-cmp-routines th")[7]; th.click();
+	first := chromiumtest.Eval[string](t, tctx, `(() => { const th = document.querySelectorAll("#t-cmp-routines th")[7]; th.click();
 		return document.querySelector("#t-cmp-routines tbody tr").dataset.routine })()`)
 	if first != "io" {
 		t.Errorf("sorted by the change of own time, ascending, the first routine is %q, want io", first)
@@ -194,10 +195,8 @@ func TestCompareReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNotBlank(t, "compare", shot)
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	for _, p := range pl.problems {
+	chromiumtest.NotBlank(t, "compare", shot)
+	for _, p := range pl.Take() {
 		t.Error(p)
 	}
 }

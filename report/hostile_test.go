@@ -18,6 +18,7 @@ import (
 
 	"github.com/profdb/profdb/exporter"
 	"github.com/profdb/profdb/input"
+	"github.com/profdb/profdb/internal/chromiumtest"
 	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/termtext"
 	"github.com/profdb/profdb/report"
@@ -125,7 +126,7 @@ func TestHostileNamesReport(t *testing.T) {
 // headless Chromium: it loads with no console error and no CSP violation,
 // its own script runs, and no injected script or handler does.
 func TestHostileNamesInChromium(t *testing.T) {
-	ctx := browser(t)
+	ctx := chromiumtest.Browser(t)
 	want := hostileStrings(t)
 	shots := os.Getenv("PROFDB_SCREENSHOTS")
 	for _, dn := range dbtest.Dialects() {
@@ -136,16 +137,16 @@ func TestHostileNamesInChromium(t *testing.T) {
 			}
 			tctx, pl := openPage(t, ctx, path)
 			checkNotPwned(t, tctx)
-			if n := eval[int](t, tctx, `document.scripts.length + document.images.length`); n != 1 {
+			if n := chromiumtest.Eval[int](t, tctx, `document.scripts.length + document.images.length`); n != 1 {
 				t.Errorf("%d scripts and images in the page, want its own script alone", n)
 			}
-			handlers := eval[[]string](t, tctx, `Array.from(document.querySelectorAll("*")).flatMap(e =>
+			handlers := chromiumtest.Eval[[]string](t, tctx, `Array.from(document.querySelectorAll("*")).flatMap(e =>
 				Array.from(e.attributes).filter(a => a.name.startsWith("on")).map(a => e.tagName + " " + a.name))`)
 			if len(handlers) > 0 {
 				t.Errorf("elements with event handlers: %v", handlers)
 			}
 			// The page's script ran: it shows a view, and switches views.
-			eval[string](t, tctx, `location.hash = "#inst-2"`)
+			chromiumtest.Eval[string](t, tctx, `location.hash = "#inst-2"`)
 			waitView(t, tctx, "inst-2")
 			// The names reach the page exactly (data attributes), but for
 			// the CR that HTML's parser makes LF; and are shown escaped.
@@ -153,7 +154,7 @@ func TestHostileNamesInChromium(t *testing.T) {
 			for s := range want {
 				cr[strings.ReplaceAll(s, "\r", "\n")] = true
 			}
-			routines := eval[[]string](t, tctx, `Array.from(document.querySelectorAll("#t-2-own tbody tr")).map(r => r.dataset.routine)`)
+			routines := chromiumtest.Eval[[]string](t, tctx, `Array.from(document.querySelectorAll("#t-2-own tbody tr")).map(r => r.dataset.routine)`)
 			for _, r := range routines {
 				if !cr[r] {
 					t.Errorf("routine %q in the page is not the fixture's", r)
@@ -162,7 +163,7 @@ func TestHostileNamesInChromium(t *testing.T) {
 			if len(routines) != 5 {
 				t.Errorf("%d routines in the own time table, want 5", len(routines))
 			}
-			text := eval[string](t, tctx, `document.body.innerText`)
+			text := chromiumtest.Eval[string](t, tctx, `document.body.innerText`)
 			for i, r := range text {
 				if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0 || r == '\u202e' || r == utf8.RuneError {
 					t.Errorf("the page shows U+%04X at %d raw", r, i)
@@ -181,7 +182,7 @@ func TestHostileNamesInChromium(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for _, p := range pl.take() {
+			for _, p := range pl.Take() {
 				t.Error(p)
 			}
 		})
@@ -193,7 +194,7 @@ func TestHostileNamesInChromium(t *testing.T) {
 // written into the page raw are refused (and reported), while the page's
 // own script still runs.
 func TestPolicyBlocksInjectedScript(t *testing.T) {
-	ctx := browser(t)
+	ctx := chromiumtest.Browser(t)
 	page := hostileReport(t, "sqlite")
 	injected := `<script>window.pwned = "script"</script><img src="data:," onerror="window.pwned = 'handler'">` +
 		`<p id="styled" style="color: rgb(255, 0, 0)" onclick="window.pwned = 'click'">styled</p>`
@@ -203,22 +204,22 @@ func TestPolicyBlocksInjectedScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	tctx, pl := openPage(t, ctx, path)
-	eval[any](t, tctx, `document.getElementById("styled").click()`)
+	chromiumtest.Eval[any](t, tctx, `document.getElementById("styled").click()`)
 	// The image fails (its request broken, its error event fired).
 	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`document.querySelector('img[src="data:,"]').complete`)); err != nil {
 		t.Fatalf("the injected image did not fail: %v", err)
 	}
 	checkNotPwned(t, tctx)
-	if c := eval[string](t, tctx, `getComputedStyle(document.getElementById("styled")).color`); c == "rgb(255, 0, 0)" {
+	if c := chromiumtest.Eval[string](t, tctx, `getComputedStyle(document.getElementById("styled")).color`); c == "rgb(255, 0, 0)" {
 		t.Error("the injected style attribute was obeyed")
 	}
-	if n := eval[int](t, tctx, `document.querySelectorAll("section.view.active").length`); n != 1 {
+	if n := chromiumtest.Eval[int](t, tctx, `document.querySelectorAll("section.view.active").length`); n != 1 {
 		t.Errorf("%d views shown: the page's own script did not run", n)
 	}
 	// The refusals reach the log as events of their own: wait for three.
 	refused := 0
 	for deadline := time.Now().Add(30 * time.Second); refused < 3 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, p := range pl.take() {
+		for _, p := range pl.Take() {
 			if strings.Contains(p, "Content Security Policy") {
 				refused++
 			}
@@ -256,8 +257,8 @@ func hostileStrings(t *testing.T) map[string]bool {
 }
 
 // openPage opens a file in a new tab, listening for what the page must
-// not do (pageLog), and waits until it is loaded.
-func openPage(t *testing.T, ctx context.Context, path string) (context.Context, *pageLog) {
+// not do (chromiumtest.Log), and waits until it is loaded.
+func openPage(t *testing.T, ctx context.Context, path string) (context.Context, *chromiumtest.Log) {
 	t.Helper()
 	tctx, pl := openTab(t, ctx, path)
 	if err := chromedp.Do(tctx, chromedp.Navigate("file://"+path), chromedp.WaitReady("body")); err != nil {
@@ -269,19 +270,10 @@ func openPage(t *testing.T, ctx context.Context, path string) (context.Context, 
 // checkNotPwned fails when an injected script ran or changed the title.
 func checkNotPwned(t *testing.T, ctx context.Context) {
 	t.Helper()
-	if p := eval[string](t, ctx, `typeof window.pwned === "undefined" ? "" : String(window.pwned)`); p != "" {
+	if p := chromiumtest.Eval[string](t, ctx, `typeof window.pwned === "undefined" ? "" : String(window.pwned)`); p != "" {
 		t.Errorf("an injected script ran: window.pwned = %q", p)
 	}
-	if title := eval[string](t, ctx, `document.title`); title != hostileTitle {
+	if title := chromiumtest.Eval[string](t, ctx, `document.title`); title != hostileTitle {
 		t.Errorf("the title is %q, want %q", title, hostileTitle)
 	}
-}
-
-// take returns the problems collected so far.
-func (l *pageLog) take() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	p := l.problems
-	l.problems = nil
-	return p
 }

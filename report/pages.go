@@ -20,20 +20,24 @@ import (
 // runs and an error, each written with Options.Links set, from the same
 // template, CSS and JavaScript as the file and with the same limits.
 
-// ServedPolicy is the Content-Security-Policy of a server's pages, to
-// send as a header too: the page's CSS and JavaScript by hash, nothing
-// else loads, and forms send only to the server itself.
+// ServedPolicy is the Content-Security-Policy header of a server's pages:
+// the page's CSS and JavaScript by hash, nothing else loads, forms send
+// only to the server itself, and no other site frames the page. The page
+// carries the same policy in its meta element, but for frame-ancestors,
+// which a browser obeys only in the header (and reports as an error in a
+// meta element).
 func ServedPolicy() (string, error) {
 	css, js, err := styleAndScript()
 	if err != nil {
 		return "", err
 	}
-	return servedPolicy(css, js), nil
+	return servedPolicy(css, js) + "; frame-ancestors 'none'", nil
 }
 
+// servedPolicy is the policy of a server's page in its meta element.
 func servedPolicy(css, js []byte) string {
 	return "default-src 'none'; style-src " + sourceHash(css) + "; script-src " + sourceHash(js) +
-		"; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+		"; base-uri 'none'; form-action 'self'"
 }
 
 func styleAndScript() (css, js []byte, err error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/profdb/profdb/internal/chromiumtest"
 	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/trendtest"
 	"github.com/profdb/profdb/report"
@@ -108,7 +109,7 @@ func total(m map[string]int) int {
 // (per series), in run order, and no console, CSP or network error; a
 // click on a point shows its run's row.
 func TestTrendPageInChromium(t *testing.T) {
-	ctx := browser(t)
+	ctx := chromiumtest.Browser(t)
 	dsn, cases := trendPages(t)
 	dir := t.TempDir()
 	shots := os.Getenv("PROFDB_SCREENSHOTS")
@@ -125,38 +126,36 @@ func TestTrendPageInChromium(t *testing.T) {
 			}
 			waitView(t, tctx, "index")
 			for key, want := range c.series {
-				insts := eval[[]string](t, tctx, `Array.from(document.querySelectorAll('svg.trend g.series[data-series="`+key+`"] a.point')).map(a => a.dataset.inst)`)
+				insts := chromiumtest.Eval[[]string](t, tctx, `Array.from(document.querySelectorAll('svg.trend g.series[data-series="`+key+`"] a.point')).map(a => a.dataset.inst)`)
 				if len(insts) != want {
 					t.Errorf("series %s: %d points drawn, want %d", key, len(insts), want)
 				}
 				// Drawn and visible: each point has a size on the page.
-				sized := eval[int](t, tctx, `Array.from(document.querySelectorAll('svg.trend g.series[data-series="`+key+`"] circle')).filter(c => { const r = c.getBoundingClientRect(); return r.width > 0 && r.height > 0 }).length`)
+				sized := chromiumtest.Eval[int](t, tctx, `Array.from(document.querySelectorAll('svg.trend g.series[data-series="`+key+`"] circle')).filter(c => { const r = c.getBoundingClientRect(); return r.width > 0 && r.height > 0 }).length`)
 				if sized != want {
 					t.Errorf("series %s: %d points visible, want %d", key, sized, want)
 				}
 			}
-			order := eval[[]string](t, tctx, `Array.from(document.querySelectorAll('#t-trend-runs tbody tr')).map(r => r.dataset.inst)`)
+			order := chromiumtest.Eval[[]string](t, tctx, `Array.from(document.querySelectorAll('#t-trend-runs tbody tr')).map(r => r.dataset.inst)`)
 			if len(order) != len(c.runs) {
 				t.Fatalf("%d rows of runs, want %d", len(order), len(c.runs))
 			}
-			first := eval[string](t, tctx, `(() => { const a = document.querySelector('svg.trend a.point'); a.dispatchEvent(new MouseEvent("click", {bubbles: true})); return a.dataset.inst })()`)
+			first := chromiumtest.Eval[string](t, tctx, `(() => { const a = document.querySelector('svg.trend a.point'); a.dispatchEvent(new MouseEvent("click", {bubbles: true})); return a.dataset.inst })()`)
 			if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`location.hash === "#run-`+first+`"`)); err != nil {
-				t.Errorf("a click on the point of run %s: location %q", first, eval[string](t, tctx, `location.hash`))
+				t.Errorf("a click on the point of run %s: location %q", first, chromiumtest.Eval[string](t, tctx, `location.hash`))
 			}
 			waitView(t, tctx, "index")
 			shot, err := chromedp.Run(tctx, chromedp.CaptureScreenshot())
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkNotBlank(t, c.name, shot)
+			chromiumtest.NotBlank(t, c.name, shot)
 			if shots != "" {
 				if err := os.WriteFile(filepath.Join(shots, "trend-"+c.name+".png"), shot, 0o644); err != nil {
 					t.Errorf("PROFDB_SCREENSHOTS: %v", err)
 				}
 			}
-			pl.mu.Lock()
-			defer pl.mu.Unlock()
-			for _, p := range pl.problems {
+			for _, p := range pl.Take() {
 				t.Error(p)
 			}
 		})

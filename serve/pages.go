@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/profdb/profdb/profilers"
+	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/report"
 	"github.com/profdb/profdb/store"
 	"github.com/profdb/profdb/trend"
@@ -165,11 +166,26 @@ func (h *Handler) runPage(q *request, a *answer) error {
 		if got, err := q.rd.Select(q.ctx, store.Filter{Profiler: l.Profiler, Branch: h.o.DefaultBranch, Before: l.InstID, Last: 1}); err == nil && len(got) == 1 {
 			baseline = got[0].InstID
 		}
+		// Linked only when compare would compare them (a trace's counter).
+		if baseline != 0 && !h.comparable(q, l.InstID, baseline) {
+			baseline = 0
+		}
 	}
 	if err := html(a); err != nil {
 		return err
 	}
 	return report.WriteRun(q.ctx, q.rd, &a.body, l.InstID, baseline, h.reportOptions(v))
+}
+
+// comparable reports whether result sets a and b compare
+// (readback.Comparable).
+func (h *Handler) comparable(q *request, a, b int64) bool {
+	ia, err := q.rd.Instance(q.ctx, a)
+	if err != nil {
+		return false
+	}
+	ib, err := q.rd.Instance(q.ctx, b)
+	return err == nil && readback.Comparable(ia, ib) == nil
 }
 
 // sourcePage is /runs/{selector}/source/{file}.

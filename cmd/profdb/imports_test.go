@@ -26,12 +26,12 @@ var importLayers = []struct {
 	{1, []string{"dialects", "profilers", "internal/xmlscan", "internal/textout", "internal/gitexec"}},
 	{2, []string{"dialects/*", "resultset"}},
 	{3, []string{"profilers/*", "internal/runid", "internal/dbtest", "internal/resultsettest", "internal/plantest"}},
-	{4, []string{"store", "input", "dialects/dialecttest"}},
+	{4, []string{"store", "input", "dialects/dialecttest", "internal/chromiumtest"}},
 	{5, []string{"exporter", "input/*", "readback", "selector", "internal/inputtest"}},
 	{6, []string{"exporter/*", "compare", "gate", "merge", "trend", "internal/exampletest", "internal/trendtest"}},
 	{7, []string{"report"}},
 	{8, []string{"serve"}},
-	{9, []string{"cmd/*", "internal/historytest"}},
+	{9, []string{"cmd/*", "internal/historytest", "internal/servetest"}},
 }
 
 // layerNotes says in a few words what each entry of importLayers is, for
@@ -64,6 +64,7 @@ var layerNotes = map[string]string{
 	"store":                  "the database of result sets",
 	"input":                  "format detection",
 	"dialects/dialecttest":   "test kit: dialect conformance",
+	"internal/chromiumtest":  "test kit: headless Chromium",
 	"exporter":               "the write engine",
 	"input/*":                "the readers",
 	"readback":               "the read side",
@@ -80,6 +81,7 @@ var layerNotes = map[string]string{
 	"serve":                  "the web server (serve)",
 	"cmd/*":                  "the CLI",
 	"internal/historytest":   "the history benchmark",
+	"internal/servetest":     "test kit: every route of serve read",
 }
 
 // forbiddenImports are imports the layers would allow but the design does

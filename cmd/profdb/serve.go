@@ -84,7 +84,17 @@ func (o *serveOptions) run(cmd *cobra.Command, _ []string) error {
 	}
 	o.o.Token = tok
 	ctx := cmd.Context()
-	db, err := o.conn.open(ctx, o.dsn, store.Options{Schema: o.schema, ReadOnly: true})
+	// A signal ends the open, but not the connections it opens: store
+	// closes a DB's connections when the context it was opened with
+	// ends, and the requests in flight at the signal need theirs.
+	octx, endOpen := context.WithCancel(context.WithoutCancel(ctx))
+	defer endOpen()
+	unwatch := context.AfterFunc(ctx, endOpen)
+	db, err := o.conn.open(octx, o.dsn, store.Options{Schema: o.schema, ReadOnly: true})
+	if !unwatch() && err == nil { // the signal came during the open
+		db.Close()
+		return context.Cause(ctx)
+	}
 	if err != nil {
 		return err
 	}

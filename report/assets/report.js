@@ -1,4 +1,5 @@
-// profdb report: view switching, table sorting and filtering. No network.
+// profdb report: view switching, table sorting and filtering, and the
+// served runs page's filter form. No network.
 (function () {
   "use strict";
   function show() {
@@ -45,7 +46,17 @@
       });
     });
   }
+  function compact(form) {
+    // The filters left empty are not sent: the address names only those
+    // given, and the server takes an empty one for a wrong one.
+    form.addEventListener("formdata", function (e) {
+      var empty = [];
+      e.formData.forEach(function (v, k) { if (v === "") { empty.push(k); } });
+      empty.forEach(function (k) { e.formData.delete(k); });
+    });
+  }
   document.querySelectorAll("table.data").forEach(sortable);
+  document.querySelectorAll("form.filters").forEach(compact);
   document.querySelectorAll("input.filter").forEach(filterable);
   window.addEventListener("hashchange", show);
   show();
