@@ -68,7 +68,7 @@ type Links interface {
 	Run(inst int64) string                 // one run
 	Source(inst int64, file string) string // a source file of a run
 	Compare(a, b int64) string             // B compared with A
-	Trend(profiler, branch string) string  // the trend of a profiler's runs on a branch
+	Trend(profiler, branch string) string  // the trend of a profiler's runs on a branch; "" for none
 	// TrendOf is the trend being shown, narrowed to one source file or
 	// routine (kind is trend.Item's Kind).
 	TrendOf(kind, name string) string

@@ -29,6 +29,9 @@ func (h *Handler) pages(m *http.ServeMux) {
 type links struct {
 	base string
 	q    url.Values
+	// noTrend is set on a run's page whose runs form no trend (traces of
+	// different counters, trend.Drawable): it links to none.
+	noTrend bool
 }
 
 func (l links) Runs() string          { return l.base + "/" }
@@ -40,6 +43,9 @@ func (l links) Compare(a, b int64) string {
 	return fmt.Sprintf("%s/compare/%d/%d", l.base, a, b)
 }
 func (l links) Trend(profiler, branch string) string {
+	if l.noTrend {
+		return ""
+	}
 	v := url.Values{"profiler": {profiler}}
 	if branch != "" {
 		v.Set("branch", branch)
@@ -171,10 +177,27 @@ func (h *Handler) runPage(q *request, a *answer) error {
 			baseline = 0
 		}
 	}
+	ro := h.reportOptions(v)
+	if l.Profiler != "" {
+		// Linked only when the trend page would draw one: the link's
+		// query, as trendPage reads it.
+		lk := ro.Links.(links)
+		branch := ""
+		if l.Run != nil {
+			branch = l.Run.Branch
+		}
+		tv, err := url.ParseQuery(strings.TrimPrefix(lk.Trend(l.Profiler, branch), lk.base+"/trend?"))
+		if err != nil {
+			return err
+		}
+		o, err := trendOptions(tv, 20)
+		lk.noTrend = err != nil || trend.Drawable(q.ctx, q.rd, o) != nil
+		ro.Links = lk
+	}
 	if err := html(a); err != nil {
 		return err
 	}
-	return report.WriteRun(q.ctx, q.rd, &a.body, l.InstID, baseline, h.reportOptions(v))
+	return report.WriteRun(q.ctx, q.rd, &a.body, l.InstID, baseline, ro)
 }
 
 // comparable reports whether result sets a and b compare

@@ -141,6 +141,47 @@ type Mover struct {
 // Delta is B − A.
 func (m Mover) Delta() float64 { return m.B - m.A }
 
+// Drawable returns nil when Compute would find, for o, result sets of one
+// profiler that form one series, and otherwise its error (wrapping
+// ErrNoMatch or ErrMixed, or o's own). It reads the listing only, not the
+// runs' figures: for a page that links to a trend only where there is one.
+func Drawable(ctx context.Context, r *readback.Reader, o Options) error {
+	if err := o.Check(); err != nil {
+		return fmt.Errorf("trend: %w", err)
+	}
+	list, err := r.Select(ctx, o.Filter)
+	if err != nil {
+		return fmt.Errorf("trend: %w", err)
+	}
+	if len(list) == 0 {
+		return fmt.Errorf("trend: %w %s", ErrNoMatch, Describe(o.Filter))
+	}
+	if err := oneProfiler(list); err != nil {
+		return fmt.Errorf("trend: %w", err)
+	}
+	if _, err := oneSeries(list); err != nil {
+		return fmt.Errorf("trend: %w", err)
+	}
+	return nil
+}
+
+// oneSeries returns the instances of list, an error wrapping ErrMixed
+// unless each compares with the first (readback.Comparable: a trace's
+// counter). The listing says all a run's figures need of it, a trace's
+// counter too: a run costs the queries of its figures alone.
+func oneSeries(list []store.Listing) ([]readback.Instance, error) {
+	ins := make([]readback.Instance, len(list))
+	for i, l := range list {
+		ins[i] = readback.InstanceOf(l)
+		if i > 0 {
+			if err := readback.Comparable(ins[0], ins[i]); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrMixed, err)
+			}
+		}
+	}
+	return ins, nil
+}
+
 // Compute reads the trend o describes through r.
 func Compute(ctx context.Context, r *readback.Reader, o Options) (*Trend, error) {
 	if err := o.Check(); err != nil {
@@ -171,17 +212,12 @@ func Compute(ctx context.Context, r *readback.Reader, o Options) (*Trend, error)
 		}
 		t.Item = &Item{Kind: "routine", Name: o.Routine}
 	}
-	ins := make([]readback.Instance, len(list))
+	ins, err := oneSeries(list)
+	if err != nil {
+		return nil, fmt.Errorf("trend: %w", err)
+	}
 	for i, l := range list {
-		// The listing says all a run's figures need of it, a trace's
-		// counter too: a run costs the queries of its figures alone.
-		in := readback.InstanceOf(l)
-		if i > 0 {
-			if err := readback.Comparable(ins[0], in); err != nil {
-				return nil, fmt.Errorf("trend: %w: %w", ErrMixed, err)
-			}
-		}
-		ins[i] = in
+		in := ins[i]
 		f, err := r.Figures(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("trend: %w", err)

@@ -101,6 +101,12 @@ func TestExitStatuses(t *testing.T) {
 			{2, []string{"profilers", "--no-such-flag"}},
 			{2, []string{"profilers", "no-such-profiler"}},
 		},
+		"serve": {
+			{0, []string{"serve", "--db", "DB", "--addr", "127.0.0.1:0"}},
+			{2, []string{"serve", "--db", "NEW", "--addr", "127.0.0.1:0"}},
+			{2, []string{"serve", "--db", "DB", "--addr", "0.0.0.0:0"}},
+			{2, []string{"serve", "--db", "DB", "--no-such-flag"}},
+		},
 		"version": {
 			{0, []string{"version"}},
 			{2, []string{"version", "extra"}},
@@ -143,11 +149,11 @@ func TestExitStatuses(t *testing.T) {
 					}
 					args[i] = a
 				}
-				_, stderr, code := runCLI(t, args...)
+				_, stderr, code := runRead(t, args...)
 				if code != c.code {
 					t.Errorf("profdb %s: exit %d, want %d\n%s", strings.Join(c.args, " "), code, c.code, stderr)
 				}
-				if (code == 0) != (stderr == "") && cmd != "merge" && cmd != "copy" {
+				if (code == 0) != (stderr == "") && cmd != "merge" && cmd != "copy" && cmd != "serve" {
 					t.Errorf("profdb %s: exit %d with messages %q", strings.Join(c.args, " "), code, stderr)
 				}
 			})

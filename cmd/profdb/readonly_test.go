@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	"github.com/profdb/profdb/internal/dbtest"
+	"github.com/profdb/profdb/internal/servetest"
 )
 
 // readCommands are profdb's commands that only read a database, each as
@@ -33,6 +37,62 @@ var readCommands = map[string]func(dsn, scratch string) []string{
 		return []string{"copy", "--from", dsn, "--to", "sqlite:" + filepath.Join(scratch, "copy.db")}
 	},
 	"ddl": func(dsn, _ string) []string { return []string{"ddl", "--upgrade", "--db", dsn} },
+	// serve runs until stopped: runRead serves every page its runs page
+	// links to, and the API's runs, then stops it.
+	"serve": func(dsn, _ string) []string { return []string{"serve", "--db", dsn, "--addr", "127.0.0.1:0"} },
+}
+
+// runRead runs a read command, args as readCommands gives them, and
+// returns its output, messages and exit status. Every command but serve
+// runs in-process to its end. serve runs as a process of its own: once it
+// says where it serves, every page its runs page links to is read, each of
+// which must answer 200 (servetest.Crawl), and /api/v1/runs; then it is
+// stopped with SIGINT and its exit status is returned. A serve that ends
+// before it serves (a missing database, say) returns as it ended.
+func runRead(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	if args[0] != "serve" {
+		return runCLI(t, args...)
+	}
+	cmd := profdbCommand(profdbBin(t), args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan string, 1)
+	rest := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(out)
+		line, _ := r.ReadString('\n')
+		first <- line
+		b, _ := io.ReadAll(r)
+		rest <- string(b)
+	}()
+	var line string
+	select {
+	case line = <-first:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("profdb %s: no line after 60 s", strings.Join(args, " "))
+	}
+	if i := strings.Index(line, "http://"); i >= 0 {
+		base := strings.TrimSuffix(strings.Fields(line[i:])[0], "/")
+		servetest.Crawl(t, base, "/", 60)
+		if st, body := servetest.Get(t, base+"/api/v1/runs", nil); st != http.StatusOK {
+			t.Errorf("profdb %s: GET /api/v1/runs: %d %s", strings.Join(args, " "), st, body)
+		}
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd.Wait()
+	return line + <-rest, errOut.String(), cmd.ProcessState.ExitCode()
 }
 
 // writeCommands are the commands that write the database their flags name.
@@ -75,7 +135,7 @@ func TestReadCommandsCreateNothing(t *testing.T) {
 		for _, suffix := range []string{"", "?mode=ro", "?mode=rw"} {
 			dir, scratch := t.TempDir(), t.TempDir()
 			path := filepath.Join(dir, "missing.db")
-			_, stderr, code := runCLI(t, args("sqlite:"+path+suffix, scratch)...)
+			_, stderr, code := runRead(t, args("sqlite:"+path+suffix, scratch)...)
 			if code == 0 || !strings.Contains(stderr, path+": no such database file") {
 				t.Errorf("%s on a missing file%s: exit %d, %q; want an error naming %s", name, suffix, code, stderr, path)
 			}
@@ -103,7 +163,9 @@ func TestReadCommandsWriteNothing(t *testing.T) {
 	}
 	for name, args := range readCommands {
 		for _, suffix := range []string{"", "?mode=ro"} {
-			mustRun(t, args("sqlite:"+path+suffix, t.TempDir())...)
+			if _, stderr, code := runRead(t, args("sqlite:"+path+suffix, t.TempDir())...); code != 0 {
+				t.Fatalf("%s%s: exit %d\n%s", name, suffix, code, stderr)
+			}
 			after, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -165,7 +227,7 @@ func TestReadCommandsOnServersWriteNothing(t *testing.T) {
 			mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json", "../../examples/resource.json")
 			readOnly := readOnlyDSN(t, dialect, dsn)
 			for name, args := range readCommands {
-				out, stderr, code := runCLI(t, args(readOnly, t.TempDir())...)
+				out, stderr, code := runRead(t, args(readOnly, t.TempDir())...)
 				if code != 0 {
 					t.Errorf("%s through a read-only login: exit %d\n%s%s", name, code, out, stderr)
 				}
@@ -272,7 +334,7 @@ func TestHotStandby(t *testing.T) {
 		t.Errorf("list on the standby:\n%s\nwant, as on the primary:\n%s", got, want)
 	}
 	for name, args := range readCommands {
-		if out, stderr, code := runCLI(t, args(standby, t.TempDir())...); code != 0 {
+		if out, stderr, code := runRead(t, args(standby, t.TempDir())...); code != 0 {
 			t.Errorf("%s on the standby: exit %d\n%s%s", name, code, out, stderr)
 		}
 	}
