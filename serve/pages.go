@@ -112,15 +112,13 @@ func (h *Handler) runsPage(q *request, a *answer) error {
 	if more {
 		got = got[1:] // oldest first: the extra one is the oldest
 	}
+	// The headlines of the page's runs, a few queries for them all.
+	heads, err := q.rd.Headlines(q.ctx, got)
+	if err != nil {
+		return err
+	}
 	for i := len(got) - 1; i >= 0; i-- {
-		l := got[i]
-		row := report.RunRow{Listing: l}
-		if in, err := q.rd.Instance(q.ctx, l.InstID); err == nil {
-			if fig, err := q.rd.Figures(q.ctx, in); err == nil {
-				row.Headline = fig.Headline()
-			}
-		}
-		rp.Runs = append(rp.Runs, row)
+		rp.Runs = append(rp.Runs, report.RunRow{Listing: got[i], Headline: heads[got[i].InstID]})
 	}
 	page := func(before int64) string {
 		w := url.Values{}

@@ -182,11 +182,15 @@ func Compute(ctx context.Context, r *readback.Reader, o Options) (*Trend, error)
 			}
 		}
 		ins[i] = in
-		f, err := r.Figures(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("trend: %w", err)
-		}
-		run := Run{InstID: l.InstID, Caption: l.Caption, ExportedAt: l.ExportedAt, Identity: l.Run, Figures: f}
+	}
+	// Every run's figures in a few queries (readback.FiguresOf).
+	figs, err := r.FiguresOf(ctx, ins)
+	if err != nil {
+		return nil, fmt.Errorf("trend: %w", err)
+	}
+	for i, l := range list {
+		in := ins[i]
+		run := Run{InstID: l.InstID, Caption: l.Caption, ExportedAt: l.ExportedAt, Identity: l.Run, Figures: figs[l.InstID]}
 		if t.Item != nil {
 			if run.Item, err = itemFigures(ctx, r, in, o); err != nil {
 				return nil, fmt.Errorf("trend: %w", err)
