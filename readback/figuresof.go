@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/profdb/profdb/dialects"
 	"github.com/profdb/profdb/profilers/functiontrace"
@@ -30,13 +31,12 @@ const figuresBatch = 200
 // order of ins.
 func (r *Reader) FiguresOf(ctx context.Context, ins []Instance) (map[int64]*Figures, error) {
 	out := make(map[int64]*Figures, len(ins))
-	return out, r.figuresOf(ctx, ins, false, out)
+	return out, r.figuresOf(ctx, ins, out)
 }
 
 // Headlines returns the headline (Figures.Headline, the line show prints
 // under a result set's description) of each of the listed result sets,
-// read as FiguresOf reads their figures, a Light Coverage set's routines
-// left out (its headline is its lines). A result set whose figures cannot
+// read as FiguresOf reads their figures. A result set whose figures cannot
 // be read for want of its profiler or of a table gets none; an error is
 // a query's.
 func (r *Reader) Headlines(ctx context.Context, ls []store.Listing) (map[int64]string, error) {
@@ -49,7 +49,7 @@ func (r *Reader) Headlines(ctx context.Context, ls []store.Listing) (map[int64]s
 		ins = append(ins, in)
 	}
 	figs := make(map[int64]*Figures, len(ins))
-	if err := r.figuresOf(ctx, ins, true, figs); err != nil {
+	if err := r.figuresOf(ctx, ins, figs); err != nil {
 		return nil, err
 	}
 	out := make(map[int64]string, len(figs))
@@ -75,9 +75,9 @@ func figureTables(profiler string) []string {
 	return nil
 }
 
-// figuresOf fills out with the figures of ins, their lines only for a
-// Light Coverage set when linesOnly is set.
-func (r *Reader) figuresOf(ctx context.Context, ins []Instance, linesOnly bool, out map[int64]*Figures) error {
+// figuresOf fills out with the figures of ins: from the reader's cache
+// where it has them, else read, and kept there.
+func (r *Reader) figuresOf(ctx context.Context, ins []Instance, out map[int64]*Figures) error {
 	for _, in := range ins {
 		if err := r.need(in, figureTables(in.Profiler)...); err != nil {
 			return err
@@ -85,6 +85,24 @@ func (r *Reader) figuresOf(ctx context.Context, ins []Instance, linesOnly bool, 
 		if figureTables(in.Profiler) == nil {
 			return fmt.Errorf("read: result set %d: profiler %s has no summary in this build", in.InstID, in.Profiler)
 		}
+	}
+	if r.cache != nil {
+		var missed []Instance
+		for _, in := range ins {
+			if f := r.cache.get(in); f != nil {
+				out[in.InstID] = f
+			} else {
+				missed = append(missed, in)
+			}
+		}
+		defer func() {
+			for _, in := range missed {
+				if f := out[in.InstID]; f != nil {
+					r.cache.put(in, f)
+				}
+			}
+		}()
+		ins = missed
 	}
 	spread := false
 	if d, ok := r.d.(dialects.Distributor); ok && len(ins) > 1 {
@@ -113,7 +131,7 @@ func (r *Reader) figuresOf(ctx context.Context, ins []Instance, linesOnly bool, 
 		all := byProfiler[p]
 		for from := 0; from < len(all); from += figuresBatch {
 			batch := all[from:min(from+figuresBatch, len(all))]
-			if err := r.figuresBatch(ctx, p, batch, linesOnly, out); err != nil {
+			if err := r.figuresBatch(ctx, p, batch, out); err != nil {
 				return err
 			}
 		}
@@ -151,7 +169,7 @@ func grouped[T any](ctx context.Context, r *Reader, tmpl string, args []any, eac
 
 // figuresBatch reads the figures of ins, result sets of profiler p, into
 // out: a set is added only when every query of its profiler had its row.
-func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, linesOnly bool, out map[int64]*Figures) error {
+func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, out map[int64]*Figures) error {
 	list, args := inList(ins)
 	got := map[int64]*Figures{}
 	fig := func(id int64) *Figures {
@@ -160,7 +178,7 @@ func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, lin
 		}
 		return got[id]
 	}
-	complete := func(f *Figures) bool { return true }
+	complete := func(*Figures) bool { return true }
 	var err error
 	switch p {
 	case lightcoverage.Name:
@@ -169,7 +187,7 @@ func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, lin
 			Ratio
 		}
 		err = grouped(ctx, r, linesByInstSQL(list), args, func(v *row) { fig(v.Inst).Lines = &Ratio{Covered: v.Covered, Total: v.Total} })
-		if err == nil && !linesOnly {
+		if err == nil {
 			err = grouped(ctx, r, routinesByInstSQL(list), args, func(v *row) {
 				if f := got[v.Inst]; f != nil {
 					f.Routines = &Ratio{Covered: v.Covered, Total: v.Total}
@@ -230,4 +248,66 @@ func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, lin
 		}
 	}
 	return nil
+}
+
+// FigureCache keeps the figures of result sets that FiguresOf and
+// Headlines read, for the readers of one database that follow each other
+// (profdb serve's requests, each in a snapshot of its own): a result set
+// is written once, in one transaction, and never changed, so its figures
+// read in one snapshot are those of any later one that still holds it.
+// Only the figures of a result set profdb's ledger (PROFDB_RESULT_SETS)
+// lists are kept, under its INST_ID and export time: an INST_ID the
+// ledger gave out is never given out again (a deleted set's row stays,
+// marked), so no other result set can be found under it; a result set
+// without a ledger row (AQTime's, or one written where the ledger could
+// not be created) is read each time. It holds at most its size's figures,
+// and is safe for concurrent use.
+type FigureCache struct {
+	mu   sync.Mutex
+	size int
+	m    map[int64]cachedFigures
+}
+
+type cachedFigures struct {
+	exportedAt string
+	f          Figures
+}
+
+// NewFigureCache returns a cache of the figures of at most size result
+// sets (about 200 bytes each).
+func NewFigureCache(size int) *FigureCache {
+	return &FigureCache{size: max(size, 1), m: map[int64]cachedFigures{}}
+}
+
+// UseCache has the reader's FiguresOf and Headlines take figures from c
+// and keep there those they read; nil for none.
+func (r *Reader) UseCache(c *FigureCache) { r.cache = c }
+
+// get returns a copy of the figures kept of in, nil when none are.
+func (c *FigureCache) get(in Instance) *Figures {
+	if in.exportedAt == "" {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[in.InstID]
+	if !ok || e.exportedAt != in.exportedAt {
+		return nil
+	}
+	f := e.f
+	return &f
+}
+
+// put keeps a copy of the figures f of in, when the ledger lists in; a
+// full cache is emptied first (the figures are read again on demand).
+func (c *FigureCache) put(in Instance, f *Figures) {
+	if in.exportedAt == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.size {
+		clear(c.m)
+	}
+	c.m[in.InstID] = cachedFigures{exportedAt: in.exportedAt, f: *f}
 }

@@ -48,6 +48,25 @@ func TestFiguresOf(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Through a cache: read, then taken from it by another reader.
+			cache := readback.NewFigureCache(100)
+			r.UseCache(cache)
+			if _, err := r.FiguresOf(ctx, ins); err != nil {
+				t.Fatal(err)
+			}
+			r2, err := readback.Open(ctx, dsn, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r2.Close()
+			r2.UseCache(cache)
+			cached, err := r2.FiguresOf(ctx, ins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(cached, all) {
+				t.Errorf("figures through the cache differ from those read")
+			}
 			for p, pins := range byProfiler {
 				grouped, err := r.GroupedFigures(ctx, p, pins)
 				if err != nil {

@@ -18,6 +18,11 @@
 // statements are cancelled after Options.QueryTimeout. With a Token,
 // every route but /healthz needs it: as a bearer header, a cookie, or
 // once as ?token=, which sets the HttpOnly, SameSite=Strict cookie.
+// The headline figures of the runs and trend pages are kept from request
+// to request (readback.FigureCache, FigureCacheSize result sets): a
+// result set never changes once written and profdb never gives its
+// INST_ID out again, so they are those a later snapshot would read;
+// everything else is read in each request's snapshot.
 // NewServer gives an http.Server the timeouts a server facing slow or
 // hostile clients needs; CheckAddr refuses an address other than
 // loopback without a token unless told otherwise.
