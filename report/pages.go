@@ -203,7 +203,7 @@ func WriteCompare(ctx context.Context, r *readback.Reader, w io.Writer, a, b int
 type RunsPage struct {
 	Runs []RunRow
 	// Filter holds the filter's values as given, by parameter name
-	// (profiler, branch, commit, label, since).
+	// (profiler, branch, commit, label, since, caption).
 	Filter    map[string]string
 	Profilers []string
 	First     string // the first page's address; "" on the first page

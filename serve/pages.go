@@ -104,7 +104,7 @@ func (h *Handler) runsPage(q *request, a *answer) error {
 		return err
 	}
 	rp := &report.RunsPage{Filter: map[string]string{}, Profilers: profilers.Names(), PageSize: want}
-	for _, k := range []string{"profiler", "branch", "commit", "since"} {
+	for _, k := range []string{"profiler", "branch", "commit", "since", "caption"} {
 		rp.Filter[k] = v.Get(k)
 	}
 	rp.Filter["label"] = strings.Join(v["label"], ",")

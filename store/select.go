@@ -22,12 +22,23 @@ type Filter struct {
 	Commit   string            // a prefix of the commit's object name: 7 or more hexadecimal digits, in either case (runid.ParseCommitPrefix's rule; another is an error)
 	Labels   map[string]string // every label given, with exactly that value
 	Since    string            // exported at or after this time (TimeFormat)
-	Before   int64             // INST_IDs below this one only; 0 for no bound
-	InstID   int64             // this INST_ID only; 0 for any
-	Last     int               // at most this many, the newest; 0 for all
+	// Caption is text the caption must contain, compared case-blind as
+	// far as the database's LOWER folds case (every letter on PostgreSQL,
+	// MySQL/MariaDB and SQL Server; A to Z on SQLite); "" for any.
+	Caption string
+	Before  int64 // INST_IDs below this one only; 0 for no bound
+	InstID  int64 // this INST_ID only; 0 for any
+	Last    int   // at most this many, the newest; 0 for all
 	// Counted asks for the row counts (Listing.Rows and Tables) of the
 	// result sets returned, and of those only.
 	Counted bool
+}
+
+// Narrows reports whether f sets one of the fields that list's and
+// trend's filter flags set (FilterText): list lists every result set
+// otherwise, counted as List counts them.
+func (f Filter) Narrows() bool {
+	return f.Profiler != "" || f.Branch != "" || f.Commit != "" || len(f.Labels) > 0 || f.Since != "" || f.Caption != "" || f.Last > 0
 }
 
 // Select returns the result sets f chooses, oldest first (by INST_ID,
@@ -122,6 +133,9 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	}
 	if f.Before > 0 {
 		where = append(where, "l."+base[0]+" < "+arg(f.Before))
+	}
+	if f.Caption != "" {
+		where = append(where, captionMatch("i."+inst[1], arg(likePattern(f.Caption))))
 	}
 	if f.InstID > 0 {
 		where = append(where, "l."+base[0]+" = "+arg(f.InstID))
@@ -264,7 +278,7 @@ func (c *Catalog) selectUnrecorded(ctx context.Context, f Filter) ([]Listing, er
 	}
 	var out []Listing
 	for _, l := range all {
-		if (f.Profiler == "" || l.Profiler == f.Profiler) && (f.Before == 0 || l.InstID < f.Before) {
+		if (f.Profiler == "" || l.Profiler == f.Profiler) && (f.Before == 0 || l.InstID < f.Before) && captionHas(l.Caption, f.Caption) {
 			out = append(out, l)
 		}
 	}
@@ -555,4 +569,38 @@ func (c *Catalog) readLabels(ctx context.Context, q string, args []any, out []Li
 		return fmt.Errorf("read %s: %w", profilers.LabelsTable, err)
 	}
 	return nil
+}
+
+// likeEscape is the escape character of the LIKE patterns of likePattern.
+// Not the backslash, which MySQL's string literals treat apart.
+const likeEscape = "!"
+
+// likePattern is the LIKE pattern, escaped with likeEscape, of the values
+// that contain text: text's %, _, [ (a range on SQL Server) and ! match
+// themselves.
+func likePattern(text string) string {
+	var b strings.Builder
+	b.WriteByte('%')
+	for _, r := range text {
+		if strings.ContainsRune("%_[!", r) {
+			b.WriteString(likeEscape)
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('%')
+	return b.String()
+}
+
+// captionMatch is the condition that the column col contains the text of
+// the pattern param (a bound parameter holding likePattern's), case-blind
+// as far as the database's LOWER folds case: both are lower-cased by it,
+// so that text in the caption's own case matches wherever LOWER stops.
+func captionMatch(col, param string) string {
+	return "LOWER(" + col + ") LIKE LOWER(" + param + ") ESCAPE '" + likeEscape + "'"
+}
+
+// captionHas is captionMatch in Go, for captions read from INSTANCES
+// alone (a database without the ledger), with Go's case folding.
+func captionHas(caption, text string) bool {
+	return text == "" || strings.Contains(strings.ToLower(caption), strings.ToLower(text))
 }

@@ -258,6 +258,9 @@ func Describe(f store.Filter) string {
 	if f.Since != "" {
 		parts = append(parts, "exported since "+f.Since)
 	}
+	if f.Caption != "" {
+		parts = append(parts, fmt.Sprintf("caption containing %q", f.Caption))
+	}
 	if f.Before > 0 {
 		parts = append(parts, fmt.Sprintf("INST_ID below %d", f.Before))
 	}
