@@ -41,6 +41,7 @@ var capabilities = map[string]func(dialects.Dialect) bool{
 	"Namespaces":         is[dialects.Namespaces],
 	"NewTableCreator":    is[dialects.NewTableCreator],
 	"OpenExplainer":      is[dialects.OpenExplainer],
+	"QueryKiller":        is[dialects.QueryKiller],
 	"ReadOnlyTeller":     is[dialects.ReadOnlyTeller],
 	"Retrier":            is[dialects.Retrier],
 	"RowKeyer":           is[dialects.RowKeyer],

@@ -34,6 +34,7 @@
 //	LockWaiter           x      -       -      -        a writer waits while other writers progress / the server's own lock wait
 //	Locker               -      x       x      x        serializes result-set allocation / the transaction's own isolation
 //	Namespaces           -      x       x      x        a private schema or database, for the test kits / a new file is one
+//	QueryKiller          -      -       x      -        stops on the server a statement whose context ended (KILL QUERY) / the driver's cancel stops it
 //	NewTableCreator      -      -       -      x        unguarded DDL for a table found missing / CreateTableIn
 //	OpenExplainer        x      -       x      -        tells a missing database or a non-database file / the driver's error
 //	ReadOnlyTeller       x      x       x      x        tells a refused write (hot standby, read-only) / the server's words, and Facts.ReadOnlyProbe

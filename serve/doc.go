@@ -15,7 +15,10 @@
 // selectors resolved in it too (selector.Resolver.Source); only GET and
 // HEAD are answered (else 405); a request waits at most Options.Wait for
 // one of Options.MaxConcurrent slots of database work (else 503) and its
-// statements are cancelled after Options.QueryTimeout. With a Token,
+// statements are cancelled after Options.QueryTimeout, on the server too
+// (the drivers' cancel on PostgreSQL, SQLite and SQL Server; KILL QUERY
+// on MySQL and MariaDB, whose server would run the statement on:
+// dialects.QueryKiller, run by the read snapshot of package store). With a Token,
 // every route but /healthz needs it: as a bearer header, a cookie, or
 // once as ?token=, which sets the HttpOnly, SameSite=Strict cookie.
 // The headline figures of the runs and trend pages are kept from request

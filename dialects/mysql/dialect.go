@@ -148,6 +148,14 @@ func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
 	}
 }
 
+// ConnectionID implements dialects.QueryKiller.
+func (Dialect) ConnectionID() string { return "SELECT CONNECTION_ID()" }
+
+// KillQuery implements dialects.QueryKiller: KILL QUERY, which a login may
+// run on its own connections without any privilege, ends the statement
+// and keeps the connection.
+func (Dialect) KillQuery(id int64) string { return fmt.Sprintf("KILL QUERY %d", id) }
+
 // ErTableDefChanged is the error a consistent read gets from a table
 // created or altered after its snapshot began ("Table definition has
 // changed, please retry transaction").
