@@ -25,7 +25,9 @@
 // to request (readback.FigureCache, FigureCacheSize result sets): a
 // result set never changes once written and profdb never gives its
 // INST_ID out again, so they are those a later snapshot would read;
-// everything else is read in each request's snapshot.
+// everything else is read in each request's snapshot. The columns of the
+// tables are read once (store.DB.KeepColumns, which New calls), the list
+// of tables in each request.
 // NewServer gives an http.Server the timeouts a server facing slow or
 // hostile clients needs; CheckAddr refuses an address other than
 // loopback without a token unless told otherwise.

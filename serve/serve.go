@@ -104,6 +104,7 @@ func New(db *store.DB, o Options) (*Handler, error) {
 	if o.BasePath != "" && (!strings.HasPrefix(o.BasePath, "/") || strings.ContainsAny(o.BasePath, "?#%\\") || strings.Contains(o.BasePath, "..")) {
 		return nil, optionerr.New(nil, "serve.Options", "%s must be a path beginning with /, without ?, #, %%, \\ or .., not "+strings.ReplaceAll(strconv.Quote(o.BasePath), "%", "%%"), "BasePath")
 	}
+	db.KeepColumns()
 	h := &Handler{db: db, o: o, slots: make(chan struct{}, o.MaxConcurrent), figures: readback.NewFigureCache(FigureCacheSize)}
 	if o.Token != "" {
 		h.token = sha256.Sum256([]byte(o.Token))

@@ -408,7 +408,7 @@ func (c *Catalog) inspect(ctx context.Context, tables ...string) error {
 	var real, docs []string
 	for _, t := range tables {
 		key := strings.ToUpper(t)
-		if _, done := c.cols[key]; done || !c.Has(t) {
+		if _, done := c.cols[key]; done || !c.Has(t) || c.db.kept.has(c.tables[key]) {
 			continue
 		}
 		real, docs = append(real, c.tables[key]), append(docs, key)
@@ -425,7 +425,7 @@ func (c *Catalog) inspect(ctx context.Context, tables ...string) error {
 		for _, ci := range m[real[i]] {
 			cols[strings.ToUpper(ci.Name)] = ci.Name
 		}
-		c.cols[key] = cols
+		c.setCols(key, cols)
 	}
 	return nil
 }
