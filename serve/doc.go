@@ -25,7 +25,10 @@
 // to request (readback.FigureCache, FigureCacheSize result sets): a
 // result set never changes once written and profdb never gives its
 // INST_ID out again, so they are those a later snapshot would read;
-// everything else is read in each request's snapshot. The columns of the
+// the pages of a run and of a comparison are kept too (KeptPageBytes),
+// under the INST_IDs and export times of the result sets they show, which
+// each request resolves in its own snapshot first (a deleted run is not
+// found); everything else is read in each request's snapshot. The columns of the
 // tables are read once (store.DB.KeepColumns, which New calls), the list
 // of tables in each request.
 // NewServer gives an http.Server the timeouts a server facing slow or

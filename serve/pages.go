@@ -1,12 +1,14 @@
 package serve
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/report"
@@ -167,7 +169,11 @@ func (h *Handler) runPage(q *request, a *answer) error {
 	if err := html(a); err != nil {
 		return err
 	}
-	return report.WriteRun(q.ctx, q.rd, &a.body, l.InstID, baseline, h.reportOptions(v))
+	key, ok := setKey(l)
+	key = fmt.Sprintf("run %s baseline %d", key, baseline)
+	return h.kept.answer(ok, key, a, func() error {
+		return report.WriteRun(q.ctx, q.rd, &a.body, l.InstID, baseline, h.reportOptions(v))
+	})
 }
 
 // sourcePage is /runs/{selector}/source/{file}.
@@ -227,7 +233,11 @@ func (h *Handler) comparePage(q *request, a *answer) error {
 	if err := html(a); err != nil {
 		return err
 	}
-	return report.WriteCompare(q.ctx, q.rd, &a.body, first.InstID, second.InstID, h.reportOptions(v))
+	ka, okA := setKey(first)
+	kb, okB := setKey(second)
+	return h.kept.answer(okA && okB, "compare "+ka+" "+kb, a, func() error {
+		return report.WriteCompare(q.ctx, q.rd, &a.body, first.InstID, second.InstID, h.reportOptions(v))
+	})
 }
 
 // trendPage is /trend?….
@@ -265,4 +275,66 @@ func (h *Handler) errorPage(w http.ResponseWriter, r *http.Request, code int, ms
 		}
 	}
 	http.Error(w, msg, code)
+}
+
+// keptPages keeps the pages that show result sets named by INST_ID alone
+// (a run's page, a comparison), under the identity of those result sets:
+// a result set never changes once written, and an INST_ID profdb's ledger
+// gave out is never given out again, so the page is the one a later
+// snapshot would write while the result sets are there (a deleted one is
+// not found by the request's own selectors, which are resolved in its
+// snapshot before the kept page is looked up). At most maxBytes of pages
+// are kept; safe for concurrent use.
+type keptPages struct {
+	mu       sync.Mutex
+	maxBytes int
+	bytes    int
+	m        map[string][]byte
+}
+
+// KeptPageBytes is how many bytes of pages a Handler keeps (keptPages).
+const KeptPageBytes = 16 << 20
+
+func newKeptPages(maxBytes int) *keptPages {
+	return &keptPages{maxBytes: maxBytes, m: map[string][]byte{}}
+}
+
+// setKey is the identity of a result set a kept page shows: its INST_ID
+// and when it was exported; ok is false for one the ledger does not list,
+// whose INST_ID may come back for another result set.
+func setKey(l store.Listing) (key string, ok bool) {
+	return fmt.Sprintf("%d@%s", l.InstID, l.ExportedAt), l.ExportedAt != ""
+}
+
+// answer writes into a the page kept under key, or writes it with write
+// and keeps it when it succeeds; keep false neither looks nor keeps.
+func (k *keptPages) answer(keep bool, key string, a *answer, write func() error) error {
+	if !keep {
+		return write()
+	}
+	k.mu.Lock()
+	page, ok := k.m[key]
+	k.mu.Unlock()
+	if ok {
+		a.body.Write(page)
+		return nil
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	page = bytes.Clone(a.body.Bytes())
+	if len(page) > k.maxBytes/8 {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.bytes+len(page) > k.maxBytes {
+		clear(k.m)
+		k.bytes = 0
+	}
+	if _, ok := k.m[key]; !ok {
+		k.m[key] = page
+		k.bytes += len(page)
+	}
+	return nil
 }

@@ -81,6 +81,8 @@ type Handler struct {
 	// figures keeps the headline figures of the result sets the pages
 	// have shown (readback.FigureCache: those of a set never change).
 	figures *readback.FigureCache
+	// kept keeps the pages of runs and comparisons (keptPages).
+	kept *keptPages
 }
 
 // New returns the handler of db.
@@ -105,7 +107,7 @@ func New(db *store.DB, o Options) (*Handler, error) {
 		return nil, optionerr.New(nil, "serve.Options", "%s must be a path beginning with /, without ?, #, %%, \\ or .., not "+strings.ReplaceAll(strconv.Quote(o.BasePath), "%", "%%"), "BasePath")
 	}
 	db.KeepColumns()
-	h := &Handler{db: db, o: o, slots: make(chan struct{}, o.MaxConcurrent), figures: readback.NewFigureCache(FigureCacheSize)}
+	h := &Handler{db: db, o: o, slots: make(chan struct{}, o.MaxConcurrent), figures: readback.NewFigureCache(FigureCacheSize), kept: newKeptPages(KeptPageBytes)}
 	if o.Token != "" {
 		h.token = sha256.Sum256([]byte(o.Token))
 	}
