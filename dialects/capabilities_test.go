@@ -45,6 +45,7 @@ var capabilities = map[string]func(dialects.Dialect) bool{
 	"ReadOnlyTeller":     is[dialects.ReadOnlyTeller],
 	"Retrier":            is[dialects.Retrier],
 	"RowKeyer":           is[dialects.RowKeyer],
+	"RowLimiter":         is[dialects.RowLimiter],
 	"Scripter":           is[dialects.Scripter],
 	"StaleSnapshots":     is[dialects.StaleSnapshots],
 	"StatsRefresher":     is[dialects.StatsRefresher],

@@ -529,6 +529,17 @@ type QueryKiller interface {
 	KillQuery(id int64) string
 }
 
+// RowLimiter is implemented by dialects that can cap the rows a SELECT
+// returns. A reader that wants the first n rows of an ordered query
+// (list --last, the newest run a selector names, a page of serve's runs)
+// asks for them alone; without it, the reader closes the rows once it has
+// n, and the driver may still read the rest off the wire.
+type RowLimiter interface {
+	// Limit returns query, a SELECT that ends in its ORDER BY, returning
+	// its first n rows only.
+	Limit(query string, n int) string
+}
+
 // Access is what a connection may do to the database it opens.
 type Access int
 

@@ -166,15 +166,37 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	q := fmt.Sprintf("SELECT %s FROM %s l JOIN %s i ON i.%s = l.%s WHERE %s ORDER BY l.%s DESC",
 		strings.Join(cols, ", "), c.qualified(led), c.qualified(profilers.InstancesTable), inst[0], base[0],
 		strings.Join(where, " AND "), base[0])
+	// With a count, the newest Last rows are asked for where the dialect
+	// can cap them (dialects.RowLimiter), rather than every row read off
+	// the wire; when rows whose profiler the ledger does not name leave
+	// fewer than Last of f.Profiler among them, all are read.
+	limit := 0
+	if lim, ok := c.db.d.(dialects.RowLimiter); ok && f.Last > 0 {
+		limit = f.Last
+		out, unknown, enough, err := c.selectRows(ctx, lim.Limit(q, limit), args, f, identity, counter != nil, limit)
+		if err != nil || enough {
+			return c.selected(ctx, f, out, unknown, err)
+		}
+	}
+	out, unknown, _, err := c.selectRows(ctx, q, args, f, identity, counter != nil, 0)
+	return c.selected(ctx, f, out, unknown, err)
+}
+
+// selectRows runs Select's query q and reads its rows, newest first, until
+// Last of f's are surely read. unknown are the listings whose profiler the
+// ledger does not name. enough is false when the query, capped at limit
+// rows (0: not capped), returned that many without Last of f's among them.
+func (c *Catalog) selectRows(ctx context.Context, q string, args []any, f Filter, identity, counter bool, limit int) (out []Listing, unknown []int, enough bool, err error) {
+	led := profilers.ResultSetsTable
 	rows, err := c.q.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", led, err)
+		return nil, nil, false, fmt.Errorf("read %s: %w", led, err)
 	}
 	defer rows.Close()
-	var out []Listing
-	var unknown []int // listings whose profiler the ledger does not name
-	known := 0        // listings of f.Profiler by the ledger's word
+	known := 0 // listings of f.Profiler by the ledger's word
+	read := 0
 	for rows.Next() {
+		read++
 		var l Listing
 		var when, host, input, version, caption, prof sql.NullString
 		var id runColumns
@@ -184,14 +206,14 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		if identity {
 			dest = append(append(dest, &prof), id.dest()...)
 		}
-		if counter != nil {
+		if counter {
 			dest = append(dest, &cname, &cdesc, &freq)
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("read %s: %w", led, err)
+			return nil, nil, false, fmt.Errorf("read %s: %w", led, err)
 		}
 		if l.Counter, err = counterOf(l.InstID, cname, cdesc, freq); err != nil {
-			return nil, err
+			return nil, nil, false, err
 		}
 		l.ExportedAt, l.Host, l.Input, l.Version, l.Caption = when.String, host.String, input.String, version.String, caption.String
 		l.Tables = map[string]int64{}
@@ -209,13 +231,22 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		// Newest first: once Last result sets are surely of the profiler,
 		// no older one can be among the newest Last.
 		if f.Last > 0 && (f.Profiler == "" && len(out) == f.Last || known == f.Last) {
-			break
+			return out, unknown, true, nil
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", led, err)
+		return nil, nil, false, fmt.Errorf("read %s: %w", led, err)
 	}
-	rows.Close()
+	return out, unknown, limit == 0 || read < limit, nil
+}
+
+// selected completes Select's listings out: the profiler of those the
+// ledger does not name (unknown), from RELATIONS, the count, the labels
+// and the row counts, oldest first.
+func (c *Catalog) selected(ctx context.Context, f Filter, out []Listing, unknown []int, err error) ([]Listing, error) {
+	if err != nil {
+		return nil, err
+	}
 	if len(unknown) > 0 {
 		// Written by a profdb that did not record the profiler: RELATIONS
 		// tells it, read in one query (by INST_ID unless they are many).

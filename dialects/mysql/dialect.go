@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	// The database/sql driver "mysql".
@@ -186,3 +187,6 @@ func (Dialect) ExplainOpen(err error) error {
 	}
 	return err
 }
+
+// Limit implements dialects.RowLimiter: LIMIT n.
+func (Dialect) Limit(query string, n int) string { return query + " LIMIT " + strconv.Itoa(n) }
