@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/profdb/profdb/internal/srcroot"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -23,13 +24,16 @@ import (
 // ServedPolicy is the Content-Security-Policy of a server's pages, to
 // send as a header too: the page's CSS and JavaScript by hash, nothing
 // else loads, and forms send only to the server itself.
-func ServedPolicy() (string, error) {
+func ServedPolicy() (string, error) { return servedPolicyOnce() }
+
+// servedPolicyOnce is ServedPolicy, its hashes computed once.
+var servedPolicyOnce = sync.OnceValues(func() (string, error) {
 	css, js, err := styleAndScript()
 	if err != nil {
 		return "", err
 	}
 	return servedPolicy(css, js), nil
-}
+})
 
 func servedPolicy(css, js []byte) string {
 	return "default-src 'none'; style-src " + sourceHash(css) + "; script-src " + sourceHash(js) +
@@ -57,9 +61,14 @@ func newPage(o *Options) (*template.Template, *page, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &page{Title: o.Title, CSP: policy(css, js), CSS: template.CSS(css), JS: template.JS(js), Top: o.Top, Links: o.Links}
+	p := &page{CSS: template.CSS(css), JS: template.JS(js), Title: o.Title, Top: o.Top, Links: o.Links}
 	if o.Links != nil {
-		p.CSP = servedPolicy(css, js)
+		p.CSP, err = servedPolicyOnce()
+	} else {
+		p.CSP = policy(css, js)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	return tmpl, p, nil
 }
