@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -252,7 +253,28 @@ func (h *Handler) trendPage(q *request, a *answer) error {
 	if err := html(a); err != nil {
 		return err
 	}
-	err = report.Write(q.ctx, q.rd, &a.body, ro)
+	// The page is that of the runs the filter chooses now, in this
+	// snapshot: kept under their identities and the parameters.
+	keep := false
+	key := sha256.New()
+	if list, err := q.rd.Select(q.ctx, o.Filter); err == nil && len(list) > 0 {
+		keep = true
+		w := url.Values{}
+		for k, vs := range v {
+			if k != "token" {
+				w[k] = vs
+			}
+		}
+		fmt.Fprintf(key, "trend %s", w.Encode())
+		for _, l := range list {
+			k, ok := setKey(l)
+			keep = keep && ok
+			fmt.Fprintf(key, " %s", k)
+		}
+	}
+	err = h.kept.answer(keep, string(key.Sum(nil)), a, func() error {
+		return report.Write(q.ctx, q.rd, &a.body, ro)
+	})
 	var oe interface{ Names(string) bool }
 	if errors.Is(err, trend.ErrUsage) || errors.As(err, &oe) {
 		return badRequest{err}
