@@ -21,5 +21,5 @@ func WithPeak(l TreeLimits, peak *int) TreeLimits {
 // out, where FiguresOf would read it by Figures.
 func (r *Reader) GroupedFigures(ctx context.Context, profiler string, ins []Instance) (map[int64]*Figures, error) {
 	out := map[int64]*Figures{}
-	return out, r.figuresBatch(ctx, profiler, ins, out)
+	return out, r.figuresBatch(ctx, profiler, ins, false, out)
 }

@@ -31,12 +31,13 @@ const figuresBatch = 200
 // order of ins.
 func (r *Reader) FiguresOf(ctx context.Context, ins []Instance) (map[int64]*Figures, error) {
 	out := make(map[int64]*Figures, len(ins))
-	return out, r.figuresOf(ctx, ins, out)
+	return out, r.figuresOf(ctx, ins, false, out)
 }
 
 // Headlines returns the headline (Figures.Headline, the line show prints
 // under a result set's description) of each of the listed result sets,
-// read as FiguresOf reads their figures. A result set whose figures cannot
+// read as FiguresOf reads their figures, but for a Light Coverage set's
+// routines, which its headline does not show. A result set whose figures cannot
 // be read for want of its profiler or of a table gets none; an error is
 // a query's.
 func (r *Reader) Headlines(ctx context.Context, ls []store.Listing) (map[int64]string, error) {
@@ -49,7 +50,7 @@ func (r *Reader) Headlines(ctx context.Context, ls []store.Listing) (map[int64]s
 		ins = append(ins, in)
 	}
 	figs := make(map[int64]*Figures, len(ins))
-	if err := r.figuresOf(ctx, ins, figs); err != nil {
+	if err := r.figuresOf(ctx, ins, true, figs); err != nil {
 		return nil, err
 	}
 	out := make(map[int64]string, len(figs))
@@ -76,8 +77,10 @@ func figureTables(profiler string) []string {
 }
 
 // figuresOf fills out with the figures of ins: from the reader's cache
-// where it has them, else read, and kept there.
-func (r *Reader) figuresOf(ctx context.Context, ins []Instance, out map[int64]*Figures) error {
+// where it has them, else read, and kept there. headline asks for the
+// figures of the headline only: a Light Coverage set's lines, not its
+// routines.
+func (r *Reader) figuresOf(ctx context.Context, ins []Instance, headline bool, out map[int64]*Figures) error {
 	for _, in := range ins {
 		if err := r.need(in, figureTables(in.Profiler)...); err != nil {
 			return err
@@ -89,7 +92,7 @@ func (r *Reader) figuresOf(ctx context.Context, ins []Instance, out map[int64]*F
 	if r.cache != nil {
 		var missed []Instance
 		for _, in := range ins {
-			if f := r.cache.get(in); f != nil {
+			if f := r.cache.get(in, headline); f != nil {
 				out[in.InstID] = f
 			} else {
 				missed = append(missed, in)
@@ -98,7 +101,7 @@ func (r *Reader) figuresOf(ctx context.Context, ins []Instance, out map[int64]*F
 		defer func() {
 			for _, in := range missed {
 				if f := out[in.InstID]; f != nil {
-					r.cache.put(in, f)
+					r.cache.put(in, f, headline)
 				}
 			}
 		}()
@@ -131,7 +134,7 @@ func (r *Reader) figuresOf(ctx context.Context, ins []Instance, out map[int64]*F
 		all := byProfiler[p]
 		for from := 0; from < len(all); from += figuresBatch {
 			batch := all[from:min(from+figuresBatch, len(all))]
-			if err := r.figuresBatch(ctx, p, batch, out); err != nil {
+			if err := r.figuresBatch(ctx, p, batch, headline, out); err != nil {
 				return err
 			}
 		}
@@ -169,7 +172,7 @@ func grouped[T any](ctx context.Context, r *Reader, tmpl string, args []any, eac
 
 // figuresBatch reads the figures of ins, result sets of profiler p, into
 // out: a set is added only when every query of its profiler had its row.
-func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, out map[int64]*Figures) error {
+func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, headline bool, out map[int64]*Figures) error {
 	list, args := inList(ins)
 	got := map[int64]*Figures{}
 	fig := func(id int64) *Figures {
@@ -187,7 +190,7 @@ func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, out
 			Ratio
 		}
 		err = grouped(ctx, r, linesByInstSQL(list), args, func(v *row) { fig(v.Inst).Lines = &Ratio{Covered: v.Covered, Total: v.Total} })
-		if err == nil {
+		if err == nil && !headline {
 			err = grouped(ctx, r, routinesByInstSQL(list), args, func(v *row) {
 				if f := got[v.Inst]; f != nil {
 					f.Routines = &Ratio{Covered: v.Covered, Total: v.Total}
@@ -271,6 +274,7 @@ type FigureCache struct {
 type cachedFigures struct {
 	exportedAt string
 	f          Figures
+	headline   bool // the headline's figures only (Headlines)
 }
 
 // NewFigureCache returns a cache of the figures of at most size result
@@ -283,24 +287,26 @@ func NewFigureCache(size int) *FigureCache {
 // and keep there those they read; nil for none.
 func (r *Reader) UseCache(c *FigureCache) { r.cache = c }
 
-// get returns a copy of the figures kept of in, nil when none are.
-func (c *FigureCache) get(in Instance) *Figures {
+// get returns a copy of the figures kept of in, nil when none are, or
+// when only the headline's are and headline does not say they will do.
+func (c *FigureCache) get(in Instance, headline bool) *Figures {
 	if in.exportedAt == "" {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[in.InstID]
-	if !ok || e.exportedAt != in.exportedAt {
+	if !ok || e.exportedAt != in.exportedAt || e.headline && !headline {
 		return nil
 	}
 	f := e.f
 	return &f
 }
 
-// put keeps a copy of the figures f of in, when the ledger lists in; a
-// full cache is emptied first (the figures are read again on demand).
-func (c *FigureCache) put(in Instance, f *Figures) {
+// put keeps a copy of the figures f of in, when the ledger lists in
+// (headline: the headline's figures only); a full cache is emptied first
+// (the figures are read again on demand).
+func (c *FigureCache) put(in Instance, f *Figures, headline bool) {
 	if in.exportedAt == "" {
 		return
 	}
@@ -309,5 +315,8 @@ func (c *FigureCache) put(in Instance, f *Figures) {
 	if len(c.m) >= c.size {
 		clear(c.m)
 	}
-	c.m[in.InstID] = cachedFigures{exportedAt: in.exportedAt, f: *f}
+	if e, ok := c.m[in.InstID]; ok && !e.headline && headline && e.exportedAt == in.exportedAt {
+		return // all the figures are kept already
+	}
+	c.m[in.InstID] = cachedFigures{exportedAt: in.exportedAt, f: *f, headline: headline}
 }
