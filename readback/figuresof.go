@@ -183,8 +183,10 @@ func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, hea
 	}
 	complete := func(*Figures) bool { return true }
 	var err error
+	var what string // the figures, for the error
 	switch p {
 	case lightcoverage.Name:
+		what = "coverage"
 		type row struct {
 			Inst int64 `db:"inst"`
 			Ratio
@@ -198,10 +200,8 @@ func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, hea
 			})
 			complete = func(f *Figures) bool { return f.Routines != nil }
 		}
-		if err != nil {
-			err = fmt.Errorf("read: result sets %d to %d: coverage: %w", ins[0].InstID, ins[len(ins)-1].InstID, err)
-		}
 	case functiontrace.Name:
+		what = "total time and calls"
 		type row struct {
 			Inst int64 `db:"inst"`
 			traceFigures
@@ -210,10 +210,8 @@ func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, hea
 			f := fig(v.Inst)
 			f.TotalTime, f.Calls = &v.Total, &v.Calls
 		})
-		if err != nil {
-			err = fmt.Errorf("read: result sets %d to %d: total time and calls: %w", ins[0].InstID, ins[len(ins)-1].InstID, err)
-		}
 	case resource.Name:
+		what = "live objects"
 		type row struct {
 			Inst      int64   `db:"inst"`
 			LiveCount NullDec `db:"live_count"`
@@ -223,10 +221,8 @@ func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, hea
 			f := fig(v.Inst)
 			f.LiveCount, f.LiveSize = &v.LiveCount, &v.LiveSize
 		})
-		if err != nil {
-			err = fmt.Errorf("read: result sets %d to %d: live objects: %w", ins[0].InstID, ins[len(ins)-1].InstID, err)
-		}
 	case referencecount.Name:
+		what = "objects"
 		type row struct {
 			Inst int64 `db:"inst"`
 			refCounts
@@ -235,12 +231,9 @@ func (r *Reader) figuresBatch(ctx context.Context, p string, ins []Instance, hea
 			f := fig(v.Inst)
 			f.Objects, f.Alive = &v.Objects, &v.Alive
 		})
-		if err != nil {
-			err = fmt.Errorf("read: result sets %d to %d: objects: %w", ins[0].InstID, ins[len(ins)-1].InstID, err)
-		}
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("read: result sets %d to %d: %s: %w", ins[0].InstID, ins[len(ins)-1].InstID, what, err)
 	}
 	for _, in := range ins {
 		if f := got[in.InstID]; f != nil && complete(f) {

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/profdb/profdb/internal/dbtest"
@@ -54,29 +53,14 @@ func TestSelectCaption(t *testing.T) {
 				{"' OR '1'='1", nil},
 				{"nothing like it", nil},
 			} {
-				got, err := x.DB().Select(ctx, store.Filter{Caption: c.text})
-				if err != nil {
-					t.Fatalf("%q: %v", c.text, err)
-				}
-				var gotIDs, wantIDs []int64
-				for _, l := range got {
-					gotIDs = append(gotIDs, l.InstID)
-				}
+				var want []int64
 				for _, i := range c.want {
-					wantIDs = append(wantIDs, ids[i])
+					want = append(want, ids[i])
 				}
-				if !slices.Equal(gotIDs, wantIDs) {
-					t.Errorf("caption %q: %v, want %v", c.text, gotIDs, wantIDs)
-				}
+				checkSelect(t, x.DB(), "caption "+c.text, store.Filter{Caption: c.text}, want...)
 			}
 			// With a count, the newest that match.
-			got, err := x.DB().Select(ctx, store.Filter{Caption: "nightly", Last: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != 1 || got[0].InstID != ids[2] {
-				t.Errorf("caption nightly, last 1: %v, want [%d]", got, ids[2])
-			}
+			checkSelect(t, x.DB(), "caption nightly, last 1", store.Filter{Caption: "nightly", Last: 1}, ids[2])
 		})
 	}
 }

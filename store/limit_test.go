@@ -32,14 +32,7 @@ func TestSelectLast(t *testing.T) {
 			db := x.DB()
 			check := func(what string, f store.Filter, want ...int64) {
 				t.Helper()
-				got, err := db.Select(ctx, f)
-				var gotIDs []int64
-				for _, l := range got {
-					gotIDs = append(gotIDs, l.InstID)
-				}
-				if err != nil || !slices.Equal(gotIDs, want) {
-					t.Errorf("%s: %v, %v; want %v", what, gotIDs, err, want)
-				}
+				checkSelect(t, db, what, f, want...)
 			}
 			check("last 2", store.Filter{Last: 2}, ids[2], ids[3])
 			check("last 1 of the trace", store.Filter{Profiler: functiontrace.Name, Last: 1}, ids[0])
@@ -51,5 +44,19 @@ func TestSelectLast(t *testing.T) {
 			check("none recorded: last 2 of coverage", store.Filter{Profiler: lightcoverage.Name, Last: 2}, ids[2], ids[3])
 			check("none recorded: last 3", store.Filter{Last: 3}, ids[1], ids[2], ids[3])
 		})
+	}
+}
+
+// checkSelect fails t unless db.Select(f) chooses the result sets want,
+// in that order.
+func checkSelect(t *testing.T, db *store.DB, what string, f store.Filter, want ...int64) {
+	t.Helper()
+	got, err := db.Select(ctxT(t), f)
+	var gotIDs []int64
+	for _, l := range got {
+		gotIDs = append(gotIDs, l.InstID)
+	}
+	if err != nil || !slices.Equal(gotIDs, want) {
+		t.Errorf("%s: %v, %v; want %v", what, gotIDs, err, want)
 	}
 }

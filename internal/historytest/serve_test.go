@@ -28,7 +28,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,14 +78,7 @@ func BenchmarkServe(b *testing.B) {
 		b.Fatalf("-serveon: %v", err)
 	}
 	ctx := b.Context()
-	cache := *histCache
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			dir = os.TempDir()
-		}
-		cache = filepath.Join(dir, "profdb-histbench", runtime.Version())
-	}
+	cache := cacheDir()
 	var k *kind
 	if len(reuse) < len(sizes) {
 		inputs, srcRoot, err := coverageInputs(ctx, cache)
