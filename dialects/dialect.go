@@ -512,6 +512,34 @@ type Connector interface {
 	Connector(driverDSN string, dial DialFunc) (driver.Connector, error)
 }
 
+// QueryKiller is implemented by dialects whose server runs a statement on
+// after its client gave up waiting for it: MySQL and MariaDB notice a
+// closed connection only when they write to it, so a SELECT SLEEP(30) or a
+// long aggregate whose context ended (profdb serve's query timeout, an
+// interrupted command) would hold its thread and locks on. A read
+// snapshot (store) reads its connection's id with ConnectionID when it
+// begins, and when its context ends runs KillQuery(id) on another
+// connection, before the snapshot's own connection goes back to the pool.
+type QueryKiller interface {
+	// ConnectionID is the query of the server's id of the connection it
+	// runs on, one integer.
+	ConnectionID() string
+	// KillQuery is the statement that stops the statement connection id
+	// runs, leaving the connection open.
+	KillQuery(id int64) string
+}
+
+// RowLimiter is implemented by dialects that can cap the rows a SELECT
+// returns. A reader that wants the first n rows of an ordered query
+// (list --last, the newest run a selector names, a page of serve's runs)
+// asks for them alone; without it, the reader closes the rows once it has
+// n, and the driver may still read the rest off the wire.
+type RowLimiter interface {
+	// Limit returns query, a SELECT that ends in its ORDER BY, returning
+	// its first n rows only.
+	Limit(query string, n int) string
+}
+
 // Access is what a connection may do to the database it opens.
 type Access int
 

@@ -34,10 +34,12 @@
 //	LockWaiter           x      -       -      -        a writer waits while other writers progress / the server's own lock wait
 //	Locker               -      x       x      x        serializes result-set allocation / the transaction's own isolation
 //	Namespaces           -      x       x      x        a private schema or database, for the test kits / a new file is one
+//	QueryKiller          -      -       x      -        stops on the server a statement whose context ended (KILL QUERY) / the driver's cancel stops it
 //	NewTableCreator      -      -       -      x        unguarded DDL for a table found missing / CreateTableIn
 //	OpenExplainer        x      -       x      -        tells a missing database or a non-database file / the driver's error
 //	ReadOnlyTeller       x      x       x      x        tells a refused write (hot standby, read-only) / the server's words, and Facts.ReadOnlyProbe
 //	Retrier              -      x       x      x        reruns a transaction after a deadlock or conflict / no retry
+//	RowLimiter           x      x       x      -        asks for the first n rows of an ordered SELECT (LIMIT) / the rows are read until n, the rest closed
 //	RowKeyer             -      -       x      -        a hidden primary key where the server demands one / tables without
 //	Scripter             x      x       x      x        SQL scripts (profdb ddl, export --sql-out) / no script for the dialect
 //	StaleSnapshots       -      -       x      x        reads again when a table changed under the snapshot / no error taken for that

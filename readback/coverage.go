@@ -126,21 +126,49 @@ func (r *Reader) groups(ctx context.Context, inst int64, col string, n int) (Lis
 }
 
 // lineCoverageSQL counts the lines of a Light Coverage result set (its
-// LINES rows) and those that ran, as total and covered.
-const lineCoverageSQL = `SELECT COUNT(*) AS total, COALESCE(SUM(` + coveredCase + `), 0) AS covered
-	FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} = {?}`
+// LINES rows) and those that ran, as total and covered; linesByInstSQL
+// counts them for each of several (FiguresOf).
+var lineCoverageSQL = aggregateSQL(linesAggregates, "{l:"+lcLines+"}", "{l."+lcLines+".INST_ID}", "")
+
+func linesByInstSQL(list string) string {
+	return aggregateSQL(linesAggregates, "{l:"+lcLines+"}", "{l."+lcLines+".INST_ID}", list)
+}
+
+const linesAggregates = `COUNT(*) AS total, COALESCE(SUM(` + coveredCase + `), 0) AS covered`
 
 // routinesCoveredSQL counts the routines of a Light Coverage result set
 // (its ROUTINES_DATA rows) and those covered, as total and covered: a
 // routine is covered when it ran (COL_MARK) or a line of it ran. The
 // subquery names the INST_ID itself, not through rd: Citus then plans the
 // query on the one shard that holds the result set (docs/clusters.md,
-// "Citus").
-const routinesCoveredSQL = `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN {rd.` + lcRoutines + `.COL_MARK} > 0
-	OR EXISTS (SELECT 1 FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} = {?}
+// "Citus"). routinesByInstSQL counts them for each of several result sets,
+// the subquery's INST_ID that of rd (FiguresOf, not on Citus).
+var routinesCoveredSQL = aggregateSQL(routinesAggregates("{?}"), "{rd:"+lcRoutines+"}", "{rd."+lcRoutines+".INST_ID}", "")
+
+func routinesByInstSQL(list string) string {
+	return aggregateSQL(routinesAggregates("{rd."+lcRoutines+".INST_ID}"), "{rd:"+lcRoutines+"}", "{rd."+lcRoutines+".INST_ID}", list)
+}
+
+// routinesAggregates are routinesCoveredSQL's figures, inst the INST_ID
+// its subquery reads the lines of.
+func routinesAggregates(inst string) string {
+	return `COUNT(*) AS total, COALESCE(SUM(CASE WHEN {rd.` + lcRoutines + `.COL_MARK} > 0
+	OR EXISTS (SELECT 1 FROM {l:` + lcLines + `} WHERE {l.` + lcLines + `.INST_ID} = ` + inst + `
 		AND {l.` + lcLines + `.PARENT_ID} = {rd.` + lcRoutines + `.ID} AND {l.` + lcLines + `.COL_MARK} > 0)
-	THEN 1 ELSE 0 END), 0) AS covered
-	FROM {rd:` + lcRoutines + `} WHERE {rd.` + lcRoutines + `.INST_ID} = {?}`
+	THEN 1 ELSE 0 END), 0) AS covered`
+}
+
+// aggregateSQL is the query template of figures (aggregates, as a select
+// list) over the rows of from whose INST_ID (the column inst) is a result
+// set's: of one, {?}, when list is "", else of each INST_ID list names
+// ("{?1}, {?2}"), as a row each with the INST_ID as inst. The figures of
+// one result set and of several are so read by one text.
+func aggregateSQL(aggregates, from, inst, list string) string {
+	if list == "" {
+		return "SELECT " + aggregates + " FROM " + from + " WHERE " + inst + " = {?}"
+	}
+	return "SELECT " + inst + " AS inst, " + aggregates + " FROM " + from + " WHERE " + inst + " IN (" + list + ") GROUP BY " + inst
+}
 
 // LineCoverage reads the lines of Light Coverage result set in (its LINES
 // rows) and how many of them ran: the line coverage show prints, compare

@@ -113,13 +113,23 @@ func (r *Reader) traceFigures(ctx context.Context, inst int64) (traceFigures, er
 // (TotalTime: the time with children of the calls with no caller, over
 // every thread) in one pass over its CALL_TRACE rows, without the
 // routines' names that routineTimes joins for show.
-const traceFiguresSQL = `SELECT COALESCE(SUM(COALESCE({rt.` + ftRoutines + `.COL_HIT_COUNT}, a.n)), 0) AS calls,
-	COALESCE(SUM(a.roots), 0) AS total
-	FROM (SELECT COALESCE({c.` + ftCallTrace + `.COL_ROUTINE_NAME}, -1) AS rid, COUNT(*) AS n,
-		SUM(CASE WHEN {c.` + ftCallTrace + `.COL_PARENT_NO} = -1 THEN {c.` + ftCallTrace + `.COL__S_WITH_CHILDREN} ELSE 0 END) AS roots
-		FROM {c:` + ftCallTrace + `} WHERE {c.` + ftCallTrace + `.INST_ID} = {?}
-		GROUP BY COALESCE({c.` + ftCallTrace + `.COL_ROUTINE_NAME}, -1)) a
-	LEFT JOIN {rt:` + ftRoutines + `} ON {rt.` + ftRoutines + `.INST_ID} = {?} AND {rt.` + ftRoutines + `.REC_ID} = a.rid`
+// traceFiguresOf reads them for each of several result sets.
+var traceFiguresSQL = traceFiguresOf("")
+
+// traceFiguresOf is traceFiguresSQL of one result set (list "") or of each
+// that list names (aggregateSQL).
+func traceFiguresOf(list string) string {
+	ct := func(col string) string { return "{c." + ftCallTrace + "." + col + "}" }
+	rid := "COALESCE(" + ct("COL_ROUTINE_NAME") + ", -1)"
+	inner := rid + " AS rid, COUNT(*) AS n, SUM(CASE WHEN " + ct("COL_PARENT_NO") + " = -1 THEN " + ct("COL__S_WITH_CHILDREN") + " ELSE 0 END) AS roots FROM {c:" + ftCallTrace + "}"
+	figures := "COALESCE(SUM(COALESCE({rt." + ftRoutines + ".COL_HIT_COUNT}, a.n)), 0) AS calls, COALESCE(SUM(a.roots), 0) AS total"
+	if list == "" {
+		return "SELECT " + figures + " FROM (SELECT " + inner + " WHERE " + ct("INST_ID") + " = {?} GROUP BY " + rid + `) a
+	LEFT JOIN {rt:` + ftRoutines + "} ON {rt." + ftRoutines + ".INST_ID} = {?} AND {rt." + ftRoutines + ".REC_ID} = a.rid"
+	}
+	return "SELECT a.inst AS inst, " + figures + " FROM (SELECT " + ct("INST_ID") + " AS inst, " + inner + " WHERE " + ct("INST_ID") + " IN (" + list + ") GROUP BY " + ct("INST_ID") + ", " + rid + `) a
+	LEFT JOIN {rt:` + ftRoutines + "} ON {rt." + ftRoutines + ".INST_ID} = a.inst AND {rt." + ftRoutines + ".REC_ID} = a.rid GROUP BY a.inst"
+}
 
 // LiveObjects reads the live count and live size over every class of a
 // Resource or Reference Count result set (its CLASSES_DATA): for a
@@ -141,26 +151,42 @@ func (r *Reader) LiveObjects(ctx context.Context, in Instance) (count, size Null
 }
 
 // classTotals sums COL_LIVE_COUNT and COL_LIVE_SIZE of the CLASSES_DATA
-// table t for result set inst: the one place live objects are computed.
+// table t for result set inst: the one place live objects are computed
+// (classTotalsByInstSQL).
 func (r *Reader) classTotals(ctx context.Context, t string, inst int64) (count, size NullDec, err error) {
-	err = query(ctx, r, inst, `SELECT COALESCE(SUM({c.`+t+`.COL_LIVE_COUNT}), 0) AS live_count,
-		COALESCE(SUM({c.`+t+`.COL_LIVE_SIZE}), 0) AS live_size
-		FROM {c:`+t+`} WHERE {c.`+t+`.INST_ID} = {?}`,
+	err = query(ctx, r, inst, classTotalsByInstSQL(t, ""),
 		func(v *ClassFigures) bool { count, size = v.LiveCount, v.LiveSize; return false })
 	return count, size, err
+}
+
+// classTotalsByInstSQL is the live count and size of a result set in the
+// CLASSES_DATA table t: of one (list "") or of each that list names
+// (aggregateSQL).
+func classTotalsByInstSQL(t, list string) string {
+	return aggregateSQL(`COALESCE(SUM({c.`+t+`.COL_LIVE_COUNT}), 0) AS live_count,
+		COALESCE(SUM({c.`+t+`.COL_LIVE_SIZE}), 0) AS live_size`, `{c:`+t+`}`, `{c.`+t+`.INST_ID}`, list)
 }
 
 // refObjects counts the objects of a Reference Count result set, and those
 // with live references at the end: the totals of show's object lists.
 func (r *Reader) refObjects(ctx context.Context, inst int64) (objects, alive int64, err error) {
 	var v refCounts
-	err = query(ctx, r, inst, `SELECT COUNT(*) AS objects,
-		COALESCE(SUM(CASE WHEN {o.`+rcObjects+`.COL_LIVE_REFERENCES} > 0 THEN 1 ELSE 0 END), 0) AS alive
-		FROM {o:`+rcObjects+`} LEFT JOIN {c:`+rcMetaClasses+`} ON {c.`+rcMetaClasses+`.INST_ID} = {?}
-			AND {c.`+rcMetaClasses+`.REC_ID} = {o.`+rcObjects+`.COL_CLASSRID}
-		WHERE {o.`+rcObjects+`.INST_ID} = {?}`,
-		func(x *refCounts) bool { v = *x; return false })
+	err = query(ctx, r, inst, refObjectsByInstSQL(""), func(x *refCounts) bool { v = *x; return false })
 	return v.Objects, v.Alive, err
+}
+
+// refObjectsByInstSQL counts the objects of a Reference Count result set
+// and those alive at the end: of one (list "") or of each that list names
+// (aggregateSQL), its classes joined by the INST_ID given or the object's.
+func refObjectsByInstSQL(list string) string {
+	inst := "{?}"
+	if list != "" {
+		inst = "{o." + rcObjects + ".INST_ID}"
+	}
+	return aggregateSQL(`COUNT(*) AS objects,
+		COALESCE(SUM(CASE WHEN {o.`+rcObjects+`.COL_LIVE_REFERENCES} > 0 THEN 1 ELSE 0 END), 0) AS alive`,
+		`{o:`+rcObjects+`} LEFT JOIN {c:`+rcMetaClasses+`} ON {c.`+rcMetaClasses+`.INST_ID} = `+inst+`
+			AND {c.`+rcMetaClasses+`.REC_ID} = {o.`+rcObjects+`.COL_CLASSRID}`, `{o.`+rcObjects+`.INST_ID}`, list)
 }
 
 type coverageFigures struct {

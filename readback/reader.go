@@ -27,6 +27,7 @@ type Reader struct {
 	d      dialects.Dialect
 	cat    *store.Catalog // the tables and columns, read in the snapshot
 	owned  *store.DB      // closed by Close when Open opened it
+	cache  *FigureCache   // where FiguresOf keeps figures; nil for none
 }
 
 // Open opens the database a DSN names (see store.Open) read-only
@@ -282,6 +283,10 @@ type Instance struct {
 	// gives it: Summarize and package compare read it (Runs); Instances
 	// leaves it nil.
 	Run *resultset.Run `json:"run,omitempty"`
+	// exportedAt is when profdb's ledger says the result set was
+	// exported, "" when it has no row there: a FigureCache keeps the
+	// figures of a result set the ledger lists only.
+	exportedAt string
 }
 
 // Instances lists the result sets in INSTANCES by INST_ID (store.Catalog's
@@ -309,7 +314,7 @@ func (r *Reader) Instances(ctx context.Context, ids ...int64) ([]Instance, error
 // InstanceOf returns the description of the result set a listing of the
 // store describes (its rows counted only when the listing counted them).
 func InstanceOf(l store.Listing) Instance {
-	in := Instance{InstID: l.InstID, Caption: l.Caption, Profiler: l.Profiler, Rows: l.Rows, Tables: l.Tables, Counter: l.Counter}
+	in := Instance{InstID: l.InstID, Caption: l.Caption, Profiler: l.Profiler, Rows: l.Rows, Tables: l.Tables, Counter: l.Counter, exportedAt: l.ExportedAt}
 	if c := l.Counter; c != nil {
 		in.CounterName, in.CounterDescription = c.Name, c.Description
 		if c.Frequency != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/profdb/profdb/internal/srcroot"
 	"github.com/profdb/profdb/profilers/lightcoverage"
@@ -25,14 +26,17 @@ import (
 // only to the server itself, and no other site frames the page. The page
 // carries the same policy in its meta element, but for frame-ancestors,
 // which a browser obeys only in the header (and reports as an error in a
-// meta element).
-func ServedPolicy() (string, error) {
+// meta element). The hashes are computed once.
+func ServedPolicy() (string, error) { return servedPolicyOnce() }
+
+// servedPolicyOnce is ServedPolicy, its hashes computed once.
+var servedPolicyOnce = sync.OnceValues(func() (string, error) {
 	css, js, err := styleAndScript()
 	if err != nil {
 		return "", err
 	}
 	return servedPolicy(css, js) + "; frame-ancestors 'none'", nil
-}
+})
 
 // servedPolicy is the policy of a server's page in its meta element.
 func servedPolicy(css, js []byte) string {
@@ -61,9 +65,11 @@ func newPage(o *Options) (*template.Template, *page, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &page{Title: o.Title, CSP: policy(css, js), CSS: template.CSS(css), JS: template.JS(js), Top: o.Top, Links: o.Links}
+	p := &page{CSS: template.CSS(css), JS: template.JS(js), Title: o.Title, Top: o.Top, Links: o.Links}
 	if o.Links != nil {
 		p.CSP = servedPolicy(css, js)
+	} else {
+		p.CSP = policy(css, js)
 	}
 	return tmpl, p, nil
 }
@@ -207,7 +213,7 @@ func WriteCompare(ctx context.Context, r *readback.Reader, w io.Writer, a, b int
 type RunsPage struct {
 	Runs []RunRow
 	// Filter holds the filter's values as given, by parameter name
-	// (profiler, branch, commit, label, since).
+	// (profiler, branch, commit, label, since, caption).
 	Filter    map[string]string
 	Profilers []string
 	First     string // the first page's address; "" on the first page

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/profdb/profdb/internal/srcroot"
 	"github.com/profdb/profdb/internal/termtext"
@@ -241,7 +242,12 @@ func execute(tmpl *template.Template, w io.Writer, p *page) error {
 	return nil
 }
 
-func parse() (*template.Template, error) {
+// parse returns the report's template, parsed once: html/template escapes
+// it on its first execution, and executes it concurrently after, so the
+// pages a server writes one after the other share the work.
+var parse = sync.OnceValues(parseTemplate)
+
+func parseTemplate() (*template.Template, error) {
 	funcs := template.FuncMap{
 		"pct":       readback.Percent,
 		"qualified": func(class, name string) string { return readback.FullName("", class, name) },

@@ -34,12 +34,12 @@ func known(v url.Values, names ...string) error {
 }
 
 // filterParams are list's filter flags.
-var filterParams = []string{"profiler", "branch", "commit", "label", "since", "last"}
+var filterParams = []string{"profiler", "branch", "commit", "label", "since", "caption", "last"}
 
 // filterOf reads list's filter flags from v (store.FilterText's rule);
 // last is --last's default.
 func filterOf(v url.Values, last int) (store.Filter, error) {
-	t := store.FilterText{Profiler: v.Get("profiler"), Branch: v.Get("branch"), Commit: v.Get("commit"), Labels: v["label"], Since: v.Get("since"), Last: last}
+	t := store.FilterText{Profiler: v.Get("profiler"), Branch: v.Get("branch"), Commit: v.Get("commit"), Labels: v["label"], Since: v.Get("since"), Caption: v.Get("caption"), Last: last}
 	if s := v.Get("last"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
@@ -52,11 +52,6 @@ func filterOf(v url.Values, last int) (store.Filter, error) {
 		return f, badRequest{err}
 	}
 	return f, nil
-}
-
-// filtered reports whether f filters anything (list reads all otherwise).
-func filtered(f store.Filter) bool {
-	return f.Profiler != "" || f.Branch != "" || f.Commit != "" || len(f.Labels) > 0 || f.Since != "" || f.Last > 0
 }
 
 // positive reads a positive integer parameter, dflt when absent.
@@ -74,7 +69,7 @@ func positive(v url.Values, name string, dflt int) (int, error) {
 
 // listing is what list prints for the filter of v.
 func (q *request) listing(f store.Filter) (readback.Listing, error) {
-	if filtered(f) {
+	if f.Narrows() {
 		f.Counted = true
 		return q.rd.Select(q.ctx, f)
 	}

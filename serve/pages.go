@@ -1,12 +1,15 @@
 package serve
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/profdb/profdb/profilers"
 	"github.com/profdb/profdb/readback"
@@ -111,7 +114,7 @@ func (h *Handler) runsPage(q *request, a *answer) error {
 		return err
 	}
 	rp := &report.RunsPage{Filter: map[string]string{}, Profilers: profilers.Names(), PageSize: want}
-	for _, k := range []string{"profiler", "branch", "commit", "since"} {
+	for _, k := range []string{"profiler", "branch", "commit", "since", "caption"} {
 		rp.Filter[k] = v.Get(k)
 	}
 	rp.Filter["label"] = strings.Join(v["label"], ",")
@@ -119,15 +122,13 @@ func (h *Handler) runsPage(q *request, a *answer) error {
 	if more {
 		got = got[1:] // oldest first: the extra one is the oldest
 	}
+	// The headlines of the page's runs, a few queries for them all.
+	heads, err := q.rd.Headlines(q.ctx, got)
+	if err != nil {
+		return err
+	}
 	for i := len(got) - 1; i >= 0; i-- {
-		l := got[i]
-		row := report.RunRow{Listing: l}
-		if in, err := q.rd.Instance(q.ctx, l.InstID); err == nil {
-			if fig, err := q.rd.Figures(q.ctx, in); err == nil {
-				row.Headline = fig.Headline()
-			}
-		}
-		rp.Runs = append(rp.Runs, row)
+		rp.Runs = append(rp.Runs, report.RunRow{Listing: got[i], Headline: heads[got[i].InstID]})
 	}
 	page := func(before int64) string {
 		w := url.Values{}
@@ -197,7 +198,11 @@ func (h *Handler) runPage(q *request, a *answer) error {
 	if err := html(a); err != nil {
 		return err
 	}
-	return report.WriteRun(q.ctx, q.rd, &a.body, l.InstID, baseline, ro)
+	key, ok := setKey(l)
+	key = fmt.Sprintf("run %s baseline %d trend %v", key, baseline, !ro.Links.(links).noTrend)
+	return h.kept.answer(ok, key, a, func() error {
+		return report.WriteRun(q.ctx, q.rd, &a.body, l.InstID, baseline, ro)
+	})
 }
 
 // comparable reports whether result sets a and b compare
@@ -268,7 +273,11 @@ func (h *Handler) comparePage(q *request, a *answer) error {
 	if err := html(a); err != nil {
 		return err
 	}
-	return report.WriteCompare(q.ctx, q.rd, &a.body, first.InstID, second.InstID, h.reportOptions(v))
+	ka, okA := setKey(first)
+	kb, okB := setKey(second)
+	return h.kept.answer(okA && okB, "compare "+ka+" "+kb, a, func() error {
+		return report.WriteCompare(q.ctx, q.rd, &a.body, first.InstID, second.InstID, h.reportOptions(v))
+	})
 }
 
 // trendPage is /trend?….
@@ -283,7 +292,28 @@ func (h *Handler) trendPage(q *request, a *answer) error {
 	if err := html(a); err != nil {
 		return err
 	}
-	err = report.Write(q.ctx, q.rd, &a.body, ro)
+	// The page is that of the runs the filter chooses now, in this
+	// snapshot: kept under their identities and the parameters.
+	keep := false
+	key := sha256.New()
+	if list, err := q.rd.Select(q.ctx, o.Filter); err == nil && len(list) > 0 {
+		keep = true
+		w := url.Values{}
+		for k, vs := range v {
+			if k != "token" {
+				w[k] = vs
+			}
+		}
+		fmt.Fprintf(key, "trend %s", w.Encode())
+		for _, l := range list {
+			k, ok := setKey(l)
+			keep = keep && ok
+			fmt.Fprintf(key, " %s", k)
+		}
+	}
+	err = h.kept.answer(keep, string(key.Sum(nil)), a, func() error {
+		return report.Write(q.ctx, q.rd, &a.body, ro)
+	})
 	var oe interface{ Names(string) bool }
 	if errors.Is(err, trend.ErrUsage) || errors.As(err, &oe) {
 		return badRequest{err}
@@ -306,4 +336,66 @@ func (h *Handler) errorPage(w http.ResponseWriter, r *http.Request, code int, ms
 		}
 	}
 	http.Error(w, msg, code)
+}
+
+// keptPages keeps the pages that show result sets named by INST_ID alone
+// (a run's page, a comparison), under the identity of those result sets:
+// a result set never changes once written, and an INST_ID profdb's ledger
+// gave out is never given out again, so the page is the one a later
+// snapshot would write while the result sets are there (a deleted one is
+// not found by the request's own selectors, which are resolved in its
+// snapshot before the kept page is looked up). At most maxBytes of pages
+// are kept; safe for concurrent use.
+type keptPages struct {
+	mu       sync.Mutex
+	maxBytes int
+	bytes    int
+	m        map[string][]byte
+}
+
+// KeptPageBytes is how many bytes of pages a Handler keeps (keptPages).
+const KeptPageBytes = 16 << 20
+
+func newKeptPages(maxBytes int) *keptPages {
+	return &keptPages{maxBytes: maxBytes, m: map[string][]byte{}}
+}
+
+// setKey is the identity of a result set a kept page shows: its INST_ID
+// and when it was exported; ok is false for one the ledger does not list,
+// whose INST_ID may come back for another result set.
+func setKey(l store.Listing) (key string, ok bool) {
+	return fmt.Sprintf("%d@%s", l.InstID, l.ExportedAt), l.ExportedAt != ""
+}
+
+// answer writes into a the page kept under key, or writes it with write
+// and keeps it when it succeeds; keep false neither looks nor keeps.
+func (k *keptPages) answer(keep bool, key string, a *answer, write func() error) error {
+	if !keep {
+		return write()
+	}
+	k.mu.Lock()
+	page, ok := k.m[key]
+	k.mu.Unlock()
+	if ok {
+		a.body.Write(page)
+		return nil
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	page = bytes.Clone(a.body.Bytes())
+	if len(page) > k.maxBytes/8 {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.bytes+len(page) > k.maxBytes {
+		clear(k.m)
+		k.bytes = 0
+	}
+	if _, ok := k.m[key]; !ok {
+		k.m[key] = page
+		k.bytes += len(page)
+	}
+	return nil
 }

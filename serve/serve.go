@@ -63,6 +63,11 @@ const (
 	DefaultPageSize      = 50
 )
 
+// FigureCacheSize is how many result sets' headline figures a Handler
+// keeps (readback.FigureCache), about 200 bytes each: those of the runs
+// and trend pages read most.
+const FigureCacheSize = 20000
+
 // CookieName is the cookie that carries the token once given.
 const CookieName = "profdb_token"
 
@@ -73,6 +78,11 @@ type Handler struct {
 	mux   *http.ServeMux
 	slots chan struct{}
 	token [sha256.Size]byte
+	// figures keeps the headline figures of the result sets the pages
+	// have shown (readback.FigureCache: those of a set never change).
+	figures *readback.FigureCache
+	// kept keeps the pages of runs and comparisons (keptPages).
+	kept *keptPages
 }
 
 // New returns the handler of db.
@@ -96,7 +106,8 @@ func New(db *store.DB, o Options) (*Handler, error) {
 	if o.BasePath != "" && (!strings.HasPrefix(o.BasePath, "/") || strings.ContainsAny(o.BasePath, "?#%\\") || strings.Contains(o.BasePath, "..")) {
 		return nil, optionerr.New(nil, "serve.Options", "%s must be a path beginning with /, without ?, #, %%, \\ or .., not "+strings.ReplaceAll(strconv.Quote(o.BasePath), "%", "%%"), "BasePath")
 	}
-	h := &Handler{db: db, o: o, slots: make(chan struct{}, o.MaxConcurrent)}
+	db.KeepColumns()
+	h := &Handler{db: db, o: o, slots: make(chan struct{}, o.MaxConcurrent), figures: readback.NewFigureCache(FigureCacheSize), kept: newKeptPages(KeptPageBytes)}
 	if o.Token != "" {
 		h.token = sha256.Sum256([]byte(o.Token))
 	}
@@ -264,6 +275,7 @@ func (h *Handler) inSnapshot(ctx context.Context, r *http.Request, a *answer, f 
 		return err
 	}
 	defer rd.Close()
+	rd.UseCache(h.figures)
 	if beforeRead != nil {
 		if err := beforeRead(ctx, rd); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/profdb/profdb/ddl"
 	"github.com/profdb/profdb/dialects"
@@ -22,6 +23,7 @@ type Catalog struct {
 	q      dialects.DBTX
 	tables map[string]string            // upper-case name → real name
 	cols   map[string]map[string]string // upper-case table → upper-case column → real name
+	fresh  map[string]bool              // upper-case tables whose columns this catalogue read itself
 }
 
 // Catalog lists the tables of the database (in Options.Schema) through q,
@@ -99,6 +101,15 @@ func (c *Catalog) realCol(ctx context.Context, table, column string) (string, er
 	key := strings.ToUpper(table)
 	m, ok := c.cols[key]
 	if !ok {
+		if m = c.db.kept.get(c.tables[key]); m != nil {
+			c.cols[key] = m
+		}
+	}
+	real, found := m[strings.ToUpper(column)]
+	if !found && (m == nil || c.db.kept.has(c.tables[key]) && !c.fresh[key]) {
+		// Read now: the table's columns were not read yet, or were kept
+		// from an earlier catalogue and a column may have been added
+		// since (ColumnAdder).
 		infos, err := c.db.d.Columns(ctx, c.q, c.db.opts.Schema, c.tables[key])
 		if err != nil {
 			return "", fmt.Errorf("inspect table %s: %w", table, err)
@@ -107,13 +118,69 @@ func (c *Catalog) realCol(ctx context.Context, table, column string) (string, er
 		for _, ci := range infos {
 			m[strings.ToUpper(ci.Name)] = ci.Name
 		}
-		c.cols[key] = m
+		c.setCols(key, m)
+		real, found = m[strings.ToUpper(column)]
 	}
-	real, ok := m[strings.ToUpper(column)]
-	if !ok {
+	if !found {
 		return "", fmt.Errorf("table %s has no column %s: %w", c.tables[key], column, errNoColumn)
 	}
 	return real, nil
+}
+
+// setCols records the columns of the documented table key (upper case),
+// read through the catalogue's querier just now, and keeps them in the DB
+// when it keeps columns.
+func (c *Catalog) setCols(key string, m map[string]string) {
+	c.cols[key] = m
+	if c.fresh == nil {
+		c.fresh = map[string]bool{}
+	}
+	c.fresh[key] = true
+	c.db.kept.put(c.tables[key], m)
+}
+
+// keptColumns are the columns of tables by real name that a DB keeps
+// from catalogue to catalogue (DB.KeepColumns); safe for concurrent use.
+// A nil *keptColumns keeps nothing.
+type keptColumns struct {
+	mu sync.Mutex
+	m  map[string]map[string]string
+}
+
+func (k *keptColumns) get(table string) map[string]string {
+	if k == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.m[table]
+}
+
+func (k *keptColumns) has(table string) bool { return k.get(table) != nil }
+
+func (k *keptColumns) put(table string, m map[string]string) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.m[table] = m
+}
+
+// KeepColumns has the catalogues of db read after it keep the columns of
+// each table they read, for the catalogues after them, which read only
+// the list of tables then: for a program that begins many snapshots one
+// after the other (profdb serve: one a request), where reading the
+// columns of each table a request touches again costs more than the
+// request's own statements (information_schema on a server with many
+// schemas). A column asked for that the kept columns lack has its table's
+// columns read again (profdb adds its own new columns to older tables);
+// a column dropped or renamed while the program runs is not seen. Call it
+// before the DB is used from several goroutines.
+func (db *DB) KeepColumns() {
+	if db.kept == nil {
+		db.kept = &keptColumns{m: map[string]map[string]string{}}
+	}
 }
 
 // hasCols tells whether table has every one of the documented columns.

@@ -34,6 +34,9 @@ type DB struct {
 	// its connections wait (negative: none); see BeginWrite.
 	file     string
 	lockWait time.Duration
+	// kept, once KeepColumns is called, holds the columns of the tables
+	// catalogues have read, for the catalogues after them.
+	kept *keptColumns
 }
 
 // Open opens the database a profdb DSN names (see dialects.ForDSN) and

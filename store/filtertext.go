@@ -13,7 +13,7 @@ import (
 )
 
 // FilterText is a Filter as a person writes it: the values of list's and
-// trend's --profiler, --branch, --commit, --label, --since and --last,
+// trend's --profiler, --branch, --commit, --label, --since, --caption and --last,
 // or of the same query parameters of profdb serve. Filter reads it, the
 // one rule for both.
 type FilterText struct {
@@ -22,6 +22,7 @@ type FilterText struct {
 	Commit   string   // a commit prefix (runid.ParseCommitPrefix)
 	Labels   []string // KEY=VALUE each (runid.ParseLabels)
 	Since    string   // a date (UTC), an RFC 3339 time or an age before now (ParseAge)
+	Caption  string   // text the caption contains (Filter.Caption)
 	Last     int      // the newest N; 0 for all
 }
 
@@ -30,7 +31,7 @@ type FilterText struct {
 // at fault.
 func (t FilterText) Filter(now time.Time) (Filter, error) {
 	const typ = "store.FilterText"
-	f := Filter{Profiler: t.Profiler, Branch: t.Branch, Commit: t.Commit, Last: t.Last}
+	f := Filter{Profiler: t.Profiler, Branch: t.Branch, Commit: t.Commit, Caption: t.Caption, Last: t.Last}
 	if t.Last < 0 {
 		return f, optionerr.New(nil, typ, "%s must be 0 (all) or more", "Last")
 	}

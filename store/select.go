@@ -22,12 +22,23 @@ type Filter struct {
 	Commit   string            // a prefix of the commit's object name: 7 or more hexadecimal digits, in either case (runid.ParseCommitPrefix's rule; another is an error)
 	Labels   map[string]string // every label given, with exactly that value
 	Since    string            // exported at or after this time (TimeFormat)
-	Before   int64             // INST_IDs below this one only; 0 for no bound
-	InstID   int64             // this INST_ID only; 0 for any
-	Last     int               // at most this many, the newest; 0 for all
+	// Caption is text the caption must contain, compared case-blind as
+	// far as the database's LOWER folds case (every letter on PostgreSQL,
+	// MySQL/MariaDB and SQL Server; A to Z on SQLite); "" for any.
+	Caption string
+	Before  int64 // INST_IDs below this one only; 0 for no bound
+	InstID  int64 // this INST_ID only; 0 for any
+	Last    int   // at most this many, the newest; 0 for all
 	// Counted asks for the row counts (Listing.Rows and Tables) of the
 	// result sets returned, and of those only.
 	Counted bool
+}
+
+// Narrows reports whether f sets one of the fields that list's and
+// trend's filter flags set (FilterText): list lists every result set
+// otherwise, counted as List counts them.
+func (f Filter) Narrows() bool {
+	return f.Profiler != "" || f.Branch != "" || f.Commit != "" || len(f.Labels) > 0 || f.Since != "" || f.Caption != "" || f.Last > 0
 }
 
 // Select returns the result sets f chooses, oldest first (by INST_ID,
@@ -123,6 +134,9 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	if f.Before > 0 {
 		where = append(where, "l."+base[0]+" < "+arg(f.Before))
 	}
+	if f.Caption != "" {
+		where = append(where, captionMatch("i."+inst[1], arg(likePattern(f.Caption))))
+	}
 	if f.InstID > 0 {
 		where = append(where, "l."+base[0]+" = "+arg(f.InstID))
 	}
@@ -152,15 +166,37 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 	q := fmt.Sprintf("SELECT %s FROM %s l JOIN %s i ON i.%s = l.%s WHERE %s ORDER BY l.%s DESC",
 		strings.Join(cols, ", "), c.qualified(led), c.qualified(profilers.InstancesTable), inst[0], base[0],
 		strings.Join(where, " AND "), base[0])
+	// With a count, the newest Last rows are asked for where the dialect
+	// can cap them (dialects.RowLimiter), rather than every row read off
+	// the wire; when rows whose profiler the ledger does not name leave
+	// fewer than Last of f.Profiler among them, all are read.
+	limit := 0
+	if lim, ok := c.db.d.(dialects.RowLimiter); ok && f.Last > 0 {
+		limit = f.Last
+		out, unknown, enough, err := c.selectRows(ctx, lim.Limit(q, limit), args, f, identity, counter != nil, limit)
+		if err != nil || enough {
+			return c.selected(ctx, f, out, unknown, err)
+		}
+	}
+	out, unknown, _, err := c.selectRows(ctx, q, args, f, identity, counter != nil, 0)
+	return c.selected(ctx, f, out, unknown, err)
+}
+
+// selectRows runs Select's query q and reads its rows, newest first, until
+// Last of f's are surely read. unknown are the listings whose profiler the
+// ledger does not name. enough is false when the query, capped at limit
+// rows (0: not capped), returned that many without Last of f's among them.
+func (c *Catalog) selectRows(ctx context.Context, q string, args []any, f Filter, identity, counter bool, limit int) (out []Listing, unknown []int, enough bool, err error) {
+	led := profilers.ResultSetsTable
 	rows, err := c.q.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", led, err)
+		return nil, nil, false, fmt.Errorf("read %s: %w", led, err)
 	}
 	defer rows.Close()
-	var out []Listing
-	var unknown []int // listings whose profiler the ledger does not name
-	known := 0        // listings of f.Profiler by the ledger's word
+	known := 0 // listings of f.Profiler by the ledger's word
+	read := 0
 	for rows.Next() {
+		read++
 		var l Listing
 		var when, host, input, version, caption, prof sql.NullString
 		var id runColumns
@@ -170,14 +206,14 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		if identity {
 			dest = append(append(dest, &prof), id.dest()...)
 		}
-		if counter != nil {
+		if counter {
 			dest = append(dest, &cname, &cdesc, &freq)
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("read %s: %w", led, err)
+			return nil, nil, false, fmt.Errorf("read %s: %w", led, err)
 		}
 		if l.Counter, err = counterOf(l.InstID, cname, cdesc, freq); err != nil {
-			return nil, err
+			return nil, nil, false, err
 		}
 		l.ExportedAt, l.Host, l.Input, l.Version, l.Caption = when.String, host.String, input.String, version.String, caption.String
 		l.Tables = map[string]int64{}
@@ -195,13 +231,22 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		// Newest first: once Last result sets are surely of the profiler,
 		// no older one can be among the newest Last.
 		if f.Last > 0 && (f.Profiler == "" && len(out) == f.Last || known == f.Last) {
-			break
+			return out, unknown, true, nil
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", led, err)
+		return nil, nil, false, fmt.Errorf("read %s: %w", led, err)
 	}
-	rows.Close()
+	return out, unknown, limit == 0 || read < limit, nil
+}
+
+// selected completes Select's listings out: the profiler of those the
+// ledger does not name (unknown), from RELATIONS, the count, the labels
+// and the row counts, oldest first.
+func (c *Catalog) selected(ctx context.Context, f Filter, out []Listing, unknown []int, err error) ([]Listing, error) {
+	if err != nil {
+		return nil, err
+	}
 	if len(unknown) > 0 {
 		// Written by a profdb that did not record the profiler: RELATIONS
 		// tells it, read in one query (by INST_ID unless they are many).
@@ -264,7 +309,7 @@ func (c *Catalog) selectUnrecorded(ctx context.Context, f Filter) ([]Listing, er
 	}
 	var out []Listing
 	for _, l := range all {
-		if (f.Profiler == "" || l.Profiler == f.Profiler) && (f.Before == 0 || l.InstID < f.Before) {
+		if (f.Profiler == "" || l.Profiler == f.Profiler) && (f.Before == 0 || l.InstID < f.Before) && captionHas(l.Caption, f.Caption) {
 			out = append(out, l)
 		}
 	}
@@ -394,7 +439,7 @@ func (c *Catalog) inspect(ctx context.Context, tables ...string) error {
 	var real, docs []string
 	for _, t := range tables {
 		key := strings.ToUpper(t)
-		if _, done := c.cols[key]; done || !c.Has(t) {
+		if _, done := c.cols[key]; done || !c.Has(t) || c.db.kept.has(c.tables[key]) {
 			continue
 		}
 		real, docs = append(real, c.tables[key]), append(docs, key)
@@ -411,7 +456,7 @@ func (c *Catalog) inspect(ctx context.Context, tables ...string) error {
 		for _, ci := range m[real[i]] {
 			cols[strings.ToUpper(ci.Name)] = ci.Name
 		}
-		c.cols[key] = cols
+		c.setCols(key, cols)
 	}
 	return nil
 }
@@ -555,4 +600,38 @@ func (c *Catalog) readLabels(ctx context.Context, q string, args []any, out []Li
 		return fmt.Errorf("read %s: %w", profilers.LabelsTable, err)
 	}
 	return nil
+}
+
+// likeEscape is the escape character of the LIKE patterns of likePattern.
+// Not the backslash, which MySQL's string literals treat apart.
+const likeEscape = "!"
+
+// likePattern is the LIKE pattern, escaped with likeEscape, of the values
+// that contain text: text's %, _, [ (a range on SQL Server) and ! match
+// themselves.
+func likePattern(text string) string {
+	var b strings.Builder
+	b.WriteByte('%')
+	for _, r := range text {
+		if strings.ContainsRune("%_[!", r) {
+			b.WriteString(likeEscape)
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('%')
+	return b.String()
+}
+
+// captionMatch is the condition that the column col contains the text of
+// the pattern param (a bound parameter holding likePattern's), case-blind
+// as far as the database's LOWER folds case: both are lower-cased by it,
+// so that text in the caption's own case matches wherever LOWER stops.
+func captionMatch(col, param string) string {
+	return "LOWER(" + col + ") LIKE LOWER(" + param + ") ESCAPE '" + likeEscape + "'"
+}
+
+// captionHas is captionMatch in Go, for captions read from INSTANCES
+// alone (a database without the ledger), with Go's case folding.
+func captionHas(caption, text string) bool {
+	return text == "" || strings.Contains(strings.ToLower(caption), strings.ToLower(text))
 }

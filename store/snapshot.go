@@ -22,6 +22,10 @@ type snapshot struct {
 	end  []string
 	once sync.Once
 	keep bool // the reader owns the snapshot now and closes it
+	// killer, when set, stops on the server the statement the
+	// connection runs once the snapshot's context ends
+	// (dialects.QueryKiller); close stops it and waits for it.
+	stop, killed chan struct{}
 }
 
 // snapshotRetries bounds how often a read starts again in a new snapshot
@@ -81,7 +85,43 @@ func (db *DB) snapshot1(ctx context.Context, few bool) (*snapshot, error) {
 			return nil, fmt.Errorf("begin read snapshot: %w", err)
 		}
 	}
+	if err := db.watchKill(ctx, s); err != nil {
+		s.close()
+		return nil, fmt.Errorf("begin read snapshot: %w", err)
+	}
 	return s, nil
+}
+
+// killWait bounds the wait for another connection and for KILL QUERY.
+const killWait = 5 * time.Second
+
+// watchKill has the statement s's connection runs stopped on the server
+// when ctx ends before s is closed, where the dialect's server would run it
+// on (dialects.QueryKiller): it reads the connection's id now, and then
+// runs KILL QUERY on another connection of the pool. The connection is
+// s's until close, which waits for the kill, so no statement but s's can
+// be stopped. A context that never ends needs no watch.
+func (db *DB) watchKill(ctx context.Context, s *snapshot) error {
+	k, ok := db.d.(dialects.QueryKiller)
+	if !ok || ctx.Done() == nil {
+		return nil
+	}
+	var id int64
+	if err := s.conn.QueryRowContext(ctx, k.ConnectionID()).Scan(&id); err != nil {
+		return err
+	}
+	s.stop, s.killed = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(s.killed)
+		select {
+		case <-s.stop:
+		case <-ctx.Done():
+			kctx, cancel := context.WithTimeout(context.Background(), killWait)
+			defer cancel()
+			db.db.ExecContext(kctx, k.KillQuery(id)) // at worst the server stops the statement when it notices
+		}
+	}()
+	return nil
 }
 
 // planFewSets runs the dialect's settings for a transaction whose statements
@@ -101,6 +141,10 @@ func (db *DB) planFewSets(ctx context.Context, q dialects.DBTX) error {
 func (s *snapshot) close() { s.once.Do(s.end1) }
 
 func (s *snapshot) end1() {
+	if s.stop != nil {
+		close(s.stop)
+		<-s.killed
+	}
 	// End even when the reader's context was canceled, so that the pooled
 	// connection is not left inside a transaction; a connection that does
 	// not answer is discarded, and the server ends its transaction.

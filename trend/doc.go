@@ -5,8 +5,9 @@
 // The result sets are chosen with a store.Filter (branch, labels,
 // profiler, time, the last N), oldest first, in one read snapshot. Every
 // figure is read through package readback, which defines it: a run's
-// figures are readback.Figures (show's headline figures, read with a few
-// queries driven by the INST_ID), one file's or routine's figures are
+// figures are readback.Figures (show's headline figures), read for every
+// run at once by readback.FiguresOf (a query per profiler table, grouped
+// by INST_ID), one file's or routine's figures are
 // readback's FileCoverage, RoutineCoverage and TimesByRoutine, and the
 // movers between the first and the last run are readback's pairs
 // (FileCoverage, OwnTimes, ClassCompare). Trend holds no SQL of its own.

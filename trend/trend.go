@@ -216,13 +216,14 @@ func Compute(ctx context.Context, r *readback.Reader, o Options) (*Trend, error)
 	if err != nil {
 		return nil, fmt.Errorf("trend: %w", err)
 	}
+	// Every run's figures in a few queries (readback.FiguresOf).
+	figs, err := r.FiguresOf(ctx, ins)
+	if err != nil {
+		return nil, fmt.Errorf("trend: %w", err)
+	}
 	for i, l := range list {
 		in := ins[i]
-		f, err := r.Figures(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("trend: %w", err)
-		}
-		run := Run{InstID: l.InstID, Caption: l.Caption, ExportedAt: l.ExportedAt, Identity: l.Run, Figures: f}
+		run := Run{InstID: l.InstID, Caption: l.Caption, ExportedAt: l.ExportedAt, Identity: l.Run, Figures: figs[l.InstID]}
 		if t.Item != nil {
 			if run.Item, err = itemFigures(ctx, r, in, o); err != nil {
 				return nil, fmt.Errorf("trend: %w", err)
@@ -289,6 +290,9 @@ func Describe(f store.Filter) string {
 	}
 	if f.Since != "" {
 		parts = append(parts, "exported since "+f.Since)
+	}
+	if f.Caption != "" {
+		parts = append(parts, fmt.Sprintf("caption containing %q", f.Caption))
 	}
 	if f.Before > 0 {
 		parts = append(parts, fmt.Sprintf("INST_ID below %d", f.Before))

@@ -23,11 +23,12 @@ type filterFlags struct {
 	commit   string
 	labels   []string
 	since    string
+	caption  string
 	last     int
 }
 
-// addFilterFlags adds --profiler, --branch, --commit, --label, --since and
-// --last to cmd; last is --last's default (0: all).
+// addFilterFlags adds --profiler, --branch, --commit, --label, --since,
+// --caption and --last to cmd; last is --last's default (0: all).
 func addFilterFlags(cmd *cobra.Command, last int) *filterFlags {
 	ff := &filterFlags{cmd: cmd.Name()}
 	f := cmd.Flags()
@@ -36,6 +37,7 @@ func addFilterFlags(cmd *cobra.Command, last int) *filterFlags {
 	f.StringVar(&ff.commit, "commit", "", "only result sets of runs of the commit whose name begins with this `PREFIX` of "+strconv.Itoa(runid.MinCommitPrefix)+" or more hexadecimal digits")
 	f.StringArrayVar(&ff.labels, "label", nil, "only result sets with this label, `KEY=VALUE` as export --label takes it (repeatable, one value per KEY: all must hold)")
 	f.StringVar(&ff.since, "since", "", "only result sets exported at or after this time: a date (2006-01-02, UTC), an RFC 3339 time, or a duration ago (72h, 30d)")
+	f.StringVar(&ff.caption, "caption", "", "only result sets whose caption contains this `TEXT` (case-blind; % and _ are plain characters)")
 	minIntVar(f, &ff.last, "last", last, 0, "0 (all) or more", "", "only the newest `N` result sets (0: all)")
 	return ff
 }
@@ -44,7 +46,7 @@ func addFilterFlags(cmd *cobra.Command, last int) *filterFlags {
 // rule), or a usage error that names the flag at fault. now is the time a
 // duration counts back from.
 func (ff *filterFlags) filter(now time.Time) (store.Filter, error) {
-	t := store.FilterText{Profiler: ff.profiler, Branch: ff.branch, Commit: ff.commit, Labels: ff.labels, Since: ff.since, Last: ff.last}
+	t := store.FilterText{Profiler: ff.profiler, Branch: ff.branch, Commit: ff.commit, Labels: ff.labels, Since: ff.since, Caption: ff.caption, Last: ff.last}
 	f, err := t.Filter(now)
 	var oe *optionerr.Error
 	if errors.As(err, &oe) {
@@ -54,7 +56,7 @@ func (ff *filterFlags) filter(now time.Time) (store.Filter, error) {
 }
 
 // filterFlagOf is the flag that sets each store.FilterText field.
-var filterFlagOf = map[string]string{"Profiler": "profiler", "Branch": "branch", "Commit": "commit", "Labels": "label", "Since": "since", "Last": "last"}
+var filterFlagOf = map[string]string{"Profiler": "profiler", "Branch": "branch", "Commit": "commit", "Labels": "label", "Since": "since", "Caption": "caption", "Last": "last"}
 
 // parseSince reads --since (store.ParseSince).
 func parseSince(s string, now time.Time) (time.Time, error) { return store.ParseSince(s, now) }

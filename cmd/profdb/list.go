@@ -43,7 +43,7 @@ there.`,
 			if err != nil {
 				return err
 			}
-			filtered := f.Profiler != "" || f.Branch != "" || f.Commit != "" || len(f.Labels) > 0 || f.Since != "" || f.Last > 0
+			filtered := f.Narrows()
 			db, err := conn.open(cmd.Context(), dsn, store.Options{Schema: schema, ReadOnly: true})
 			if err != nil {
 				return err

@@ -145,7 +145,7 @@ pages for a browser and a JSON API with the documents the commands print.
 
   /                            the runs, newest first: filters as list's
                                (?profiler=, branch=, label=, commit=,
-                               since=), paged by ?before=INST_ID
+                               since=, caption=), paged by ?before=INST_ID
   /runs/SELECTOR               one run as show and report give it
   /runs/SELECTOR/source/FILE   a source file, lines marked (--source-root)
   /compare/A/B                 compare as a page

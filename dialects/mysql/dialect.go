@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	// The database/sql driver "mysql".
@@ -148,6 +149,14 @@ func (Dialect) ReadSnapshot(string) dialects.ReadSnapshot {
 	}
 }
 
+// ConnectionID implements dialects.QueryKiller.
+func (Dialect) ConnectionID() string { return "SELECT CONNECTION_ID()" }
+
+// KillQuery implements dialects.QueryKiller: KILL QUERY, which a login may
+// run on its own connections without any privilege, ends the statement
+// and keeps the connection.
+func (Dialect) KillQuery(id int64) string { return fmt.Sprintf("KILL QUERY %d", id) }
+
 // ErTableDefChanged is the error a consistent read gets from a table
 // created or altered after its snapshot began ("Table definition has
 // changed, please retry transaction").
@@ -178,3 +187,6 @@ func (Dialect) ExplainOpen(err error) error {
 	}
 	return err
 }
+
+// Limit implements dialects.RowLimiter: LIMIT n.
+func (Dialect) Limit(query string, n int) string { return query + " LIMIT " + strconv.Itoa(n) }

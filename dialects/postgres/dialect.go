@@ -131,3 +131,6 @@ func (Dialect) IsReadOnly(err error) bool {
 	var pe *pq.Error
 	return errors.As(err, &pe) && pe.Code == "25006"
 }
+
+// Limit implements dialects.RowLimiter: LIMIT n.
+func (Dialect) Limit(query string, n int) string { return query + " LIMIT " + strconv.Itoa(n) }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	// The database/sql driver "sqlite".
@@ -113,3 +114,6 @@ func (Dialect) ExplainOpen(err error) error {
 	}
 	return err
 }
+
+// Limit implements dialects.RowLimiter: LIMIT n.
+func (Dialect) Limit(query string, n int) string { return query + " LIMIT " + strconv.Itoa(n) }

@@ -260,14 +260,7 @@ func BenchmarkHistory(b *testing.B) {
 		b.Fatalf("-skip: %v", err)
 	}
 	ctx := b.Context()
-	cache := *histCache
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			dir = os.TempDir()
-		}
-		cache = filepath.Join(dir, "profdb-histbench", runtime.Version())
-	}
+	cache := cacheDir()
 	var kinds []*kind
 	if len(coverSizes) > 0 {
 		inputs, srcRoot, err := coverageInputs(ctx, cache)
@@ -341,6 +334,19 @@ func BenchmarkHistory(b *testing.B) {
 			printTable(dbName, k, results)
 		}
 	}
+}
+
+// cacheDir is the folder of the generated inputs: -cache, else
+// profdb-histbench/GO_VERSION in the user's cache folder.
+func cacheDir() string {
+	if *histCache != "" {
+		return *histCache
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "profdb-histbench", runtime.Version())
 }
 
 // commandSet parses a comma-separated list of command names.
