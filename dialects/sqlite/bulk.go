@@ -119,6 +119,7 @@ func (s *driverStmt) exec(ctx context.Context, args []any) (int64, error) {
 		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: v})
 	}
 	res, err := s.s.ExecContext(ctx, s.args)
+	clear(s.args) // holds no string until the next statement
 	if err != nil {
 		return 0, err
 	}
