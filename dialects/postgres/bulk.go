@@ -53,6 +53,11 @@ func (d Dialect) CopySQL(schema, table string, columns []string) string {
 // text, which numeric(28,8) takes exactly, and NULL as \N. A string with
 // U+0000 is refused by the server, as it is by INSERT. Every server
 // PostgreSQL supports has COPY, so BulkLoad never returns dialects.ErrSkip.
+//
+// A row whose values take longRow (60 KiB) or more goes by a one-row
+// INSERT of its own instead, the COPY under way ended before it and
+// another started after it: lib/pq keeps a COPY's buffer, as large as
+// its longest line, until the COPY ends.
 func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target, rows dialects.Rows) (int64, error) {
 	if len(t.Columns) == 0 || len(t.Types) != len(t.Columns) {
 		return 0, fmt.Errorf("postgres: bulk load into %s: %d columns with %d types", t.Table, len(t.Columns), len(t.Types))
@@ -77,6 +82,14 @@ func (d Dialect) BulkLoad(ctx context.Context, tx dialects.Tx, t dialects.Target
 // hands them to lib/pq, which sends them in messages of about 64 KiB.
 const copyBlock = 60 << 10
 
+// longRow is the size of a row's values (dialects.RowBytes) from which the
+// row goes by an INSERT of its own, between two COPYs, instead of through
+// COPY: lib/pq appends a COPY's lines to a buffer that it keeps until the
+// COPY ends, so one line of 16 MiB held 16 MiB for the rest of the table
+// (and its encoding as many again), while the message of an INSERT is
+// dropped once sent.
+const longRow = copyBlock
+
 // copyStmt is lib/pq's COPY statement as copyData uses it.
 type copyStmt interface {
 	driver.Stmt
@@ -84,20 +97,35 @@ type copyStmt interface {
 }
 
 // copyData is BulkLoad on lib/pq's own connection: the rows are encoded
-// here and sent in blocks of whole lines.
+// here and sent in blocks of whole lines, a long row (longRow) by an
+// INSERT between two COPYs.
 func (d Dialect) copyData(ctx context.Context, conn driver.Conn, t dialects.Target, rows dialects.Rows) (n int64, err error) {
-	ds, err := conn.Prepare(d.CopySQL(t.Schema, t.Table, t.Columns))
-	if err != nil {
-		return 0, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
-	}
-	stmt, ok := ds.(copyStmt)
+	ex, ok := conn.(driver.ExecerContext)
 	if !ok {
-		ds.Close()
-		return 0, fmt.Errorf("postgres: COPY into %s: the driver's statement %T has no CopyData", t.Table, ds)
+		return 0, fmt.Errorf("postgres: COPY into %s: the driver's connection %T has no ExecContext", t.Table, conn)
+	}
+	var stmt copyStmt // the COPY under way, or nil
+	var sent int64    // rows sent in it
+	open := func() error {
+		ds, err := conn.Prepare(d.CopySQL(t.Schema, t.Table, t.Columns))
+		if err != nil {
+			return fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
+		}
+		cs, ok := ds.(copyStmt)
+		if !ok {
+			ds.Close()
+			return fmt.Errorf("postgres: COPY into %s: the driver's statement %T has no CopyData", t.Table, ds)
+		}
+		stmt, sent = cs, 0
+		return nil
 	}
 	// Close ends the COPY if it is still open (after an error); its own
 	// error says nothing new, and the transaction is rolled back anyway.
-	defer stmt.Close()
+	defer func() {
+		if stmt != nil {
+			stmt.Close()
+		}
+	}()
 	buf := make([]byte, 0, copyBlock+4<<10)
 	flush := func() error {
 		if len(buf) == 0 {
@@ -106,8 +134,33 @@ func (d Dialect) copyData(ctx context.Context, conn driver.Conn, t dialects.Targ
 		// CopyData adds the newline of the last line.
 		_, err := stmt.CopyData(ctx, string(buf[:len(buf)-1]))
 		buf = buf[:0]
+		if err != nil {
+			return fmt.Errorf("postgres: COPY into %s, near row %d: %w", t.Table, n, err)
+		}
+		return nil
+	}
+	// end ends the COPY under way.
+	end := func() error {
+		if err := flush(); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
+		}
+		res, err := stmt.Exec(nil) // ends the copy; lib/pq has no ExecContext for it
+		stmt.Close()
+		stmt = nil
+		if err != nil {
+			return fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
+		}
+		_, err = copied(t, res, sent)
 		return err
 	}
+	if err := open(); err != nil {
+		return 0, err
+	}
+	var insert string
+	args := make([]driver.NamedValue, len(t.Columns))
 	for {
 		row, ok, err := dialects.NextRow(rows, len(t.Columns), n+1, "postgres: COPY into", t.Table)
 		if !ok {
@@ -116,38 +169,84 @@ func (d Dialect) copyData(ctx context.Context, conn driver.Conn, t dialects.Targ
 			}
 			break
 		}
+		if dialects.RowBytes(row) >= longRow {
+			if stmt != nil {
+				if err := end(); err != nil {
+					return n, err
+				}
+			}
+			if insert == "" {
+				insert = dialects.InsertSQL(d, dialects.Qualify(d, t.Schema, t.Table), t.Columns, 1)
+			}
+			for i, v := range row {
+				args[i] = driver.NamedValue{Ordinal: i + 1, Value: copyValue(v)}
+			}
+			_, err := ex.ExecContext(ctx, insert, args)
+			clear(args)
+			if err != nil {
+				return n, fmt.Errorf("postgres: COPY into %s, row %d (by INSERT, being long): %w", t.Table, n+1, err)
+			}
+			n++
+			continue
+		}
+		if stmt == nil {
+			if err := open(); err != nil {
+				return n, err
+			}
+		}
 		if buf, err = AppendCopyText(buf, row); err != nil {
 			return n, fmt.Errorf("postgres: COPY into %s, row %d: %w", t.Table, n+1, err)
 		}
 		n++
+		sent++
 		if len(buf) >= copyBlock {
 			// An error of the server comes back with a later block or
 			// the end of the copy.
 			if err := flush(); err != nil {
-				return n, fmt.Errorf("postgres: COPY into %s, near row %d: %w", t.Table, n, err)
+				return n, err
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return n, fmt.Errorf("postgres: COPY into %s, near row %d: %w", t.Table, n, err)
+	if stmt != nil {
+		if err := end(); err != nil {
+			return n, err
+		}
 	}
-	if err := ctx.Err(); err != nil {
-		return n, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
-	}
-	res, err := stmt.Exec(nil) // ends the copy; lib/pq has no ExecContext for it
-	if err != nil {
-		return n, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
-	}
-	return copied(t, res, n)
+	return n, nil
 }
 
-// copyIn is BulkLoad through database/sql: lib/pq encodes each row.
+// copyIn is BulkLoad through database/sql: lib/pq encodes each row; a
+// long row (longRow) goes by an INSERT between two COPYs.
 func (d Dialect) copyIn(ctx context.Context, tx *sql.Tx, t dialects.Target, rows dialects.Rows) (n int64, err error) {
-	stmt, err := tx.PrepareContext(ctx, d.CopySQL(t.Schema, t.Table, t.Columns))
-	if err != nil {
-		return 0, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
+	var stmt *sql.Stmt // the COPY under way, or nil
+	var sent int64     // rows sent in it
+	open := func() error {
+		s, err := tx.PrepareContext(ctx, d.CopySQL(t.Schema, t.Table, t.Columns))
+		if err != nil {
+			return fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
+		}
+		stmt, sent = s, 0
+		return nil
 	}
-	defer stmt.Close()
+	defer func() {
+		if stmt != nil {
+			stmt.Close()
+		}
+	}()
+	end := func() error {
+		res, err := stmt.ExecContext(ctx)
+		stmt.Close()
+		stmt = nil
+		if err != nil {
+			return fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
+		}
+		_, err = copied(t, res, sent)
+		return err
+	}
+	if err := open(); err != nil {
+		return 0, err
+	}
+	var insert string
 	args := make([]any, len(t.Columns))
 	for {
 		row, ok, err := dialects.NextRow(rows, len(args), n+1, "postgres: COPY into", t.Table)
@@ -160,18 +259,44 @@ func (d Dialect) copyIn(ctx context.Context, tx *sql.Tx, t dialects.Target, rows
 		for i, v := range row {
 			args[i] = copyValue(v)
 		}
+		if dialects.RowBytes(row) >= longRow {
+			if stmt != nil {
+				if err := end(); err != nil {
+					return n, err
+				}
+			}
+			if insert == "" {
+				insert = dialects.InsertSQL(d, dialects.Qualify(d, t.Schema, t.Table), t.Columns, 1)
+			}
+			_, err := tx.ExecContext(ctx, insert, args...)
+			clear(args)
+			if err != nil {
+				return n, fmt.Errorf("postgres: COPY into %s, row %d (by INSERT, being long): %w", t.Table, n+1, err)
+			}
+			n++
+			continue
+		}
+		if stmt == nil {
+			if err := open(); err != nil {
+				return n, err
+			}
+		}
 		// lib/pq buffers rows and sends them in 64 KiB messages; an error
 		// of the server comes back with a later row or the final Exec.
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+		_, err = stmt.ExecContext(ctx, args...)
+		clear(args)
+		if err != nil {
 			return n, fmt.Errorf("postgres: COPY into %s, near row %d: %w", t.Table, n+1, err)
 		}
 		n++
+		sent++
 	}
-	res, err := stmt.ExecContext(ctx)
-	if err != nil {
-		return n, fmt.Errorf("postgres: COPY into %s: %w", t.Table, err)
+	if stmt != nil {
+		if err := end(); err != nil {
+			return n, err
+		}
 	}
-	return copied(t, res, n)
+	return n, nil
 }
 
 // copied checks the row count the server reports against the rows sent.
