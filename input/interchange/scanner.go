@@ -214,6 +214,10 @@ func (s *scanner) next(closing byte, what string) (byte, error) {
 // caption of a profiler's results comes near it.
 const maxString = 16 << 20
 
+// longJump is the capacity of a long string's buffer from which it grows
+// to maxString at once (see keepLong).
+const longJump = 1 << 20
+
 // maxKey is the longest object key readKey reads whole: no known key
 // (a result set's, a table's or a column's name) comes near it.
 const maxKey = 4 << 10
@@ -288,10 +292,20 @@ func (s *scanner) readValue() (string, error) {
 	return v, nil
 }
 
-// keepLong appends decoded text to s.long, whose capacity doubles as it
-// grows.
+// keepLong appends decoded text to s.long. Its capacity doubles up to
+// longJump, then goes at once to maxString, the most a string can take:
+// doubling on would hold the text so far and its new buffer at once, 8
+// and 16 MiB at the last step of a 16 MiB string, and the garbage
+// collector, finding that much live, would let the heap grow to three
+// times that before its next cycle (GOGC=200, cmd/profdb).
 func (s *scanner) keepLong(b []byte) {
-	s.long.Grow(len(b))
+	if s.long.Cap()-s.long.Len() < len(b) {
+		if s.long.Cap() >= longJump {
+			s.long.Grow(maxString - s.long.Len())
+		} else {
+			s.long.Grow(len(b))
+		}
+	}
 	s.long.Write(b)
 }
 
@@ -323,10 +337,10 @@ func (s *scanner) scanString(long bool) ([]byte, error) {
 			}
 			break
 		}
+		if moved+n-1 > maxString { // the bytes between the quotes so far
+			return nil, s.errLongAt(start)
+		}
 		if n >= len(buf) {
-			if moved+n > maxString {
-				return nil, s.errLongAt(start)
-			}
 			if long && n >= len(s.buf) {
 				// The window is full of the string: move its text out,
 				// all but an incomplete UTF-8 sequence at its end.
