@@ -186,6 +186,7 @@ func (tw *tableWriter) flush() error {
 		return s.fail(errorf("table %s, rows %d-%d: %w", tw.def.Name, tw.rows+1, tw.rows+int64(tw.bufRows), err))
 	}
 	tw.rows += int64(tw.bufRows)
+	clear(tw.buf) // holds no string until the next rows
 	tw.buf = tw.buf[:0]
 	tw.bufRows, tw.bufBytes = 0, 0
 	s.progressed(tw.rows)
