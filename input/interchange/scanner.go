@@ -216,7 +216,7 @@ const maxString = 16 << 20
 
 // longJump is the capacity of a long string's buffer from which it grows
 // to maxString at once (see keepLong).
-const longJump = 1 << 20
+const longJump = 512 << 10
 
 // maxKey is the longest object key readKey reads whole: no known key
 // (a result set's, a table's or a column's name) comes near it.
