@@ -3,6 +3,8 @@ package dialects
 import (
 	"strconv"
 	"strings"
+
+	"github.com/profdb/profdb/ddl"
 )
 
 // InsertSQL builds a multi-row INSERT of rows rows into the already
@@ -51,6 +53,32 @@ func RowsPerInsert(l Limits, cols int) int {
 	}
 	if n < 1 {
 		n = 1
+	}
+	return n
+}
+
+// BatchBytes is about how many bytes of values a batch of rows holds at
+// most, as RowBytes counts them: writers that batch rows (the exporter's
+// bulk feed and batched INSERTs, the bulk loaders) end a batch there as
+// well as at its row count, so that a batch of long strings (up to 16 MiB
+// each in an interchange file) holds one or two of them, not a thousand.
+// A row larger than this is a batch of its own.
+const BatchBytes = 3 << 20
+
+// RowBytes is about the memory the values of row hold: the bytes of its
+// text (strings, byte slices and decimals) and 16 for every value, which
+// an interface takes.
+func RowBytes(row []any) int {
+	n := 16 * len(row)
+	for _, v := range row {
+		switch x := v.(type) {
+		case string:
+			n += len(x)
+		case []byte:
+			n += len(x)
+		case ddl.Dec:
+			n += len(x)
+		}
 	}
 	return n
 }

@@ -2,6 +2,7 @@ package dialects
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -93,21 +94,49 @@ type ScriptForm interface {
 	// Literal returns the SQL literal of v, a canonical value (see Dec) of
 	// logical type t, that the server reads back as the same value.
 	Literal(t ddl.Type, v any) (string, error)
+	// WriteLiteral writes the literal Literal returns straight to w,
+	// without building it first: a long text is not copied.
+	WriteLiteral(w io.StringWriter, t ddl.Type, v any) error
 }
 
 // Literals are how a dialect's script writes canonical values (see
 // ScriptForm.Literal): NULL, integers (IntLiteral) and, through the
 // fields, doubles, decimals and text. A nil Float writes FloatLiteral, a
-// nil Decimal the decimal's text; Text is required.
+// nil Decimal the decimal's text; Text, which writes the literal of a
+// text to w, is required.
 type Literals struct {
 	Dialect string // the dialect's name, for errors
 	Float   func(float64) (string, error)
 	Decimal func(ddl.Dec) string
-	Text    func(string) (string, error)
+	Text    func(w io.StringWriter, s string) error
 }
 
-// Literal writes v, a canonical value of logical type t.
+// Literal returns the literal of v, a canonical value of logical type t.
 func (l Literals) Literal(t ddl.Type, v any) (string, error) {
+	if s, ok := v.(string); ok {
+		var b strings.Builder
+		err := l.Text(&b, s)
+		return b.String(), err
+	}
+	return l.literal(t, v)
+}
+
+// Write writes the literal of v, a canonical value of logical type t, to
+// w: a text straight, without a copy of it.
+func (l Literals) Write(w io.StringWriter, t ddl.Type, v any) error {
+	if s, ok := v.(string); ok {
+		return l.Text(w, s)
+	}
+	lit, err := l.literal(t, v)
+	if err != nil {
+		return err
+	}
+	_, err = w.WriteString(lit)
+	return err
+}
+
+// literal is Literal of a value other than a text.
+func (l Literals) literal(t ddl.Type, v any) (string, error) {
 	switch x := v.(type) {
 	case nil:
 		return "NULL", nil
@@ -123,8 +152,6 @@ func (l Literals) Literal(t ddl.Type, v any) (string, error) {
 			return l.Decimal(x), nil
 		}
 		return string(x), nil
-	case string:
-		return l.Text(x)
 	}
 	return "", fmt.Errorf("%s: no literal for %T in a %s column", l.Dialect, v, t)
 }
@@ -168,33 +195,99 @@ func Finite(f float64) error {
 // shown in a terminal or an editor shows what the server will store.
 func ScriptSafe(r rune) bool { return r == '\n' || r == '\t' || strconv.IsPrint(r) }
 
-// QuoteText writes s, valid UTF-8, as a string literal in single quotes,
-// each single quote inside doubled, with every rune that is not
-// ScriptSafe written as char(r) instead, the pieces joined by join;
-// without such runes it is s quoted.
-func QuoteText(s string, char func(r rune) string, join func(parts []string) string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return !ScriptSafe(r) }) {
-		return QuoteWith('\'', '\'', s)
+// TextForm is how a dialect's script writes a text as a literal (see
+// Write): the runs of runes that may stand as themselves in single
+// quotes, each single quote inside doubled, and every rune that is not
+// ScriptSafe as Char(r) instead, the pieces joined as Open, the pieces
+// separated by Sep, and Close.
+type TextForm struct {
+	Char             func(r rune) string
+	Open, Sep, Close string
+}
+
+// Write writes s, valid UTF-8, to w as a literal of the form f: s in
+// single quotes when every rune of it is ScriptSafe, Char(r) alone when s
+// is one rune that is not, the pieces joined otherwise. It writes s
+// straight, in runs, without a copy of it: a text of 16 MiB takes no
+// memory of its size.
+func (f TextForm) Write(w io.StringWriter, s string) error {
+	if !strings.ContainsFunc(s, notScriptSafe) {
+		return WriteQuoted(w, s)
 	}
-	var parts []string
+	sw := stickyWriter{w: w}
+	if r, size := utf8.DecodeRuneInString(s); size == len(s) {
+		sw.str(f.Char(r))
+		return sw.err
+	}
+	sw.str(f.Open)
+	sep := "" // before the next piece
 	start := 0
 	for i, r := range s {
 		if ScriptSafe(r) {
 			continue
 		}
 		if i > start {
-			parts = append(parts, QuoteWith('\'', '\'', s[start:i]))
+			sw.str(sep)
+			sw.quoted(s[start:i])
+			sep = f.Sep
 		}
-		parts = append(parts, char(r))
+		sw.str(sep)
+		sw.str(f.Char(r))
+		sep = f.Sep
 		start = i + utf8.RuneLen(r)
 	}
 	if start < len(s) {
-		parts = append(parts, QuoteWith('\'', '\'', s[start:]))
+		sw.str(sep)
+		sw.quoted(s[start:])
 	}
-	if len(parts) == 1 {
-		return parts[0]
+	sw.str(f.Close)
+	return sw.err
+}
+
+// Quote returns what Write writes.
+func (f TextForm) Quote(s string) string {
+	var b strings.Builder
+	f.Write(&b, s) // a strings.Builder never fails
+	return b.String()
+}
+
+func notScriptSafe(r rune) bool { return !ScriptSafe(r) }
+
+// WriteQuoted writes s to w in single quotes, each single quote inside
+// doubled (as QuoteWith quotes with single quotes), straight, in runs,
+// without a copy of s.
+func WriteQuoted(w io.StringWriter, s string) error {
+	sw := stickyWriter{w: w}
+	sw.quoted(s)
+	return sw.err
+}
+
+// stickyWriter writes to w until a write fails, and keeps that error.
+type stickyWriter struct {
+	w   io.StringWriter
+	err error
+}
+
+func (sw *stickyWriter) str(s string) {
+	if sw.err == nil {
+		_, sw.err = sw.w.WriteString(s)
 	}
-	return join(parts)
+}
+
+// quoted writes s in single quotes, each single quote inside doubled.
+func (sw *stickyWriter) quoted(s string) {
+	sw.str("'")
+	for {
+		i := strings.IndexByte(s, '\'')
+		if i < 0 {
+			break
+		}
+		sw.str(s[:i+1]) // the quote, then its double
+		sw.str("'")
+		s = s[i+1:]
+	}
+	sw.str(s)
+	sw.str("'")
 }
 
 // AllocateInto returns the statements of ScriptForm.Allocate for a script

@@ -6,26 +6,45 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/profdb/profdb/dialects"
 )
 
-// bulkBatch is how many rows travel together from Write to the loader.
+// bulkBatch is how many rows travel together from Write to the loader, at
+// most: a batch also ends at dialects.BatchBytes of values.
 const bulkBatch = 1024
+
+// maxInFlight bounds the bytes of values (dialects.RowBytes) in the
+// batches the loader has been handed and not finished: after a batch that
+// goes over it, Write waits for the loader. Two batches of ordinary rows
+// stay far below it, so converting rows and loading them overlap; a batch
+// of one long string (up to 16 MiB) is loaded before the next row is
+// read, so that the reader, the feed and the loader do not each hold one.
+const maxInFlight = 2 * dialects.BatchBytes
 
 // bulkFeed runs a dialect's BulkLoad in a goroutine and feeds it the rows
 // that Write receives, in batches through a channel, so that converting
 // rows and sending them to the server overlap.
 type bulkFeed struct {
-	ch     chan [][]any
-	cur    [][]any
-	pool   chan [][]any
-	done   chan struct{}
-	n      int64
-	err    error
-	width  int
-	queued int64
-	cancel context.CancelFunc
+	ch       chan feedBatch
+	cur      [][]any
+	curBytes int // dialects.RowBytes of cur's rows
+	pool     chan [][]any
+	done     chan struct{}
+	finished chan struct{} // a token when the loader has finished a batch
+	inFlight atomic.Int64  // bytes of the batches sent and not finished
+	n        int64
+	err      error
+	width    int
+	queued   int64
+	cancel   context.CancelFunc
+}
+
+// feedBatch is a batch of rows and the bytes of their values.
+type feedBatch struct {
+	rows  [][]any
+	bytes int
 }
 
 // startBulk starts the bulk path when the options, the dialect and the
@@ -48,11 +67,12 @@ func (tw *tableWriter) startBulk() error {
 	target.Types = append(target.Types, tw.lt.def.Columns[tw.lt.def.ColumnIndex("INST_ID")].Type)
 	ctx, cancel := context.WithCancel(s.ctx)
 	f := &bulkFeed{
-		ch:     make(chan [][]any, 4),
-		pool:   make(chan [][]any, 8),
-		done:   make(chan struct{}),
-		width:  len(tw.real),
-		cancel: cancel,
+		ch:       make(chan feedBatch, 4),
+		pool:     make(chan [][]any, 8),
+		done:     make(chan struct{}),
+		finished: make(chan struct{}, 1),
+		width:    len(tw.real),
+		cancel:   cancel,
 	}
 	rows := &feedRows{f: f, asked: make(chan struct{})}
 	skipped := make(chan error, 1) // the ErrSkip, or nil when the loader ran
@@ -121,28 +141,45 @@ func (f *bulkFeed) next() []any {
 }
 
 // push hands the filled row on; full batches go to the loader.
-func (f *bulkFeed) push([]any) error {
+func (f *bulkFeed) push(row []any) error {
 	f.queued++
-	if len(f.cur) >= bulkBatch {
+	f.curBytes += dialects.RowBytes(row)
+	if len(f.cur) >= bulkBatch || f.curBytes >= dialects.BatchBytes {
 		return f.send()
 	}
 	return nil
 }
 
+// send hands the current batch to the loader, then waits while the
+// batches it has not finished hold more than maxInFlight.
 func (f *bulkFeed) send() error {
 	if len(f.cur) == 0 {
 		return nil
 	}
+	b := feedBatch{f.cur, f.curBytes}
+	f.inFlight.Add(int64(b.bytes))
 	select {
-	case f.ch <- f.cur:
-		f.cur = nil
-		return nil
+	case f.ch <- b:
+		f.cur, f.curBytes = nil, 0
 	case <-f.done:
-		if f.err != nil {
-			return f.err
-		}
-		return errors.New("bulk load ended early")
+		return f.ended()
 	}
+	for f.inFlight.Load() > maxInFlight {
+		select {
+		case <-f.finished:
+		case <-f.done:
+			return f.ended()
+		}
+	}
+	return nil
+}
+
+// ended is the error of a loader that ended before it took every row.
+func (f *bulkFeed) ended() error {
+	if f.err != nil {
+		return f.err
+	}
+	return errors.New("bulk load ended early")
 }
 
 func (f *bulkFeed) close() (int64, error) {
@@ -182,7 +219,7 @@ func (tw *tableWriter) bulkRows() int64 {
 // feedRows is the dialects.Rows the loader pulls from.
 type feedRows struct {
 	f       *bulkFeed
-	batch   [][]any
+	batch   feedBatch
 	i       int
 	started bool
 	asked   chan struct{} // closed when the loader asks for its first row
@@ -193,21 +230,36 @@ func (r *feedRows) Next() ([]any, error) {
 		r.started = true
 		close(r.asked)
 	}
-	for r.i >= len(r.batch) {
-		if r.batch != nil {
-			select {
-			case r.f.pool <- r.batch:
-			default:
-			}
+	for r.i >= len(r.batch.rows) {
+		if r.batch.rows != nil {
+			r.finish()
 		}
 		b, ok := <-r.f.ch
 		if !ok {
-			r.batch = nil
 			return nil, io.EOF
 		}
 		r.batch, r.i = b, 0
 	}
-	row := r.batch[r.i]
+	row := r.batch.rows[r.i]
 	r.i++
 	return row, nil
+}
+
+// finish hands the batch the loader is done with back to the feed: its
+// values cleared, so that a batch in the pool holds no string, and its
+// bytes no longer in flight.
+func (r *feedRows) finish() {
+	for _, row := range r.batch.rows {
+		clear(row)
+	}
+	select {
+	case r.f.pool <- r.batch.rows:
+	default:
+	}
+	r.f.inFlight.Add(-int64(r.batch.bytes))
+	select {
+	case r.f.finished <- struct{}{}:
+	default:
+	}
+	r.batch = feedBatch{}
 }

@@ -16,10 +16,11 @@ import (
 	"github.com/profdb/profdb/store"
 )
 
-// maxBatchBytes bounds the bound values of one INSERT, so that a batch of
-// long strings stays well inside MySQL's max_allowed_packet (16 MiB by
-// default on MariaDB, 4 MiB on old MySQL servers).
-const maxBatchBytes = 3 << 20
+// maxBatchBytes bounds the bound values of one INSERT (as
+// dialects.RowBytes counts them), so that a batch of long strings stays
+// well inside MySQL's max_allowed_packet (16 MiB by default on MariaDB,
+// 4 MiB on old MySQL servers) and holds few of them.
+const maxBatchBytes = dialects.BatchBytes
 
 // session writes one result set inside one transaction.
 type session struct {

@@ -138,9 +138,6 @@ func (tw *tableWriter) Write(row []any) error {
 			vals[j] = cv
 			continue
 		}
-		if str, ok := cv.(string); ok {
-			tw.bufBytes += len(str)
-		}
 		tw.buf = append(tw.buf, s.bind(tw.types[i], cv))
 	}
 	tw.stats.add(tw.def.Parent == "", tw.idVal, tw.pidVal)
@@ -156,7 +153,7 @@ func (tw *tableWriter) Write(row []any) error {
 	}
 	tw.buf = append(tw.buf, s.instID)
 	tw.bufRows++
-	tw.bufBytes += 8 * len(tw.real)
+	tw.bufBytes += dialects.RowBytes(tw.buf[start:])
 	if tw.bufRows == tw.perStmt || tw.bufBytes >= maxBatchBytes {
 		return tw.flush()
 	}
@@ -189,6 +186,7 @@ func (tw *tableWriter) flush() error {
 		return s.fail(errorf("table %s, rows %d-%d: %w", tw.def.Name, tw.rows+1, tw.rows+int64(tw.bufRows), err))
 	}
 	tw.rows += int64(tw.bufRows)
+	clear(tw.buf) // holds no string until the next rows
 	tw.buf = tw.buf[:0]
 	tw.bufRows, tw.bufBytes = 0, 0
 	s.progressed(tw.rows)

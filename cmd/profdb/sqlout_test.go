@@ -118,20 +118,31 @@ func mariadbRunner(t *testing.T) scriptRunner {
 	}
 }
 
+// scriptClient is a dialect whose scripts a test runs in the dialect's own
+// client, and the runner that does.
+type scriptClient struct {
+	dialect string
+	runner  func(t *testing.T) scriptRunner
+}
+
+// scriptClients are the scriptClients of every dialect, less those in
+// except.
+func scriptClients(except ...string) []scriptClient {
+	all := []scriptClient{
+		{"sqlite", sqlite3Runner},
+		{"postgres", psqlRunner},
+		{"mysql", mariadbRunner},
+		{"sqlserver", sqlcmdRunner},
+	}
+	return slices.DeleteFunc(all, func(c scriptClient) bool { return slices.Contains(except, c.dialect) })
+}
+
 // TestSQLOutScriptAppends runs --sql-out scripts in the real clients
 // against databases that already hold result sets (exported with the
 // normal path), twice, and checks that verify is clean, list shows the new
 // INST_IDs and every value reads back exactly.
 func TestSQLOutScriptAppends(t *testing.T) {
-	for _, tc := range []struct {
-		dialect string
-		runner  func(t *testing.T) scriptRunner
-	}{
-		{"sqlite", sqlite3Runner},
-		{"postgres", psqlRunner},
-		{"mysql", mariadbRunner},
-		{"sqlserver", sqlcmdRunner},
-	} {
+	for _, tc := range scriptClients() {
 		t.Run(tc.dialect, func(t *testing.T) {
 			runScript := tc.runner(t)
 			dsn := dbtest.Fresh(t, tc.dialect)

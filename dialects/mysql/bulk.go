@@ -248,12 +248,18 @@ func checkWarnings(ctx context.Context, tx *sql.Tx, table string) error {
 		table, strings.Join(msgs, "; "), more)
 }
 
+// linePiece is how much of a line writeRows encodes before it writes it
+// on: a long string goes in pieces of this size, so that the line buffer
+// never holds one whole (it held the longest row, up to 16 MiB and more
+// escaped, for the rest of the table).
+const linePiece = 64 << 10
+
 // writeRows writes the rows as LOAD DATA text to w and returns how many it
 // wrote.
 func writeRows(w io.Writer, t dialects.Target, rows dialects.Rows) (int64, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var n int64
-	var line []byte
+	line := make([]byte, 0, 2*linePiece)
 	for {
 		row, ok, err := dialects.NextRow(rows, len(t.Columns), n+1, "mysql: LOAD DATA into", t.Table)
 		if !ok {
@@ -262,22 +268,42 @@ func writeRows(w io.Writer, t dialects.Target, rows dialects.Rows) (int64, error
 			}
 			break
 		}
-		line = line[:0]
 		for i, v := range row {
 			if i > 0 {
 				line = append(line, '\t')
 			}
+			if s, ok := v.(string); ok && len(s) > linePiece {
+				// Escaping goes byte by byte: any cut is a good one.
+				for ; len(s) > 0; s = s[min(len(s), linePiece):] {
+					line = appendEscaped(line, s[:min(len(s), linePiece)])
+					if line, err = writeLine(bw, line); err != nil {
+						return n, err
+					}
+				}
+				continue
+			}
 			if line, err = appendField(line, v); err != nil {
 				return n, fmt.Errorf("mysql: LOAD DATA into %s, row %d, column %s: %w", t.Table, n+1, t.Columns[i], err)
 			}
+			if len(line) >= linePiece {
+				if line, err = writeLine(bw, line); err != nil {
+					return n, err
+				}
+			}
 		}
 		line = append(line, '\n')
-		if _, err := bw.Write(line); err != nil {
+		if line, err = writeLine(bw, line); err != nil {
 			return n, err
 		}
 		n++
 	}
 	return n, bw.Flush()
+}
+
+// writeLine writes what line holds to bw and returns it emptied.
+func writeLine(bw *bufio.Writer, line []byte) ([]byte, error) {
+	_, err := bw.Write(line)
+	return line[:0], err
 }
 
 // appendField appends one value in LOAD DATA text form.

@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -72,9 +73,12 @@ func (scriptForm) Batch(_ int, stmts []string, _ bool) []string { return stmts }
 
 // literals writes doubles as dialects.FloatLiteral does, decimals as
 // numeric literals and text as scriptText.
-var literals = dialects.Literals{Dialect: "mysql", Text: func(s string) (string, error) { return scriptText(s), nil }}
+var literals = dialects.Literals{Dialect: "mysql", Text: textForm.Write}
 
 func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.Literal(t, v) }
+func (scriptForm) WriteLiteral(w io.StringWriter, t ddl.Type, v any) error {
+	return literals.Write(w, t, v)
+}
 
 // scriptChar writes a rune as CHAR of its UTF-8 bytes.
 func scriptChar(r rune) string {
@@ -90,14 +94,13 @@ func scriptChar(r rune) string {
 	return b.String()
 }
 
-// scriptText quotes text in single quotes, doubling single quotes inside
+// textForm quotes text in single quotes, doubling single quotes inside
 // (the script sets NO_BACKSLASH_ESCAPES). A rune that is not
 // dialects.ScriptSafe is written as CHAR of its bytes USING utf8mb4 inside
 // CONCAT: a carriage return because the mariadb client drops it from a CR
 // LF inside a literal, the others (NUL among them) so that the script
 // shows no control sequence.
-func scriptText(s string) string {
-	return dialects.QuoteText(s, scriptChar, func(parts []string) string {
-		return "CONCAT(" + strings.Join(parts, ", ") + ")"
-	})
-}
+var textForm = dialects.TextForm{Char: scriptChar, Open: "CONCAT(", Sep: ", ", Close: ")"}
+
+// scriptText is the literal textForm writes.
+func scriptText(s string) string { return textForm.Quote(s) }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,6 +60,15 @@ func TestBulkFailures(t *testing.T) {
 		t.Errorf("a string with U+0000: error = %v", err)
 	} else {
 		t.Log(err)
+	}
+	// The same in a long row, which goes by an INSERT of its own between
+	// two COPYs, through either path.
+	long := strings.Repeat("x", longRow) + "\x00"
+	bad = append(append([][]any(nil), good...), []any{int64(50), long, nil, nil, nil}, []any{int64(51), "after", nil, nil, nil})
+	for _, withConn := range []bool{true, false} {
+		if _, err := dialecttest.BulkLoad(ctx, db, d, dialecttest.RoundTripTarget(d, ""), &dialecttest.SliceRows{Rows: bad}, withConn); err == nil || !strings.Contains(err.Error(), "profdb_round_trip, row "+strconv.Itoa(len(good)+1)+" (by INSERT, being long)") {
+			t.Errorf("a long string with U+0000 (connection %v): error = %.300v", withConn, err)
+		}
 	}
 	// A NULL in the NOT NULL key.
 	bad = [][]any{{nil, "x", nil, nil, nil}}

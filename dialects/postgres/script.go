@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 
@@ -81,24 +82,35 @@ func (scriptForm) Batch(_ int, stmts []string, _ bool) []string { return stmts }
 
 // literals writes doubles as dialects.FloatLiteral does, decimals as
 // numeric literals and text as scriptText.
-var literals = dialects.Literals{Dialect: "postgres", Text: scriptText}
+var literals = dialects.Literals{Dialect: "postgres", Text: writeText}
 
 func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.Literal(t, v) }
+func (scriptForm) WriteLiteral(w io.StringWriter, t ddl.Type, v any) error {
+	return literals.Write(w, t, v)
+}
 
 // errNUL is the error for text PostgreSQL cannot store.
 var errNUL = errors.New("text contains the character U+0000, which PostgreSQL text cannot hold")
 
-// scriptText quotes text in single quotes, doubling single quotes inside
+// textForm quotes text in single quotes, doubling single quotes inside
 // (the script sets standard_conforming_strings). A rune that is not
 // dialects.ScriptSafe is written as chr(n) joined to the rest with ||: a
 // carriage return because psql on Windows reads its input in text mode,
-// the others so that the script shows no control sequence. NUL is an
-// error, text cannot hold it.
-func scriptText(s string) (string, error) {
+// the others so that the script shows no control sequence.
+var textForm = dialects.TextForm{Char: func(r rune) string { return "chr(" + strconv.Itoa(int(r)) + ")" }, Open: "(", Sep: " || ", Close: ")"}
+
+// writeText writes text as textForm does. NUL is an error, text cannot
+// hold it: nothing is written then.
+func writeText(w io.StringWriter, s string) error {
 	if strings.IndexByte(s, 0) >= 0 {
-		return "", errNUL
+		return errNUL
 	}
-	return dialects.QuoteText(s, func(r rune) string { return "chr(" + strconv.Itoa(int(r)) + ")" }, func(parts []string) string {
-		return "(" + strings.Join(parts, " || ") + ")"
-	}), nil
+	return textForm.Write(w, s)
+}
+
+// scriptText is the literal writeText writes.
+func scriptText(s string) (string, error) {
+	var b strings.Builder
+	err := writeText(&b, s)
+	return b.String(), err
 }

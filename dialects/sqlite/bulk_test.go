@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,6 +66,65 @@ func TestBulkBatches(t *testing.T) {
 				dialecttest.CheckRoundTrip(ctx, t, d, db, rows)
 			})
 		}
+	}
+}
+
+// TestBulkLongRowsCache: a load that meets long strings writes them, and
+// the rest of the table, with a small page cache (LongRowCacheKiB), and
+// gives the connection back with its usual one (CacheKiB), after a
+// failure too; a load without long strings leaves the cache alone.
+func TestBulkLongRowsCache(t *testing.T) {
+	ctx := dialecttest.Context(t)
+	d := Dialect{}
+	long := strings.Repeat("é", BulkBytes/2)
+	small := "PRAGMA cache_size = -" + strconv.Itoa(LongRowCacheKiB)
+	usual := "PRAGMA cache_size = -" + strconv.Itoa(CacheKiB)
+	for _, c := range []struct {
+		long, fail bool
+		want       []string // the statements prepared, INSERTs as "insert"
+	}{
+		{false, false, []string{"insert"}},
+		{true, false, []string{small, "insert", usual}},
+		{true, true, []string{small, "insert", usual}},
+	} {
+		db := open(t)
+		db.SetMaxOpenConns(1) // the load's connection is the one asked after
+		dialecttest.CreateRoundTripTable(ctx, t, d, db, "")
+		s := "s"
+		if c.long {
+			s = long
+		}
+		rows := [][]any{{int64(1), s, nil, nil, nil}, {int64(2), "t", nil, nil, nil}}
+		if c.fail {
+			rows = append(rows, []any{int64(3)}) // a row of the wrong width
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		n, err := d.load(ctx, dialecttest.RoundTripTarget(d, ""), &dialecttest.SliceRows{Rows: rows}, func(query string) (execer, error) {
+			name := query
+			if strings.HasPrefix(query, "INSERT") {
+				name = "insert"
+			}
+			if len(got) == 0 || got[len(got)-1] != name {
+				got = append(got, name)
+			}
+			st, err := tx.PrepareContext(ctx, query)
+			return sqlStmt{st}, err
+		})
+		if c.fail != (err != nil) || !c.fail && n != 2 {
+			t.Errorf("long=%v, failing=%v: %d rows, %v", c.long, c.fail, n, err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("long=%v, failing=%v: prepared %q, want %q", c.long, c.fail, got, c.want)
+		}
+		var kib int
+		if err := tx.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&kib); err != nil || kib != -CacheKiB {
+			t.Errorf("long=%v, failing=%v: cache_size %d after the load (%v), want %d", c.long, c.fail, kib, err, -CacheKiB)
+		}
+		tx.Rollback()
 	}
 }
 

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"io"
 	"math"
 	"math/bits"
 	"strconv"
@@ -79,9 +80,12 @@ var literals = dialects.Literals{Dialect: "sqlite",
 		return scriptReal(f), nil
 	},
 	Decimal: func(d ddl.Dec) string { return scriptDecimal(string(d)) },
-	Text:    func(s string) (string, error) { return scriptText(s), nil }}
+	Text:    textForm.Write}
 
 func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.Literal(t, v) }
+func (scriptForm) WriteLiteral(w io.StringWriter, t ddl.Type, v any) error {
+	return literals.Write(w, t, v)
+}
 
 // pow62 is 2^62, the largest power of two used as one scaling step: an
 // integer literal that converts to a double exactly.
@@ -150,13 +154,12 @@ func scriptDecimal(s string) string {
 	return scriptText(s)
 }
 
-// scriptText quotes text in single quotes, doubling single quotes inside. A
+// textForm quotes text in single quotes, doubling single quotes inside. A
 // rune that is not dialects.ScriptSafe is written as char(n) joined to the
 // rest with ||: a carriage return because the sqlite3 shell drops the CR
 // of a CR LF inside a literal, NUL because the shell cannot read it inside
 // a statement, the others so that the script shows no control sequence.
-func scriptText(s string) string {
-	return dialects.QuoteText(s, func(r rune) string { return "char(" + strconv.Itoa(int(r)) + ")" }, func(parts []string) string {
-		return "(" + strings.Join(parts, " || ") + ")"
-	})
-}
+var textForm = dialects.TextForm{Char: func(r rune) string { return "char(" + strconv.Itoa(int(r)) + ")" }, Open: "(", Sep: " || ", Close: ")"}
+
+// scriptText is the literal textForm writes.
+func scriptText(s string) string { return textForm.Quote(s) }

@@ -1,6 +1,7 @@
 package sqlserver
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -109,11 +110,14 @@ func (scriptForm) Batch(step int, stmts []string, final bool) []string {
 
 // literals writes doubles as dialects.FloatLiteral does, decimals as
 // numeric literals and text as scriptText.
-var literals = dialects.Literals{Dialect: "sqlserver", Text: func(s string) (string, error) { return scriptText(s), nil }}
+var literals = dialects.Literals{Dialect: "sqlserver", Text: writeText}
 
 func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.Literal(t, v) }
+func (scriptForm) WriteLiteral(w io.StringWriter, t ddl.Type, v any) error {
+	return literals.Write(w, t, v)
+}
 
-// scriptText writes text as N'...', doubling single quotes inside. LF and
+// writeText writes text as N'...', doubling single quotes inside. LF and
 // every rune that is not dialects.ScriptSafe (CR and NUL among them) are
 // written as NCHAR(n) (see nchar past U+FFFF), and "$(" is
 // split between two literals, so that no string spans lines (sqlcmd would
@@ -121,32 +125,65 @@ func (scriptForm) Literal(t ddl.Type, v any) (string, error) { return literals.L
 // the CR of a CR LF), the script shows no control sequence and sqlcmd
 // finds no scripting variable in it; the pieces are joined with + after a
 // CAST to NVARCHAR(MAX), which keeps long text from being cut at 4000
-// characters.
-func scriptText(s string) string {
+// characters. The text is written straight, in runs, without a copy.
+func writeText(w io.StringWriter, s string) error {
 	special := func(r rune) bool { return r == '\n' || !dialects.ScriptSafe(r) }
-	if !strings.ContainsFunc(s, special) && !strings.Contains(s, "$(") {
-		return nString(s)
+	var err error
+	put := func(s string) {
+		if err == nil {
+			_, err = w.WriteString(s)
+		}
 	}
-	var parts []string
+	quoted := func(s string) {
+		put("N")
+		if err == nil {
+			err = dialects.WriteQuoted(w, s)
+		}
+	}
+	if !strings.ContainsFunc(s, special) && !strings.Contains(s, "$(") {
+		quoted(s)
+		return err
+	}
+	pieces := 0
+	// piece writes one piece: the first in a CAST, the others after +.
+	piece := func(write func()) {
+		if pieces == 0 {
+			put("(CAST(")
+		} else {
+			put(" + ")
+		}
+		write()
+		if pieces == 0 {
+			put(" AS NVARCHAR(MAX))")
+		}
+		pieces++
+	}
 	start := 0
 	for i, r := range s {
 		switch {
 		case special(r):
 			if i > start {
-				parts = append(parts, nString(s[start:i]))
+				piece(func() { quoted(s[start:i]) })
 			}
-			parts = append(parts, nchar(r))
+			piece(func() { put(nchar(r)) })
 			start = i + utf8.RuneLen(r)
 		case r == '(' && i > 0 && s[i-1] == '$':
-			parts = append(parts, nString(s[start:i]))
+			piece(func() { quoted(s[start:i]) })
 			start = i
 		}
 	}
 	if start < len(s) {
-		parts = append(parts, nString(s[start:]))
+		piece(func() { quoted(s[start:]) })
 	}
-	parts[0] = "CAST(" + parts[0] + " AS NVARCHAR(MAX))"
-	return "(" + strings.Join(parts, " + ") + ")"
+	put(")")
+	return err
+}
+
+// scriptText is the literal writeText writes.
+func scriptText(s string) string {
+	var b strings.Builder
+	writeText(&b, s) // a strings.Builder never fails
+	return b.String()
 }
 
 // nchar writes a rune as NCHAR of its code point. Past U+FFFF that is NULL

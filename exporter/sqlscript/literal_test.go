@@ -61,6 +61,16 @@ func TestLiterals(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%s %v %#v: %s, %v; want %s", c.dialect, c.t, c.v, got, err, c.want)
 		}
+		// Written straight to a writer, the same.
+		d, _ := dialects.Lookup(c.dialect)
+		var b strings.Builder
+		if err := d.(dialects.Scripter).ScriptForm("").WriteLiteral(&b, c.t, c.v); err != nil || b.String() != c.want {
+			t.Errorf("%s %v %#v written: %s, %v; want %s", c.dialect, c.t, c.v, b.String(), err, c.want)
+		}
+	}
+	var b strings.Builder
+	if err := postgresForm().ScriptForm("").WriteLiteral(&b, ddl.String, "a\x00"); err == nil || b.Len() != 0 {
+		t.Errorf("NUL for postgres, written: %q, %v", b.String(), err)
 	}
 	if _, err := literal("postgres", ddl.String, "a\x00"); err == nil || !strings.Contains(err.Error(), "U+0000") {
 		t.Errorf("NUL for postgres: %v", err)
@@ -68,4 +78,9 @@ func TestLiterals(t *testing.T) {
 	if _, err := literal("mysql", ddl.Float, math.Inf(1)); err == nil {
 		t.Error("infinity accepted")
 	}
+}
+
+func postgresForm() dialects.Scripter {
+	d, _ := dialects.Lookup("postgres")
+	return d.(dialects.Scripter)
 }

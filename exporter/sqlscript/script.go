@@ -210,23 +210,49 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // writeAll writes statements, each ended by ";" and a line break; the
 // batch separator is written as a line of its own.
 func (s *Script) writeAll(w *bufio.Writer, stmts []string) {
+	s.writeAllWith(w, stmts, nil)
+}
+
+// streamed stands, among the statements given to ScriptForm.Batch, for
+// the one that writeAllWith writes with its function: a statement that
+// is written straight into the script, never built as a string. Batch
+// only puts statements around the ones it is given, and no statement
+// profdb writes holds U+0000.
+const streamed = "\x00profdb: the statement written straight\x00"
+
+// writeAllWith is writeAll, with write writing the statement streamed
+// stands for.
+func (s *Script) writeAllWith(w *bufio.Writer, stmts []string, write func(w *bufio.Writer) error) error {
 	sep := s.sep
 	for _, st := range stmts {
 		if sep != "" && st == sep {
 			w.WriteString(sep + "\n")
 			continue
 		}
-		w.WriteString(st)
+		if st == streamed && write != nil {
+			if err := write(w); err != nil {
+				return err
+			}
+		} else {
+			w.WriteString(st)
+		}
 		w.WriteString(";\n")
+	}
+	return nil
+}
+
+// note notes a canonical value that is text holding U+0000 (see
+// dialects.ScriptForm.NULGuard).
+func (s *Script) note(v any) {
+	if str, ok := v.(string); ok && strings.IndexByte(str, 0) >= 0 {
+		s.nul = true
 	}
 }
 
 // literal returns the SQL literal of a canonical value of type t, noting
-// text that holds U+0000 (see dialects.ScriptForm.NULGuard).
+// text that holds U+0000.
 func (s *Script) literal(t ddl.Type, v any) (string, error) {
-	if str, ok := v.(string); ok && strings.IndexByte(str, 0) >= 0 {
-		s.nul = true
-	}
+	s.note(v)
 	return s.f.Literal(t, v)
 }
 
@@ -234,6 +260,13 @@ func (s *Script) literal(t ddl.Type, v any) (string, error) {
 func (s *Script) emit(stmts ...string) {
 	s.step++
 	s.writeAll(s.w, s.f.Batch(s.step, stmts, false))
+}
+
+// emitWith writes, as a batch of its own, the statement that write writes
+// straight into the script.
+func (s *Script) emitWith(write func(w *bufio.Writer) error) error {
+	s.step++
+	return s.writeAllWith(s.w, s.f.Batch(s.step, []string{streamed}, false), write)
 }
 
 // writeHead writes everything before the first result set, with the DDL
@@ -637,6 +670,12 @@ func (rw *resultWriter) refusals() {
 	}
 }
 
+// longRow is the size of a row's values (dialects.RowBytes) from which
+// the row is an INSERT of its own, its literals written straight into the
+// script (Script.emitWith): a text of 16 MiB was copied five times on its
+// way there (its literal, the row's, the INSERT's, the statement's).
+const longRow = 64 << 10
+
 // tableWriter writes the rows of one table as multi-row INSERTs.
 type tableWriter struct {
 	rw    *resultWriter
@@ -646,6 +685,7 @@ type tableWriter struct {
 	ins   *insert
 	rows  int64
 	row   strings.Builder
+	vals  []any // the row's canonical values
 }
 
 // Write implements resultset.TableWriter. Values are converted and checked
@@ -663,24 +703,57 @@ func (tw *tableWriter) Write(row []any) error {
 	if len(row) != len(tw.types) {
 		return rw.fail(fmt.Errorf("sqlscript: table %s, row %d: %d values for %d columns", tw.name, rowNo, len(row), len(tw.types)))
 	}
-	b := &tw.row
-	b.Reset()
+	vals := tw.vals[:0]
+	defer func() { clear(vals) }() // holds no text once written
 	for i, v := range row {
 		cv, err := resultset.Convert(tw.types[i], v)
-		var lit string
-		if err == nil {
-			lit, err = rw.s.literal(tw.types[i], cv)
-		}
 		if err != nil {
-			return rw.fail(fmt.Errorf("sqlscript: table %s, column %s, row %d: %w", tw.name, tw.names[i], rowNo, err))
+			return rw.fail(tw.columnErr(i, rowNo, err))
 		}
-		b.WriteString(lit)
-		b.WriteString(", ")
+		rw.s.note(cv)
+		vals = append(vals, cv)
 	}
-	b.WriteString(rw.s.f.InstID())
+	tw.vals = vals
+	// values writes the row's literals, each followed by ", ", to w.
+	values := func(w io.StringWriter) error {
+		for i, cv := range vals {
+			if err := rw.s.f.WriteLiteral(w, tw.types[i], cv); err != nil {
+				return tw.columnErr(i, rowNo, err)
+			}
+			w.WriteString(", ")
+		}
+		_, err := w.WriteString(rw.s.f.InstID())
+		return err
+	}
+	if dialects.RowBytes(vals) >= longRow {
+		tw.ins.flush()
+		err := rw.s.emitWith(func(w *bufio.Writer) error {
+			w.WriteString(tw.ins.head)
+			w.WriteByte('(')
+			if err := values(w); err != nil {
+				return err
+			}
+			return w.WriteByte(')')
+		})
+		if err != nil {
+			return rw.fail(err)
+		}
+		tw.rows++
+		return nil
+	}
+	b := &tw.row
+	b.Reset()
+	if err := values(b); err != nil {
+		return rw.fail(err)
+	}
 	tw.ins.add(b.String())
 	tw.rows++
 	return nil
+}
+
+// columnErr is err of column i of row rowNo.
+func (tw *tableWriter) columnErr(i int, rowNo int64, err error) error {
+	return fmt.Errorf("sqlscript: table %s, column %s, row %d: %w", tw.name, tw.names[i], rowNo, err)
 }
 
 // insert accumulates the rows of one multi-row INSERT and writes it when
@@ -711,11 +784,16 @@ func (in *insert) add(values string) {
 	in.bytes += len(values) + 4
 }
 
+// flush writes the INSERT, its head and rows straight into the script.
 func (in *insert) flush() {
 	if in.rows == 0 {
 		return
 	}
-	in.rw.s.emit(in.head + in.buf.String())
+	in.rw.s.emitWith(func(w *bufio.Writer) error {
+		w.WriteString(in.head)
+		_, err := w.WriteString(in.buf.String())
+		return err
+	})
 	in.buf.Reset()
 	in.rows, in.bytes = 0, 0
 }

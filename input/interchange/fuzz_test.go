@@ -75,7 +75,7 @@ func FuzzRead(f *testing.F) {
 }
 
 // scanValue decodes any JSON value with the scanner, as encoding/json does
-// with UseNumber.
+// with UseNumber: its strings with readValue, its keys with readString.
 func scanValue(s *scanner, depth int) (any, error) {
 	c, ok := s.peek()
 	if !ok {
@@ -143,8 +143,7 @@ func scanValue(s *scanner, depth int) (any, error) {
 			}
 		}
 	case c == '"':
-		b, err := s.readString()
-		return string(b), err
+		return s.readValue()
 	case c == '-' || isDigit(int(c)):
 		text, v, isInt, err := s.readNumber()
 		if err == nil && isInt && json.Number(text) != json.Number(fmtInt(v)) {
@@ -166,9 +165,13 @@ func fmtInt(v int64) string {
 	return string(b)
 }
 
-// scanDocument decodes data, one JSON value, with the scanner.
-func scanDocument(data []byte, r io.Reader) (any, error) {
+// scanDocument decodes data, one JSON value, with the scanner; a window
+// of window bytes, if not 0, stands for the usual one.
+func scanDocument(data []byte, r io.Reader, window int) (any, error) {
 	s := newScanner(r, "f")
+	if window > 0 {
+		s.buf = make([]byte, window)
+	}
 	v, err := scanValue(s, 0)
 	if err != nil {
 		return nil, err
@@ -192,10 +195,14 @@ func FuzzScanner(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := scanDocument(data, bytes.NewReader(data))
-		got1, err1 := scanDocument(data, &oneByte{data})
-		if (err == nil) != (err1 == nil) || !reflect.DeepEqual(got, got1) || err != nil && err.Error() != err1.Error() {
-			t.Fatalf("read whole: %v %v; a byte at a time: %v %v", got, err, got1, err1)
+		got, err := scanDocument(data, bytes.NewReader(data), 0)
+		for _, window := range []int{0, 16, 17} {
+			// A byte at a time, and through windows that string values
+			// fill, whose text then moves out of the window (readValue).
+			got1, err1 := scanDocument(data, &oneByte{data}, window)
+			if (err == nil) != (err1 == nil) || !reflect.DeepEqual(got, got1) || err != nil && err.Error() != err1.Error() {
+				t.Fatalf("read whole: %v %v; a byte at a time, window %d: %v %v", got, err, window, got1, err1)
+			}
 		}
 		valid := json.Valid(data)
 		if err != nil {

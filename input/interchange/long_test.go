@@ -2,6 +2,7 @@ package interchange
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -148,5 +149,44 @@ func TestLongWhiteSpaceAndNesting(t *testing.T) {
 	}
 	if in.N > bufSize {
 		t.Errorf("200 MB of '[': %d bytes read", in.N)
+	}
+}
+
+// TestLongValues: string values from a byte to maxString as written, with
+// escapes and characters of every length across the window's edges, read
+// back as encoding/json reads them, and the window never grows for them.
+func TestLongValues(t *testing.T) {
+	units := []string{`ab\n`, `é`, `\u00e9`, `😀`, `\ud83d\ude00`, `x\"\\`, "\u20ac"}
+	for _, size := range []int{1, bufSize - 3, bufSize + 1, 3*bufSize + 7, longJump + 5, 5 << 20, maxString} {
+		for i, unit := range units {
+			var b strings.Builder
+			b.WriteString(`"`)
+			for b.Len()-1+len(unit) <= size {
+				b.WriteString(unit)
+			}
+			for b.Len()-1 < size {
+				b.WriteString("z")
+			}
+			b.WriteString(`"`)
+			var want string
+			if err := json.Unmarshal([]byte(b.String()), &want); err != nil {
+				t.Fatal(err)
+			}
+			s := newScanner(io.MultiReader(strings.NewReader(b.String()), strings.NewReader(" ")), "x.json")
+			got, err := s.readValue()
+			if err != nil || got != want {
+				t.Errorf("%d bytes of %q: %d bytes read back, %v", size, unit, len(got), err)
+			}
+			if len(s.buf) != bufSize {
+				t.Errorf("%d bytes of %q: the window grew to %d bytes", size, unit, len(s.buf))
+			}
+			if i == 0 && size == maxString {
+				// One more byte is too long.
+				s = newScanner(strings.NewReader(b.String()[:b.Len()-1]+`z"`), "x.json")
+				if _, err := s.readValue(); err == nil || !strings.Contains(err.Error(), "x.json:1:1: a string longer than 16 MiB") {
+					t.Errorf("a string of maxString+1 bytes: %v", err)
+				}
+			}
+		}
 	}
 }

@@ -284,11 +284,10 @@ func (d *decoder) profiler(st *setState) error {
 		return s.errAt(s.pos, `"profiler": want the profiler's name as a string`)
 	}
 	line, col := s.posOf(s.pos)
-	b, err := s.readString()
+	name, err := s.readValue()
 	if err != nil {
 		return err
 	}
-	name := string(b)
 	st.profiler = true
 	if st.defKnown {
 		if name != st.def.Name {
@@ -309,8 +308,7 @@ func (d *decoder) stringOrNull(what string) (string, error) {
 	s := d.s
 	switch s.buf[s.pos] {
 	case '"':
-		b, err := s.readString()
-		return string(b), err
+		return s.readValue()
 	case 'n':
 		return "", s.readLiteral("null")
 	}
@@ -395,9 +393,7 @@ func (d *decoder) counter(st *setState) error {
 			var v any
 			switch {
 			case c == '"':
-				var b []byte
-				b, err = s.readString()
-				v = string(b)
+				v, err = s.readValue()
 			case c == '-' || isDigit(int(c)):
 				var text []byte
 				text, _, _, err = s.readNumber()
@@ -829,11 +825,11 @@ func (d *decoder) readRows(ti *tableInfo, sink func(row []any, line int) error) 
 						row[col] = json.Number(text)
 					}
 				case c == '"':
-					b, err := s.readString()
+					v, err := s.readValue()
 					if err != nil {
 						return err
 					}
-					row[col] = string(b)
+					row[col] = v
 				case c == 'n':
 					if err := s.readLiteral("null"); err != nil {
 						return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -33,6 +34,9 @@ func (e *Error) Unwrap() error { return e.Err }
 const (
 	bufSize  = 256 << 10 // the read window; it grows only for longer tokens
 	minAhead = 32        // bytes a number or literal scan wants in the window
+	// maxWindow is the largest window the longest token takes: a string
+	// of maxString bytes, its quotes and the lookahead of an escape.
+	maxWindow = maxString + 4<<10
 )
 
 // strPlain marks the bytes a string holds without special handling: neither
@@ -60,6 +64,7 @@ type scanner struct {
 	eof       bool  // the reader has nothing more
 	rerr      error // the read error, other than io.EOF
 	scratch   []byte
+	long      strings.Builder // the text of a long string value (readValue)
 }
 
 func newScanner(r io.Reader, file string) *scanner {
@@ -83,7 +88,12 @@ func (s *scanner) fill() bool {
 		s.pos = 0
 	}
 	if s.end == len(s.buf) {
-		nb := make([]byte, 2*len(s.buf))
+		// Doubled, but no larger than the longest token needs.
+		size := 2 * len(s.buf)
+		if len(s.buf) < maxWindow {
+			size = min(size, maxWindow)
+		}
+		nb := make([]byte, size)
 		copy(nb, s.buf[:s.end])
 		s.buf = nb
 	}
@@ -204,6 +214,10 @@ func (s *scanner) next(closing byte, what string) (byte, error) {
 // caption of a profiler's results comes near it.
 const maxString = 16 << 20
 
+// longJump is the capacity of a long string's buffer from which it grows
+// to maxString at once (see keepLong).
+const longJump = 512 << 10
+
 // maxKey is the longest object key readKey reads whole: no known key
 // (a result set's, a table's or a column's name) comes near it.
 const maxKey = 4 << 10
@@ -215,9 +229,11 @@ const maxKey = 4 << 10
 // DECIMAL(28,8) or a 64-bit integer some 30.
 const maxNumber = 4 << 10
 
-// errLong reports a string, starting at buf[p], longer than maxString.
-func (s *scanner) errLong(p int) error {
-	return s.errAt(p, "a string longer than %s, the most profdb reads", sizeText(maxString))
+// errLongAt reports a string, starting at file offset off on the current
+// line, longer than maxString.
+func (s *scanner) errLongAt(off int64) error {
+	return &Error{File: s.file, Line: s.line, Col: int(off-s.lineStart) + 1,
+		Err: fmt.Errorf("a string longer than %s, the most profdb reads", sizeText(maxString))}
 }
 
 // errLongNumber reports the number at pos, longer than maxNumber.
@@ -250,11 +266,62 @@ func (s *scanner) readKey() ([]byte, error) {
 }
 
 // readString scans the string starting at pos (at its opening quote) and
-// returns its content decoded. The result is valid until the next scanner
-// call. Invalid UTF-8, control characters and invalid escapes are errors.
-func (s *scanner) readString() ([]byte, error) {
-	n := 1 // offset from pos
-	high := false
+// returns its content decoded, in place in the window (see scanString),
+// which grows to hold the whole string. The result is valid until the next
+// scanner call. Invalid UTF-8, control characters and invalid escapes are
+// errors. It reads object keys, which readKey bounds.
+func (s *scanner) readString() ([]byte, error) { return s.scanString(false) }
+
+// readValue reads a string value as readString does and returns it as a
+// string of its own. A string longer than the window is decoded through
+// it: its decoded text moves, whenever it fills the window, to s.long,
+// which becomes the string returned. So the window never grows for a
+// value, and a long value takes the memory of its text and no more.
+func (s *scanner) readValue() (string, error) {
+	b, err := s.scanString(true)
+	if err != nil {
+		s.long.Reset()
+		return "", err
+	}
+	if s.long.Len() == 0 {
+		return string(b), nil
+	}
+	s.keepLong(b)
+	v := s.long.String()
+	s.long = strings.Builder{}
+	return v, nil
+}
+
+// keepLong appends decoded text to s.long. Its capacity doubles up to
+// longJump, then goes at once to maxString, the most a string can take:
+// doubling on would hold the text so far and its new buffer at once, 8
+// and 16 MiB at the last step of a 16 MiB string, and the garbage
+// collector, finding that much live, would let the heap grow to three
+// times that before its next cycle (GOGC=200, cmd/profdb).
+func (s *scanner) keepLong(b []byte) {
+	if s.long.Cap()-s.long.Len() < len(b) {
+		if s.long.Cap() >= longJump {
+			s.long.Grow(maxString - s.long.Len())
+		} else {
+			s.long.Grow(len(b))
+		}
+	}
+	s.long.Write(b)
+}
+
+// scanString is readString and readValue: it scans the string at pos and
+// decodes it in place, into the window itself. The decoded text of the
+// bytes read so far is buf[pos+1:pos+1+w], followed by the run
+// buf[pos+run:pos+n] of plain bytes not yet moved to it; the decoded text
+// never reaches the bytes still to read, since no escape decodes to more
+// bytes than it takes. With long set, when the string fills the whole
+// window, the decoded text moves out to s.long (see readValue) instead of
+// the window growing.
+func (s *scanner) scanString(long bool) ([]byte, error) {
+	start := s.base + int64(s.pos) // of the opening quote, for errLongAt
+	moved := 0                     // bytes of the string as written whose text is in s.long
+	n, w, run := 1, 0, 1
+	high := false // the run holds non-ASCII bytes
 	for {
 		buf := s.buf[s.pos:s.end]
 		for n < len(buf) {
@@ -263,30 +330,136 @@ func (s *scanner) readString() ([]byte, error) {
 				n++
 				continue
 			}
-			switch {
-			case c == '"':
-				str := buf[1:n]
-				if high && !utf8.Valid(str) {
-					return nil, s.badUTF8(s.pos+1, str)
-				}
-				s.pos += n + 1
-				return str, nil
-			case c == '\\':
-				return s.readEscaped(n)
-			case c >= 0x80:
+			if c >= 0x80 {
 				high = true
 				n++
-			default:
-				return nil, s.errAt(s.pos+n, "invalid control character %s in string (escape it)", describe(c))
+				continue
 			}
+			break
 		}
-		if n > maxString {
-			return nil, s.errLong(s.pos)
+		if moved+n-1 > maxString { // the bytes between the quotes so far
+			return nil, s.errLongAt(start)
 		}
-		if !s.fill() {
-			return nil, s.errEnd("in string")
+		if n >= len(buf) {
+			if long && n >= len(s.buf) {
+				// The window is full of the string: move its text out,
+				// all but an incomplete UTF-8 sequence at its end.
+				cut := n
+				if high {
+					cut = runeCut(buf, run, n)
+				}
+				if seg := buf[run:cut]; high && !utf8.Valid(seg) {
+					return nil, s.badUTF8(s.pos+run, seg)
+				}
+				s.keepLong(buf[1 : 1+w])
+				s.keepLong(buf[run:cut])
+				shift := cut - 1 // the string restarts at buf[pos+cut-1]
+				s.pos += shift
+				moved += shift
+				n -= shift
+				w, run, high = 0, 1, n > 1
+			}
+			if !s.fill() {
+				return nil, s.errEnd("in string")
+			}
+			continue
+		}
+		c := buf[n]
+		if c != '"' && c != '\\' {
+			return nil, s.errAt(s.pos+n, "invalid control character %s in string (escape it)", describe(c))
+		}
+		if run < n {
+			seg := buf[run:n]
+			if high && !utf8.Valid(seg) {
+				return nil, s.badUTF8(s.pos+run, seg)
+			}
+			if 1+w != run {
+				copy(buf[1+w:], seg)
+			}
+			w += n - run
+			high = false
+		}
+		if c == '"' {
+			s.pos += n + 1
+			return buf[1 : 1+w], nil
+		}
+		// An escape: its longest form, a surrogate pair, takes 12 bytes.
+		if s.pos+n+12 > s.end {
+			if long && n+12 > len(s.buf) {
+				s.keepLong(buf[1 : 1+w])
+				shift := n - 1
+				s.pos += shift
+				moved += shift
+				n, w = 1, 0
+			}
+			s.ensure(n + 12)
+			buf = s.buf[s.pos:s.end]
+		}
+		esc := n
+		if n+1 >= len(buf) {
+			return nil, s.errEnd("in string escape")
+		}
+		e := buf[n+1]
+		n += 2
+		switch e {
+		case '"', '\\', '/':
+		case 'b':
+			e = '\b'
+		case 'f':
+			e = '\f'
+		case 'n':
+			e = '\n'
+		case 'r':
+			e = '\r'
+		case 't':
+			e = '\t'
+		case 'u':
+			r, ok := s.hex4(n)
+			if !ok {
+				return nil, s.badEscape(esc)
+			}
+			n += 4
+			switch {
+			case r >= 0xD800 && r < 0xDC00:
+				// A high surrogate must be followed by a low one.
+				var lo rune = -1
+				if n+1 < len(buf) && buf[n] == '\\' && buf[n+1] == 'u' {
+					if l, ok := s.hex4(n + 2); ok && l >= 0xDC00 && l < 0xE000 {
+						lo = l
+					}
+				}
+				if lo < 0 {
+					return nil, s.errAt(s.pos+esc, "invalid escape %s in string: unpaired surrogate", s.escText(esc, 6))
+				}
+				n += 6
+				r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+			case r >= 0xDC00 && r < 0xE000:
+				return nil, s.errAt(s.pos+esc, "invalid escape %s in string: unpaired surrogate", s.escText(esc, 6))
+			}
+			w += utf8.EncodeRune(buf[1+w:], r)
+			run = n
+			continue
+		default:
+			return nil, s.badEscape(esc)
+		}
+		buf[1+w] = e
+		w++
+		run = n
+	}
+}
+
+// runeCut returns where the run buf[run:n] ends without an incomplete
+// UTF-8 sequence at its end: n, or the start of that sequence.
+func runeCut(buf []byte, run, n int) int {
+	for k := 1; k < utf8.UTFMax && n-k >= run; k++ {
+		if utf8.RuneStart(buf[n-k]) {
+			if !utf8.FullRune(buf[n-k : n]) {
+				return n - k
+			}
+			break
 		}
 	}
+	return n
 }
 
 // badUTF8 reports the first invalid UTF-8 sequence in str, which starts at
@@ -300,103 +473,6 @@ func (s *scanner) badUTF8(p int, str []byte) error {
 		i += size
 	}
 	return s.errAt(p, "invalid UTF-8 in string")
-}
-
-// readEscaped continues readString at the first backslash, n bytes after
-// pos, decoding into scratch.
-func (s *scanner) readEscaped(n int) ([]byte, error) {
-	out := append(s.scratch[:0], s.buf[s.pos+1:s.pos+n]...)
-	run := n // start of the current run of plain bytes
-	high := false
-	flush := func() error {
-		seg := s.buf[s.pos+run : s.pos+n]
-		if high && !utf8.Valid(seg) {
-			return s.badUTF8(s.pos+run, seg)
-		}
-		out = append(out, seg...)
-		high = false
-		return nil
-	}
-	if !utf8.Valid(out) {
-		return nil, s.badUTF8(s.pos+1, out)
-	}
-	for {
-		if s.pos+n >= s.end && n > maxString {
-			return nil, s.errLong(s.pos)
-		}
-		if s.pos+n >= s.end && !s.fill() {
-			return nil, s.errEnd("in string")
-		}
-		c := s.buf[s.pos+n]
-		switch {
-		case strPlain[c]:
-			n++
-		case c >= 0x80:
-			high = true
-			n++
-		case c == '"':
-			if err := flush(); err != nil {
-				return nil, err
-			}
-			s.pos += n + 1
-			s.scratch = out
-			return out, nil
-		case c == '\\':
-			if err := flush(); err != nil {
-				return nil, err
-			}
-			s.ensure(n + 12)
-			esc := n
-			if s.pos+n+1 >= s.end {
-				return nil, s.errEnd("in string escape")
-			}
-			e := s.buf[s.pos+n+1]
-			n += 2
-			switch e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := s.hex4(n)
-				if !ok {
-					return nil, s.badEscape(esc)
-				}
-				n += 4
-				switch {
-				case r >= 0xD800 && r < 0xDC00:
-					// A high surrogate must be followed by a low one.
-					var lo rune = -1
-					if s.pos+n+1 < s.end && s.buf[s.pos+n] == '\\' && s.buf[s.pos+n+1] == 'u' {
-						if l, ok := s.hex4(n + 2); ok && l >= 0xDC00 && l < 0xE000 {
-							lo = l
-						}
-					}
-					if lo < 0 {
-						return nil, s.errAt(s.pos+esc, "invalid escape %s in string: unpaired surrogate", s.escText(esc, 6))
-					}
-					n += 6
-					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-				case r >= 0xDC00 && r < 0xE000:
-					return nil, s.errAt(s.pos+esc, "invalid escape %s in string: unpaired surrogate", s.escText(esc, 6))
-				}
-				out = utf8.AppendRune(out, r)
-			default:
-				return nil, s.badEscape(esc)
-			}
-			run = n
-		default:
-			return nil, s.errAt(s.pos+n, "invalid control character %s in string (escape it)", describe(c))
-		}
-	}
 }
 
 // hex4 decodes four hex digits at pos+n.

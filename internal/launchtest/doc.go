@@ -9,6 +9,7 @@
 // A test binary that uses Run calls Main first in its TestMain.
 //
 // It is a test kit: the memory tests and benchmarks of cmd/profdb
-// (bounds_test.go, check_mem_test.go), exporter, report and input/pprof,
-// and the history benchmark (internal/historytest) measure through it.
+// (bounds_test.go, check_mem_test.go, longvalues_test.go), exporter,
+// report and input/pprof, and the history benchmark (internal/historytest)
+// measure through it.
 package launchtest

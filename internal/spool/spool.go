@@ -11,6 +11,7 @@ import (
 	"iter"
 	"math"
 	"os"
+	"strings"
 )
 
 // DefaultMemLimit is the number of encoded bytes a Spool keeps in memory
@@ -69,16 +70,41 @@ func (s *Spool) OnDisk() bool { return s.f != nil }
 // Err returns the first error the spool met, if any.
 func (s *Spool) Err() error { return s.err }
 
+// longValue is the length from which a string or number goes to the
+// temporary file as it is, after the bytes of the row before it, instead
+// of being copied into the row's encoding first: a row holding a string of
+// 16 MiB then takes no buffer of that size.
+const longValue = 64 << 10
+
 // Append adds a row. After an error every later Append returns it.
 func (s *Spool) Append(row []any) error {
 	if s.err != nil {
 		return s.err
+	}
+	long := false
+	for _, v := range row {
+		switch x := v.(type) {
+		case nil, int64, int, float64, bool:
+		case string:
+			long = long || len(x) >= longValue
+		case json.Number:
+			long = long || len(x) >= longValue
+		default:
+			return fmt.Errorf("spool: cannot keep a value of type %T", v)
+		}
+	}
+	if long && s.f == nil {
+		if err := s.toDisk(); err != nil {
+			s.err = err
+			return err
+		}
 	}
 	b := s.scratch[:0]
 	b = binary.AppendUvarint(b, uint64(len(row)))
 	if len(s.prev) < len(row) {
 		s.prev = append(s.prev, make([]int64, len(row)-len(s.prev))...)
 	}
+	var size int64 // bytes of long values written to the file
 	for i, v := range row {
 		switch x := v.(type) {
 		case nil:
@@ -92,7 +118,19 @@ func (s *Spool) Append(row []any) error {
 		case string:
 			b = append(b, tagString)
 			b = binary.AppendUvarint(b, uint64(len(x)))
-			b = append(b, x...)
+			if len(x) < longValue {
+				b = append(b, x...)
+				break
+			}
+			if err := s.writeFile(b); err != nil {
+				return err
+			}
+			if _, err := s.w.WriteString(x); err != nil {
+				s.err = fmt.Errorf("spool: %w", err)
+				return s.err
+			}
+			size += int64(len(b) + len(x))
+			b = b[:0]
 		case float64:
 			b = append(b, tagFloat)
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
@@ -106,8 +144,6 @@ func (s *Spool) Append(row []any) error {
 			} else {
 				b = append(b, tagFalse)
 			}
-		default:
-			return fmt.Errorf("spool: cannot keep a value of type %T", v)
 		}
 	}
 	s.scratch = b
@@ -126,15 +162,23 @@ func (s *Spool) Append(row []any) error {
 		}
 	}
 	if s.f != nil {
-		if _, err := s.w.Write(b); err != nil {
-			s.err = fmt.Errorf("spool: %w", err)
-			return s.err
+		if err := s.writeFile(b); err != nil {
+			return err
 		}
-		s.size += int64(len(b))
+		s.size += size + int64(len(b))
 	} else {
 		s.mem.Write(b)
 	}
 	s.rows++
+	return nil
+}
+
+// writeFile writes b to the temporary file's buffer.
+func (s *Spool) writeFile(b []byte) error {
+	if _, err := s.w.Write(b); err != nil {
+		s.err = fmt.Errorf("spool: %w", err)
+		return s.err
+	}
 	return nil
 }
 
@@ -227,14 +271,29 @@ func decode(r *bufio.Reader, prev *[]int64) ([]any, error) {
 			if l > math.MaxInt32 {
 				return nil, errCorrupt
 			}
-			buf := make([]byte, l)
-			if _, err := io.ReadFull(r, buf); err != nil {
-				return nil, err
+			var v string
+			if l < longValue {
+				buf := make([]byte, l)
+				if _, err := io.ReadFull(r, buf); err != nil {
+					return nil, err
+				}
+				v = string(buf)
+			} else {
+				// Read into the string itself: no buffer of its size.
+				var b strings.Builder
+				b.Grow(int(l))
+				if _, err := io.CopyN(&b, r, int64(l)); err != nil {
+					if err == io.EOF {
+						err = io.ErrUnexpectedEOF
+					}
+					return nil, err
+				}
+				v = b.String()
 			}
 			if tag == tagNumber {
-				row[i] = json.Number(buf)
+				row[i] = json.Number(v)
 			} else {
-				row[i] = string(buf)
+				row[i] = v
 			}
 		case tagTrue:
 			row[i] = true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -189,5 +190,44 @@ func TestIntegerDifferences(t *testing.T) {
 			t.Errorf("limit %d: on disk %v", limit, s.OnDisk())
 		}
 		s.Close()
+	}
+}
+
+// TestLongValues: strings and numbers from longValue bytes go to the file
+// as they are, not through the row's encoding, which stays small, and come
+// back whole, between the values around them; a row refused for a value
+// of another type leaves nothing behind, long string or not.
+func TestLongValues(t *testing.T) {
+	long := strings.Repeat("ab", 1<<19) // 1 MiB
+	num := json.Number("1" + strings.Repeat("0", longValue))
+	s := New(0, t.TempDir())
+	defer s.Close()
+	want := [][]any{
+		{int64(5), strings.Repeat("x", longValue-1), int64(7)},
+		{int64(6), long, "after", long[:longValue], 2.5},
+		{num, nil, int64(-3)},
+	}
+	for _, r := range want {
+		if err := s.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Append([]any{long, struct{}{}}); err == nil {
+		t.Error("a value of another type after a long string was kept")
+	}
+	if !s.OnDisk() {
+		t.Error("a row with a 1 MiB string is still in memory")
+	}
+	if c := cap(s.scratch); c > 2*longValue {
+		t.Errorf("the row's encoding took %d bytes", c)
+	}
+	got := collect(t, s)
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("row %d differs", i)
+		}
 	}
 }
