@@ -109,7 +109,13 @@ func TestExitStatuses(t *testing.T) {
 		},
 		"version": {
 			{0, []string{"version"}},
+			{0, []string{"version", "--json"}},
 			{2, []string{"version", "extra"}},
+		},
+		"man": {
+			{0, []string{"man", "OUT"}},
+			{2, []string{"man"}},
+			{2, []string{"man", ex + "resource.json"}}, // a file, not a folder
 		},
 	}
 	// Every command is here, so that a new one gets its statuses tested.

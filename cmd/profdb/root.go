@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +42,7 @@ var commands = []func(rep *ledger) *cobra.Command{
 	newServeCmd,
 	noLedger(newProfilersCmd),
 	noLedger(newVersionCmd),
+	noLedger(newManCmd),
 }
 
 // noLedger adapts the constructor of a command that opens no database,
@@ -49,10 +51,17 @@ func noLedger(f func() *cobra.Command) func(*ledger) *cobra.Command {
 	return func(*ledger) *cobra.Command { return f() }
 }
 
-// version is profdb's version; release builds set it with
-// -ldflags "-X main.version=v1.2.3". Otherwise the module version recorded
-// by "go install ...@version" is used, or "devel".
-var version = ""
+// version, commit and date describe a release build: GoReleaser
+// (.goreleaser.yaml) sets them with -ldflags "-X main.version=1.2.3
+// -X main.commit=SHA -X main.date=RFC3339". Where they are empty, the build
+// information Go records is used: the module version of "go install
+// ...@version" (else "devel"), and the vcs.revision and vcs.time of a build
+// from a clone.
+var (
+	version = ""
+	commit  = ""
+	date    = ""
+)
 
 // run runs profdb with the command-line arguments args (without the program
 // name), writing output to stdout and messages to stderr, and returns the
@@ -326,57 +335,107 @@ func isUsageError(err error) bool {
 }
 
 func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version [--json]",
 		Short: "Print profdb's version, commit and build",
-		Long: `version prints profdb's version (the module version, or "devel" for a build
-from a clone), the commit it was built from with the commit's date (and
-"modified" when the work tree had changes), the Go version and the platform,
-all from the build information Go records in the binary. "profdb --version"
-prints the same.`,
+		Long: `version prints profdb's version (the release's, the module version, or
+"devel" for a build from a clone), the commit it was built from with the
+commit's date (and "modified" when the work tree had changes), the Go version
+and the platform. A release build has its version, commit and date stamped
+in; any other build takes them from the build information Go records in the
+binary. "profdb --version" prints the same line; --json prints the fields
+(version, commit, date, modified, go, os, arch), a field that is not known
+empty.`,
+		Example: `  profdb version
+  profdb version --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), "profdb "+versionLine())
+			b := currentBuild()
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(b)
+			}
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), "profdb "+b.String())
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// build is what "profdb version" says of this binary.
+type build struct {
+	Version  string `json:"version"`  // "1.2.3", a module version, or "devel"
+	Commit   string `json:"commit"`   // the full commit hash, or ""
+	Date     string `json:"date"`     // the commit's (release: the build's) date, RFC 3339, or ""
+	Modified bool   `json:"modified"` // built from a work tree with changes
+	Go       string `json:"go"`       // "go1.26.8"
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
 }
 
 // versionLine describes this build: version, commit, commit date, Go
 // version and platform.
 func versionLine() string {
+	return currentBuild().String()
+}
+
+// currentBuild describes this binary: its stamped version, commit and date,
+// else what Go recorded.
+func currentBuild() build {
 	bi, _ := debug.ReadBuildInfo()
-	return describeBuild(bi)
+	return describeBuild(bi, version, commit, date)
 }
 
 // describeBuild describes the build bi (nil when the binary has no build
-// information), e.g. "devel (commit 0123456789ab, 2026-11-25T04:00:00Z,
-// modified; go1.26.8 linux/amd64)".
-func describeBuild(bi *debug.BuildInfo) string {
-	v := version
-	if v == "" && bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = bi.Main.Version
+// information) whose stamped version, commit and date are v, c and d (each
+// "" when not stamped).
+func describeBuild(bi *debug.BuildInfo, v, c, d string) build {
+	b := build{Version: v, Commit: c, Date: d, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if bi == nil {
+		bi = &debug.BuildInfo{}
 	}
-	if v == "" {
-		v = "devel"
+	if b.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		b.Version = bi.Main.Version
 	}
+	if b.Version == "" {
+		b.Version = "devel"
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if b.Commit == "" {
+		// What Go recorded belongs together: the commit, its date and
+		// whether the tree had changes.
+		b.Commit, b.Date = settings["vcs.revision"], settings["vcs.time"]
+		b.Modified = settings["vcs.modified"] == "true"
+		if b.Commit == "" {
+			b.Date = d
+		}
+	}
+	return b
+}
+
+// String is the version line, e.g. "devel (commit 0123456789ab,
+// 2026-11-25T04:00:00Z, modified; go1.26.8 linux/amd64)".
+func (b build) String() string {
 	var parts []string
-	if bi != nil {
-		settings := map[string]string{}
-		for _, s := range bi.Settings {
-			settings[s.Key] = s.Value
+	switch {
+	case b.Commit != "":
+		commit := "commit " + b.Commit[:min(len(b.Commit), 12)]
+		if b.Date != "" {
+			commit += ", " + b.Date
 		}
-		if rev := settings["vcs.revision"]; rev != "" {
-			commit := "commit " + rev[:min(len(rev), 12)]
-			if t := settings["vcs.time"]; t != "" {
-				commit += ", " + t
-			}
-			if settings["vcs.modified"] == "true" {
-				commit += ", modified"
-			}
-			parts = append(parts, commit)
+		if b.Modified {
+			commit += ", modified"
 		}
+		parts = append(parts, commit)
+	case b.Date != "":
+		parts = append(parts, "built "+b.Date)
 	}
-	parts = append(parts, runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH)
-	return v + " (" + strings.Join(parts, "; ") + ")"
+	parts = append(parts, b.Go+" "+b.OS+"/"+b.Arch)
+	return b.Version + " (" + strings.Join(parts, "; ") + ")"
 }

@@ -81,10 +81,13 @@ func TestSourceRootAttacks(t *testing.T) {
 	if !strings.Contains(string(b), "LegitSourceLine") {
 		t.Error("the page does not show the legit source")
 	}
-	for _, want := range []string{
-		"profdb: warning: source ../../../outside/dotdot.txt refused: it lies outside the source root\n",
-		"profdb: warning: source link.go refused: its real path lies outside the source root\n",
-	} {
+	wants := []string{"profdb: warning: source ../../../outside/dotdot.txt refused: it lies outside the source root\n"}
+	for _, a := range tr.Attacks {
+		if a.Name == "link.go" { // where the system makes links
+			wants = append(wants, "profdb: warning: source link.go refused: its real path lies outside the source root\n")
+		}
+	}
+	for _, want := range wants {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("report: messages lack %q:\n%s", want, errOut)
 		}

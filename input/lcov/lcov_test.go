@@ -251,9 +251,11 @@ func TestCoveragePy(t *testing.T) {
 	// Lines 1 and 2 of mod.py and all of plain.py are outside functions.
 	inputtest.CheckCovered(t, res.Set, lightcoverage.SourceFilesData, "COL_FILE_NAME", map[string]float64{"pkg/mod.py": 75})
 	inputtest.CheckCovered(t, res.Set, lightcoverage.ModulesData, "COL_MODULE_NAME", map[string]float64{"pkg": 75})
+	// The input's name as it was given: with the platform's separator.
+	file := filepath.Join("testdata", "coveragepy.info")
 	wantWarn := []string{
-		"testdata/coveragepy.info:19: SF:pkg/plain.py has no function records: its 2 lines are not counted",
-		"testdata/coveragepy.info: 2 lines in 1 file (first SF:pkg/mod.py) lie outside every function and are not counted",
+		file + ":19: SF:pkg/plain.py has no function records: its 2 lines are not counted",
+		file + ": 2 lines in 1 file (first SF:pkg/mod.py) lie outside every function and are not counted",
 	}
 	if !slices.Equal(res.Warnings, wantWarn) {
 		t.Errorf("warnings\n got %q\nwant %q", res.Warnings, wantWarn)
