@@ -65,7 +65,7 @@ func newCompareCmd(rep *ledger) *cobra.Command {
 			if asJSON {
 				return res.WriteJSON(cmd.OutOrStdout())
 			}
-			return res.WriteText(cmd.OutOrStdout(), termWidth(cmd.OutOrStdout()))
+			return res.WriteText(withTopHint(cmd.OutOrStdout()), termWidth(cmd.OutOrStdout()))
 		},
 	}
 	dbFlag(cmd, &dsn)

@@ -191,3 +191,20 @@ func TestErrorsNameFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestTopHint: a table that show or compare cut at --top says, in the
+// CLI's words, how to list more (trend's movers go through the same
+// withTopHint); the libraries name no flag.
+func TestTopHint(t *testing.T) {
+	dsn := sqliteDSN(t)
+	mustRun(t, "export", "--db", dsn, "../../examples/function-trace.json", "../../examples/function-trace.json")
+	for _, args := range [][]string{
+		{"show", "--db", dsn, "1", "--top", "1"},
+		{"compare", "--db", dsn, "1", "2", "--top", "1"},
+	} {
+		out, stderr, code := runCLI(t, args...)
+		if code != 0 || !strings.Contains(out, " more (--top sets how many are listed)\n") {
+			t.Errorf("profdb %s: exit %d, no hint of --top:\n%s%s", strings.Join(args, " "), code, out, stderr)
+		}
+	}
+}

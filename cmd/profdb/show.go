@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/profdb/profdb/internal/textout"
 	"github.com/profdb/profdb/readback"
 	"github.com/profdb/profdb/store"
 )
@@ -78,7 +79,7 @@ does.`,
 			if asJSON {
 				return s.WriteJSON(cmd.OutOrStdout())
 			}
-			return s.WriteText(cmd.OutOrStdout(), termWidth(cmd.OutOrStdout()))
+			return s.WriteText(withTopHint(cmd.OutOrStdout()), termWidth(cmd.OutOrStdout()))
 		},
 	}
 	dbFlag(cmd, &dsn)
@@ -87,6 +88,12 @@ does.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	connFlags(cmd, &conn, rep)
 	return cmd
+}
+
+// withTopHint returns w saying, under a table of show, compare or trend
+// cut short, how to list more of it (textout.MoreHinter).
+func withTopHint(w io.Writer) io.Writer {
+	return textout.WithMoreHint(w, "--top sets how many are listed")
 }
 
 // termWidth is the width of the terminal w writes to, else $COLUMNS, else 100.

@@ -40,7 +40,9 @@ func newTrendCmd(rep *ledger) *cobra.Command {
 			case format == "csv":
 				write = func(t *trend.Trend) error { return t.WriteCSV(cmd.OutOrStdout()) }
 			case format == "" || format == "text":
-				write = func(t *trend.Trend) error { return t.WriteText(cmd.OutOrStdout(), termWidth(cmd.OutOrStdout())) }
+				write = func(t *trend.Trend) error {
+					return t.WriteText(withTopHint(cmd.OutOrStdout()), termWidth(cmd.OutOrStdout()))
+				}
 			default:
 				return usageErrorf("trend: --format must be text, json or csv, not %q", format)
 			}

@@ -67,11 +67,38 @@ func WriteJSON(w io.Writer, v any) error {
 type Printer struct {
 	w     io.Writer
 	width int
+	more  string // how to list more of a table cut short (MoreHinter)
 	err   error
 }
 
 // NewPrinter returns a printer to w whose tables fit in width columns.
-func NewPrinter(w io.Writer, width int) *Printer { return &Printer{w: w, width: width} }
+func NewPrinter(w io.Writer, width int) *Printer {
+	p := &Printer{w: w, width: width}
+	if h, ok := w.(MoreHinter); ok {
+		p.more = h.MoreHint()
+	}
+	return p
+}
+
+// MoreHinter is implemented by a writer that says how its reader lists
+// more of a table cut short: a Printer to it ends the table with "... and
+// N more (HINT)". The libraries know no flag; the CLI wraps its output
+// with the words of its own (WithMoreHint). Without it, the line says how
+// many were left out, alone.
+type MoreHinter interface {
+	io.Writer
+	MoreHint() string
+}
+
+// WithMoreHint returns w, as a MoreHinter with hint.
+func WithMoreHint(w io.Writer, hint string) io.Writer { return moreHint{w, hint} }
+
+type moreHint struct {
+	io.Writer
+	hint string
+}
+
+func (h moreHint) MoreHint() string { return h.hint }
 
 // Err is the first error writing met, or nil.
 func (p *Printer) Err() error { return p.err }
@@ -173,8 +200,11 @@ func (t *Table) Flush() {
 		}
 		p.Line("%s", b.String())
 	}
-	if t.omitted > 0 {
-		p.Line("  ... and %d more (--top sets how many are listed)", t.omitted)
+	switch {
+	case t.omitted > 0 && p.more != "":
+		p.Line("  ... and %d more (%s)", t.omitted, p.more)
+	case t.omitted > 0:
+		p.Line("  ... and %d more", t.omitted)
 	}
 }
 
