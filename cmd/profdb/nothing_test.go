@@ -15,14 +15,18 @@ import (
 // nothingCommands are readCommands with delete and merge: every command
 // that reads result sets from a database that must be there, each as the
 // arguments that run it against dsn, with schema (when not "") as the
-// schema flag the command has.
+// schema flag the command has. serve is left out: a server starts on a
+// database that holds no result sets yet, and its pages say so (a missing
+// SQLite file it refuses: TestExitStatuses, TestReadCommandsCreateNothing).
 func nothingCommands(dsn, schema, scratch string) map[string][]string {
 	out := map[string][]string{
 		"delete": {"delete", "--db", dsn, "--inst", "1"},
 		"merge":  {"merge", "--db", dsn, "1", "2"},
 	}
 	for name, args := range readCommands {
-		out[name] = args(dsn, scratch)
+		if name != "serve" {
+			out[name] = args(dsn, scratch)
+		}
 	}
 	if schema != "" {
 		for name, args := range out {
