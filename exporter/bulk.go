@@ -32,6 +32,7 @@ type bulkFeed struct {
 	curBytes int // dialects.RowBytes of cur's rows
 	pool     chan [][]any
 	done     chan struct{}
+	stopped  chan struct{} // closed once the loader has returned (f.n and f.err set)
 	finished chan struct{} // a token when the loader has finished a batch
 	inFlight atomic.Int64  // bytes of the batches sent and not finished
 	n        int64
@@ -70,6 +71,7 @@ func (tw *tableWriter) startBulk() error {
 		ch:       make(chan feedBatch, 4),
 		pool:     make(chan [][]any, 8),
 		done:     make(chan struct{}),
+		stopped:  make(chan struct{}),
 		finished: make(chan struct{}, 1),
 		width:    len(tw.real),
 		cancel:   cancel,
@@ -81,11 +83,14 @@ func (tw *tableWriter) startBulk() error {
 		n, err := bl.BulkLoad(ctx, dialects.Tx{Tx: s.tx, Conn: s.conn}, target, rows)
 		if errors.Is(err, dialects.ErrSkip) && !rows.started {
 			skipped <- err
+			close(f.stopped)
 			return
 		}
 		skipped <- nil
 		f.n, f.err = n, err
-		// Drain what the loader did not take, so that push never blocks.
+		// A feeder waiting for the loader sees that it stopped; what it
+		// sends meanwhile is drained, so that no send blocks.
+		close(f.stopped)
 		for range f.ch {
 		}
 	}()
@@ -161,13 +166,13 @@ func (f *bulkFeed) send() error {
 	select {
 	case f.ch <- b:
 		f.cur, f.curBytes = nil, 0
-	case <-f.done:
+	case <-f.stopped:
 		return f.ended()
 	}
 	for f.inFlight.Load() > maxInFlight {
 		select {
 		case <-f.finished:
-		case <-f.done:
+		case <-f.stopped:
 			return f.ended()
 		}
 	}
