@@ -256,7 +256,7 @@ func TestCompareIsTheLibrarys(t *testing.T) {
 			}
 			for _, width := range []int{100, 40} {
 				t.Setenv("COLUMNS", strconv.Itoa(width))
-				printsTheLibrarys(t, func(w io.Writer) error { return res.WriteText(w, width) },
+				printsTheLibrarys(t, func(w io.Writer) error { return res.WriteText(withTopHint(w), width) },
 					"compare", "--db", dsn, "--style", string(st), "--top", "1", a, b)
 			}
 			printsTheLibrarys(t, res.WriteJSON, "compare", "--db", dsn, "--style", string(st), "--top", "1", "--json", a, b)

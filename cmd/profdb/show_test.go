@@ -224,7 +224,7 @@ func TestShowIsTheLibrarys(t *testing.T) {
 		id := strconv.FormatInt(inst, 10)
 		for _, width := range []int{100, 50} {
 			t.Setenv("COLUMNS", strconv.Itoa(width))
-			printsTheLibrarys(t, func(w io.Writer) error { return s.WriteText(w, width) }, "show", "--db", dsn, "--top", "2", id)
+			printsTheLibrarys(t, func(w io.Writer) error { return s.WriteText(withTopHint(w), width) }, "show", "--db", dsn, "--top", "2", id)
 		}
 		printsTheLibrarys(t, s.WriteJSON, "show", "--db", dsn, "--top", "2", "--json", id)
 	}

@@ -50,7 +50,7 @@ func TestTrendIsTheLibrarys(t *testing.T) {
 			t.Fatal(err)
 		}
 		var text, js, csv strings.Builder
-		if err := lib.WriteText(&text, 100); err != nil {
+		if err := lib.WriteText(withTopHint(&text), 100); err != nil {
 			t.Fatal(err)
 		}
 		if err := lib.WriteJSON(&js); err != nil {
