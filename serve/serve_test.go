@@ -19,6 +19,7 @@ import (
 	_ "github.com/profdb/profdb/dialects/mysql"
 	_ "github.com/profdb/profdb/dialects/postgres"
 	_ "github.com/profdb/profdb/dialects/sqlite"
+	_ "github.com/profdb/profdb/dialects/sqlserver"
 	"github.com/profdb/profdb/internal/dbtest"
 	"github.com/profdb/profdb/internal/trendtest"
 	_ "github.com/profdb/profdb/profilers/functiontrace"

@@ -135,7 +135,7 @@ func (c *Catalog) Select(ctx context.Context, f Filter) ([]Listing, error) {
 		where = append(where, "l."+base[0]+" < "+arg(f.Before))
 	}
 	if f.Caption != "" {
-		where = append(where, captionMatch("i."+inst[1], arg(likePattern(f.Caption))))
+		where = append(where, captionMatch("i."+inst[1], arg(f.Caption)))
 	}
 	if f.InstID > 0 {
 		where = append(where, "l."+base[0]+" = "+arg(f.InstID))
@@ -602,32 +602,17 @@ func (c *Catalog) readLabels(ctx context.Context, q string, args []any, out []Li
 	return nil
 }
 
-// likeEscape is the escape character of the LIKE patterns of likePattern.
-// Not the backslash, which MySQL's string literals treat apart.
-const likeEscape = "!"
-
-// likePattern is the LIKE pattern, escaped with likeEscape, of the values
-// that contain text: text's %, _, [ (a range on SQL Server) and ! match
-// themselves.
-func likePattern(text string) string {
-	var b strings.Builder
-	b.WriteByte('%')
-	for _, r := range text {
-		if strings.ContainsRune("%_[!", r) {
-			b.WriteString(likeEscape)
-		}
-		b.WriteRune(r)
-	}
-	b.WriteByte('%')
-	return b.String()
-}
-
 // captionMatch is the condition that the column col contains the text of
-// the pattern param (a bound parameter holding likePattern's), case-blind
-// as far as the database's LOWER folds case: both are lower-cased by it,
-// so that text in the caption's own case matches wherever LOWER stops.
+// param (a bound parameter), case-blind as far as the database's LOWER
+// folds case: both are lower-cased by it, so that text in the caption's
+// own case matches wherever LOWER stops. It asks whether removing the
+// text changes the caption, with REPLACE, which every dialect has and
+// which knows no wildcard: no character of the text is special (LIKE's
+// escapes differ between the dialects, and Babelfish ignores an escaped
+// '['). On SQL Server, whose comparison pads with spaces, text that ends
+// a caption in spaces alone is not found.
 func captionMatch(col, param string) string {
-	return "LOWER(" + col + ") LIKE LOWER(" + param + ") ESCAPE '" + likeEscape + "'"
+	return "REPLACE(LOWER(" + col + "), LOWER(" + param + "), '') <> LOWER(" + col + ")"
 }
 
 // captionHas is captionMatch in Go, for captions read from INSTANCES
