@@ -27,15 +27,22 @@ import (
 // carries the same policy in its meta element, but for frame-ancestors,
 // which a browser obeys only in the header (and reports as an error in a
 // meta element). The hashes are computed once.
-func ServedPolicy() (string, error) { return servedPolicyOnce() }
+func ServedPolicy() (string, error) {
+	meta, err := servedMeta()
+	if err != nil {
+		return "", err
+	}
+	return meta + "; frame-ancestors 'none'", nil
+}
 
-// servedPolicyOnce is ServedPolicy, its hashes computed once.
-var servedPolicyOnce = sync.OnceValues(func() (string, error) {
+// servedMeta is the policy of a server's page in its meta element, its
+// hashes computed once.
+var servedMeta = sync.OnceValues(func() (string, error) {
 	css, js, err := styleAndScript()
 	if err != nil {
 		return "", err
 	}
-	return servedPolicy(css, js) + "; frame-ancestors 'none'", nil
+	return servedPolicy(css, js), nil
 })
 
 // servedPolicy is the policy of a server's page in its meta element.
@@ -67,7 +74,9 @@ func newPage(o *Options) (*template.Template, *page, error) {
 	}
 	p := &page{CSS: template.CSS(css), JS: template.JS(js), Title: o.Title, Top: o.Top, Links: o.Links}
 	if o.Links != nil {
-		p.CSP = servedPolicy(css, js)
+		if p.CSP, err = servedMeta(); err != nil {
+			return nil, nil, err
+		}
 	} else {
 		p.CSP = policy(css, js)
 	}

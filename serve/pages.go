@@ -49,11 +49,17 @@ func (l links) Trend(profiler, branch string) string {
 	if l.noTrend {
 		return ""
 	}
+	return l.base + "/trend?" + trendQuery(profiler, branch).Encode()
+}
+
+// trendQuery is the query of the trend of a profiler's runs on a branch
+// ("" for every branch), as a run's page links to it.
+func trendQuery(profiler, branch string) url.Values {
 	v := url.Values{"profiler": {profiler}}
 	if branch != "" {
 		v.Set("branch", branch)
 	}
-	return l.base + "/trend?" + v.Encode()
+	return v
 }
 func (l links) TrendOf(kind, name string) string {
 	v := url.Values{}
@@ -187,11 +193,7 @@ func (h *Handler) runPage(q *request, a *answer) error {
 		if l.Run != nil {
 			branch = l.Run.Branch
 		}
-		tv, err := url.ParseQuery(strings.TrimPrefix(lk.Trend(l.Profiler, branch), lk.base+"/trend?"))
-		if err != nil {
-			return err
-		}
-		o, err := trendOptions(tv, 20)
+		o, err := trendOptions(trendQuery(l.Profiler, branch), 20)
 		lk.noTrend = err != nil || trend.Drawable(q.ctx, q.rd, o) != nil
 		ro.Links = lk
 	}
