@@ -62,7 +62,7 @@ func hostileInputs(t *testing.T, dir string) []hostileCase {
 		{"Cobertura of 3 million nested elements", "cobertura.xml", []string{"cobertura.xml:2: elements nested more than 256 deep, inside <x>"}},
 		{"JaCoCo of 3 million nested groups", "jacoco.xml", []string{"jacoco.xml:2: elements nested more than 256 deep, inside <group>"}},
 		{"a 200 MB unknown key", "key.json", []string{`key.json:1:2: unknown key "` + strings.Repeat("k", 64) + `…" in result set object`}},
-		{"a 200 MB caption", "caption.json", []string{`caption.json:1:34: a string longer than 16 MiB, the most profdb reads`}},
+		{"a 200 MB caption", "caption.json", []string{`caption.json:1:34: a string longer than 8 MiB, the most profdb reads`}},
 	}
 	write := func(name string, parts ...any) {
 		f, err := os.Create(filepath.Join(dir, name))

@@ -3,6 +3,7 @@ package interchange
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -68,7 +69,7 @@ func TestLongString(t *testing.T) {
 		in := huge(`{"profiler":"resource",`+"\n"+` "caption":"`+esc, 'c', `"}`)
 		r := &recorder{}
 		_, err := Read(context.Background(), in, "x.json", r)
-		if want := `x.json:2:12: a string longer than 16 MiB, the most profdb reads`; err == nil || err.Error() != want {
+		if want := `x.json:2:12: a string longer than 8 MiB, the most profdb reads`; err == nil || err.Error() != want {
 			t.Errorf("escape %q: error %.300v, want %s", esc, err, want)
 		}
 		if in.N > 2*maxString+1<<20 {
@@ -183,10 +184,83 @@ func TestLongValues(t *testing.T) {
 			if i == 0 && size == maxString {
 				// One more byte is too long.
 				s = newScanner(strings.NewReader(b.String()[:b.Len()-1]+`z"`), "x.json")
-				if _, err := s.readValue(); err == nil || !strings.Contains(err.Error(), "x.json:1:1: a string longer than 16 MiB") {
+				if _, err := s.readValue(); err == nil || !strings.Contains(err.Error(), "x.json:1:1: a string longer than 8 MiB") {
 					t.Errorf("a string of maxString+1 bytes: %v", err)
 				}
 			}
+		}
+	}
+}
+
+// TestLongValuesKept: the long values of one file, read one after another
+// (past the window, short and long, copied out of the reader's buffer or
+// the buffer itself), each keep their text after the reader has read the
+// ones after it; a row's strings may take maxRow together and no more,
+// and the error names the string that goes past it.
+func TestLongValuesKept(t *testing.T) {
+	const table = `RESOURCE_PROFILER_META_CLASSES_DATA`
+	rows := [][2]int{ // the sizes of COL_CLASS_NAME and COL_MODULE_NAME, as written
+		{bufSize + 1, 0}, {maxString, 0}, {longJump + 5, 7}, {3 << 20, bufSize * 3},
+		{maxString - 1<<20, 0}, {bufSize * 3, longJump}, {maxRow / 2, maxRow / 2}, {1, maxString - 1},
+	}
+	// value is a string of n bytes as written, its own for each row and
+	// column, with escapes across the window's edges; and its text.
+	value := func(row, col, n int) (enc, dec string) {
+		unit := fmt.Sprintf(`%c\n%c\"`, 'a'+row, 'A'+col)
+		var b strings.Builder
+		for b.Len()+len(unit) <= n {
+			b.WriteString(unit)
+		}
+		for b.Len() < n {
+			b.WriteString("z")
+		}
+		enc = b.String()
+		if err := json.Unmarshal([]byte(`"`+enc+`"`), &dec); err != nil {
+			t.Fatal(err)
+		}
+		return enc, dec
+	}
+	doc := func(rows [][2]int) (string, [][2]string) {
+		var b strings.Builder
+		var want [][2]string
+		b.WriteString(`{"profiler":"resource","tables":{"` + table + `":[`)
+		for i, r := range rows {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			c, cd := value(i, 0, r[0])
+			m, md := value(i, 1, r[1])
+			fmt.Fprintf(&b, `{"ID":%d,"COL_CLASS_NAME":"%s","COL_MODULE_NAME":"%s"}`, i, c, m)
+			want = append(want, [2]string{cd, md})
+		}
+		b.WriteString("]}}")
+		return b.String(), want
+	}
+	in, want := doc(rows)
+	r := &recorder{}
+	if _, err := Read(context.Background(), strings.NewReader(in), "x.json", r); err != nil {
+		t.Fatal(err)
+	}
+	got := r.mem.Sets[0].Tables[table]
+	if len(got.Rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got.Rows), len(want))
+	}
+	for i, w := range want {
+		for j, col := range []string{"COL_CLASS_NAME", "COL_MODULE_NAME"} {
+			if v, _ := got.Value(i, col).(string); v != w[j] {
+				t.Errorf("row %d, %s: %d bytes, %.20q…; want %d bytes, %.20q…", i, col, len(v), v, len(w[j]), w[j])
+			}
+		}
+	}
+
+	// One byte more than maxRow in a row, past the window in either string
+	// or not.
+	for _, r2 := range [][2]int{{maxRow/2 + 1, maxRow / 2}, {maxRow - 5, 6}, {10, maxRow - 9}} {
+		in, _ := doc([][2]int{{3, 4}, r2})
+		col := len(`{"ID":1,"COL_CLASS_NAME":"`) + r2[0] + len(`","COL_MODULE_NAME":`) + 1
+		msg := fmt.Sprintf("x.json:2:%d: a row whose strings take more than 8 MiB, the most profdb reads", col)
+		if _, err := Read(context.Background(), strings.NewReader(in), "x.json", &recorder{}); err == nil || err.Error() != msg {
+			t.Errorf("a row of %d and %d bytes: error %v, want %s", r2[0], r2[1], err, msg)
 		}
 	}
 }

@@ -761,6 +761,7 @@ func (d *decoder) readRows(ti *tableInfo, sink func(row []any, line int) error) 
 		line := s.line
 		s.pos++
 		clear(row)
+		left := maxRow // bytes the row's strings may still take
 		ti.gen++
 		if ti.gen == 0 {
 			clear(ti.seen)
@@ -825,10 +826,14 @@ func (d *decoder) readRows(ti *tableInfo, sink func(row []any, line int) error) 
 						row[col] = json.Number(text)
 					}
 				case c == '"':
+					start := s.base + int64(s.pos)
+					s.limit = min(maxString, left)
 					v, err := s.readValue()
+					s.limit = maxString
 					if err != nil {
 						return err
 					}
+					left -= int(s.base + int64(s.pos) - start - 2) // its bytes between the quotes
 					row[col] = v
 				case c == 'n':
 					if err := s.readLiteral("null"); err != nil {

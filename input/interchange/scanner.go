@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
+	"runtime"
+	"slices"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Error is an error at a place in an interchange file. Line and Col are
@@ -64,7 +66,9 @@ type scanner struct {
 	eof       bool  // the reader has nothing more
 	rerr      error // the read error, other than io.EOF
 	scratch   []byte
-	long      strings.Builder // the text of a long string value (readValue)
+	long      []byte // the text of a long string value (readValue), or a buffer kept for the next one
+	longOut   int    // bytes of long values returned since the last collection (see keepLong)
+	limit     int    // the most bytes, as written, of the string being read: maxString, or less in a row (see maxRow)
 }
 
 func newScanner(r io.Reader, file string) *scanner {
@@ -72,7 +76,7 @@ func newScanner(r io.Reader, file string) *scanner {
 	if l, ok := r.(interface{ Len() int }); ok && l.Len() < size {
 		size = max(l.Len()+1, 512) // a small input in memory: a small window
 	}
-	return &scanner{r: r, file: file, buf: make([]byte, size), line: 1}
+	return &scanner{r: r, file: file, buf: make([]byte, size), line: 1, limit: maxString}
 }
 
 // fill reads more input, keeping buf[pos:end]; pos becomes 0. It reports
@@ -212,11 +216,29 @@ func (s *scanner) next(closing byte, what string) (byte, error) {
 // maxString is the longest string, in bytes as the file writes it, that
 // the reader takes: the window holds a whole string, and no name or
 // caption of a profiler's results comes near it.
-const maxString = 16 << 20
+const maxString = 8 << 20
 
 // longJump is the capacity of a long string's buffer from which it grows
 // to maxString at once (see keepLong).
 const longJump = 512 << 10
+
+// maxRow is the most bytes, as the file writes them, that the strings of
+// one row may take together: a row is held whole until it is written, so
+// this, not maxString, bounds what a row holds. No profiler's row comes
+// near it; a row of one string of maxString fits.
+const maxRow = maxString
+
+// collectAfter is how many bytes of long values (longer than the window)
+// the reader returns before it runs a collection, as the next one starts.
+// What a long value costs is garbage once its row is written: the value,
+// and what the drivers made of it (lib/pq's copies, go-sql-driver/mysql's
+// buffer, up to three times its size), of which the collector's pacing
+// would let three times the live heap pile up (GOGC=200, cmd/profdb)
+// before its next cycle. Collecting after every 4 MiB of long values keeps
+// that garbage to a few rows' worth; each collection finds little live
+// (a row's strings hold no pointers), and it runs at most once per 4 MiB
+// of input. Inputs without values over the window never collect.
+const collectAfter = 4 << 20
 
 // maxKey is the longest object key readKey reads whole: no known key
 // (a result set's, a table's or a column's name) comes near it.
@@ -230,10 +252,13 @@ const maxKey = 4 << 10
 const maxNumber = 4 << 10
 
 // errLongAt reports a string, starting at file offset off on the current
-// line, longer than maxString.
+// line, longer than s.limit: maxString, or what is left of maxRow.
 func (s *scanner) errLongAt(off int64) error {
-	return &Error{File: s.file, Line: s.line, Col: int(off-s.lineStart) + 1,
-		Err: fmt.Errorf("a string longer than %s, the most profdb reads", sizeText(maxString))}
+	err := fmt.Errorf("a string longer than %s, the most profdb reads", sizeText(maxString))
+	if s.limit < maxString {
+		err = fmt.Errorf("a row whose strings take more than %s, the most profdb reads", sizeText(maxRow))
+	}
+	return &Error{File: s.file, Line: s.line, Col: int(off-s.lineStart) + 1, Err: err}
 }
 
 // errLongNumber reports the number at pos, longer than maxNumber.
@@ -275,38 +300,55 @@ func (s *scanner) readString() ([]byte, error) { return s.scanString(false) }
 // readValue reads a string value as readString does and returns it as a
 // string of its own. A string longer than the window is decoded through
 // it: its decoded text moves, whenever it fills the window, to s.long,
-// which becomes the string returned. So the window never grows for a
-// value, and a long value takes the memory of its text and no more.
+// so the window never grows for a value. The string returned takes at
+// most twice the memory of its text: a text that fills at least half of
+// s.long becomes the string itself, and s.long is let go; a shorter one is
+// copied out, and s.long, which nothing else holds, is kept for the next
+// long value. So a row of many values just past the window holds each at
+// its size, not each in a buffer of maxString.
 func (s *scanner) readValue() (string, error) {
 	b, err := s.scanString(true)
 	if err != nil {
-		s.long.Reset()
+		s.long = s.long[:0]
 		return "", err
 	}
-	if s.long.Len() == 0 {
+	if len(s.long) == 0 {
 		return string(b), nil
 	}
 	s.keepLong(b)
-	v := s.long.String()
-	s.long = strings.Builder{}
+	s.longOut += len(s.long)
+	if 2*len(s.long) < cap(s.long) {
+		v := string(s.long)
+		s.long = s.long[:0]
+		return v, nil
+	}
+	// The scanner writes no more into this buffer: the string is its
+	// only holder.
+	v := unsafe.String(unsafe.SliceData(s.long), len(s.long))
+	s.long = nil
 	return v, nil
 }
 
 // keepLong appends decoded text to s.long. Its capacity doubles up to
-// longJump, then goes at once to maxString, the most a string can take:
-// doubling on would hold the text so far and its new buffer at once, 8
-// and 16 MiB at the last step of a 16 MiB string, and the garbage
+// longJump, then goes at once to s.limit, the most the string can take:
+// doubling on would hold the text so far and its new buffer at once, 4
+// and 8 MiB at the last step of an 8 MiB string, and the garbage
 // collector, finding that much live, would let the heap grow to three
-// times that before its next cycle (GOGC=200, cmd/profdb).
+// times that before its next cycle (GOGC=200, cmd/profdb). As a long value
+// starts, a collection runs once collectAfter bytes of them were returned.
 func (s *scanner) keepLong(b []byte) {
-	if s.long.Cap()-s.long.Len() < len(b) {
-		if s.long.Cap() >= longJump {
-			s.long.Grow(maxString - s.long.Len())
-		} else {
-			s.long.Grow(len(b))
-		}
+	if len(s.long) == 0 && s.longOut >= collectAfter {
+		runtime.GC()
+		s.longOut = 0
 	}
-	s.long.Write(b)
+	if cap(s.long)-len(s.long) < len(b) {
+		grow := len(b)
+		if cap(s.long) >= longJump {
+			grow = max(s.limit-len(s.long), grow)
+		}
+		s.long = slices.Grow(s.long, grow)
+	}
+	s.long = append(s.long, b...)
 }
 
 // scanString is readString and readValue: it scans the string at pos and
@@ -337,7 +379,7 @@ func (s *scanner) scanString(long bool) ([]byte, error) {
 			}
 			break
 		}
-		if moved+n-1 > maxString { // the bytes between the quotes so far
+		if moved+n-1 > s.limit { // the bytes between the quotes so far
 			return nil, s.errLongAt(start)
 		}
 		if n >= len(buf) {
