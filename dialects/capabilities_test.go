@@ -37,6 +37,7 @@ var capabilities = map[string]func(dialects.Dialect) bool{
 	"IndexSplitter":      is[dialects.IndexSplitter],
 	"InstReader":         is[dialects.InstReader],
 	"LockWaiter":         is[dialects.LockWaiter],
+	"LongRowTuner":       is[dialects.LongRowTuner],
 	"Locker":             is[dialects.Locker],
 	"Namespaces":         is[dialects.Namespaces],
 	"NewTableCreator":    is[dialects.NewTableCreator],

@@ -465,6 +465,19 @@ type BulkLoader interface {
 	BulkLoad(ctx context.Context, tx Tx, t Target, rows Rows) (int64, error)
 }
 
+// LongRowTuner is implemented by dialects whose session holds more memory
+// than it needs while rows of long values are written: SQLite's page cache,
+// which the overflow pages of long texts fill. A writer that batches rows
+// runs LongRowSQL's enter on the transaction before its first batch of
+// BatchBytes or more in a table, and leave when the table ends, or on the
+// connection once the transaction is rolled back. Without it, the session
+// is left as it is.
+type LongRowTuner interface {
+	// LongRowSQL returns the statement that sets the session for rows of
+	// long values, and the one that sets it back.
+	LongRowSQL() (enter, leave string)
+}
+
 // IndexSplitter is implemented by dialects that can create a table apart
 // from its indexes. When an export creates a table itself, it loads the rows
 // first and builds the indexes afterwards, inside the same transaction,

@@ -32,6 +32,7 @@
 //	IndexSplitter        -      x       -      -        a new table's indexes built after its rows / indexes with the table
 //	InstReader           x      -       -      -        a faster read of one result set's rows / SELECT … WHERE INST_ID = ?
 //	LockWaiter           x      -       -      -        a writer waits while other writers progress / the server's own lock wait
+//	LongRowTuner         x      -       -      -        a small page cache while rows of long values are written / the session as it is
 //	Locker               -      x       x      x        serializes result-set allocation / the transaction's own isolation
 //	Namespaces           -      x       x      x        a private schema or database, for the test kits / a new file is one
 //	QueryKiller          -      -       x      -        stops on the server a statement whose context ended (KILL QUERY) / the driver's cancel stops it

@@ -60,7 +60,7 @@ func RowsPerInsert(l Limits, cols int) int {
 // BatchBytes is about how many bytes of values a batch of rows holds at
 // most, as RowBytes counts them: writers that batch rows (the exporter's
 // bulk feed and batched INSERTs, the bulk loaders) end a batch there as
-// well as at its row count, so that a batch of long strings (up to 16 MiB
+// well as at its row count, so that a batch of long strings (up to 8 MiB
 // each in an interchange file) holds one or two of them, not a thousand.
 // A row larger than this is a batch of its own.
 const BatchBytes = 3 << 20

@@ -17,11 +17,13 @@ const bulkBatch = 1024
 
 // maxInFlight bounds the bytes of values (dialects.RowBytes) in the
 // batches the loader has been handed and not finished: after a batch that
-// goes over it, Write waits for the loader. Two batches of ordinary rows
-// stay far below it, so converting rows and loading them overlap; a batch
-// of one long string (up to 16 MiB) is loaded before the next row is
-// read, so that the reader, the feed and the loader do not each hold one.
-const maxInFlight = 2 * dialects.BatchBytes
+// goes over it, Write waits for the loader. Batches of ordinary rows end at
+// their row count (bulkBatch), far below it, so converting rows and
+// loading them overlap; a batch that ended at dialects.BatchBytes, long
+// strings, is loaded before the next row is read, so that the reader and
+// the loader do not each hold a row of them (and the loader's driver its
+// copies of one more).
+const maxInFlight = dialects.BatchBytes - 1
 
 // bulkFeed runs a dialect's BulkLoad in a goroutine and feeds it the rows
 // that Write receives, in batches through a channel, so that converting

@@ -30,6 +30,7 @@ type session struct {
 	header   resultset.Header
 	conn     *sql.Conn
 	tx       *sql.Tx
+	leave    string // the statement that sets the session back after rows of long values (dialects.LongRowTuner), when due
 	release  []string
 	indexes  []string // secondary indexes of created tables, built before commit
 	tables   map[string]*liveTable
@@ -525,6 +526,13 @@ func (s *session) abort() error {
 			err = nil
 		}
 		s.tx = nil
+	}
+	if s.leave != "" && s.conn != nil {
+		// The connection goes back to the pool: as it was.
+		if _, lerr := s.conn.ExecContext(context.WithoutCancel(s.ctx), s.leave); lerr != nil && err == nil {
+			err = errorf("set the session back after long rows: %w", lerr)
+		}
+		s.leave = ""
 	}
 	s.finish()
 	return err

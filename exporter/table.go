@@ -168,6 +168,9 @@ func (tw *tableWriter) flush() error {
 		return nil
 	}
 	s := tw.s
+	if err := tw.longRows(); err != nil {
+		return err
+	}
 	var err error
 	if tw.bufRows == tw.perStmt {
 		if tw.stmt == nil {
@@ -193,6 +196,36 @@ func (tw *tableWriter) flush() error {
 	return nil
 }
 
+// longRows sets the session for rows of long values (dialects.LongRowTuner)
+// before the first batch of maxBatchBytes or more of the table.
+func (tw *tableWriter) longRows() error {
+	s := tw.s
+	lt, ok := s.e.d.(dialects.LongRowTuner)
+	if !ok || tw.bufBytes < maxBatchBytes || s.leave != "" {
+		return nil
+	}
+	enter, leave := lt.LongRowSQL()
+	if _, err := s.tx.ExecContext(s.ctx, enter); err != nil {
+		return s.fail(errorf("table %s: set the session for long rows: %w", tw.def.Name, err))
+	}
+	s.leave = leave
+	return nil
+}
+
+// shortRows sets the session back after rows of long values, if longRows
+// set it.
+func (tw *tableWriter) shortRows() error {
+	s := tw.s
+	if s.leave == "" {
+		return nil
+	}
+	if _, err := s.tx.ExecContext(s.ctx, s.leave); err != nil {
+		return s.fail(errorf("table %s: set the session back after long rows: %w", tw.def.Name, err))
+	}
+	s.leave = ""
+	return nil
+}
+
 func (s *session) progressed(tableRows int64) {
 	if s.e.opts.Progress != nil {
 		s.e.opts.Progress(s.result.Rows + tableRows)
@@ -210,7 +243,10 @@ func (tw *tableWriter) close() error {
 		tw.s.progressed(tw.rows)
 		return nil
 	}
-	return tw.flush()
+	if err := tw.flush(); err != nil {
+		return err
+	}
+	return tw.shortRows()
 }
 
 func (tw *tableWriter) abort() {

@@ -36,6 +36,14 @@ const BulkBytes = 4 << 20
 // cache.
 const LongRowCacheKiB = 512
 
+var _ dialects.LongRowTuner = Dialect{}
+
+// LongRowSQL implements dialects.LongRowTuner: the page cache goes to
+// LongRowCacheKiB, and back to CacheKiB.
+func (Dialect) LongRowSQL() (enter, leave string) {
+	return "PRAGMA cache_size = -" + strconv.Itoa(LongRowCacheKiB), "PRAGMA cache_size = -" + strconv.Itoa(CacheKiB)
+}
+
 // BulkLoad writes rows into t inside tx with a prepared multi-row INSERT of
 // BulkRows rows, reused, and a prepared single-row INSERT for the rows that
 // do not fill one (the last few, and batches of long strings; see
@@ -182,10 +190,11 @@ func (d Dialect) load(ctx context.Context, t dialects.Target, rows dialects.Rows
 		}
 		return nil
 	}
-	// cacheSize sets the page cache: LongRowCacheKiB from the first batch
-	// of long strings to the end of the load, then CacheKiB again.
-	cacheSize := func(kib int) error {
-		s, err := prepare("PRAGMA cache_size = -" + strconv.Itoa(kib))
+	// pragma runs the statement of LongRowSQL that sets the page cache:
+	// LongRowCacheKiB from the first batch of long strings to the end of
+	// the load, then CacheKiB again.
+	pragma := func(query string) error {
+		s, err := prepare(query)
 		if err != nil {
 			return err
 		}
@@ -193,10 +202,11 @@ func (d Dialect) load(ctx context.Context, t dialects.Target, rows dialects.Rows
 		_, err = s.exec(ctx, nil)
 		return err
 	}
+	enter, leave := d.LongRowSQL()
 	smallCache := false
 	defer func() {
 		if smallCache {
-			if cerr := cacheSize(CacheKiB); cerr != nil && err == nil {
+			if cerr := pragma(leave); cerr != nil && err == nil {
 				err = fmt.Errorf("sqlite: bulk load into %s: the page cache back to %d KiB: %w", t.Table, CacheKiB, cerr)
 			}
 		}
@@ -225,7 +235,7 @@ func (d Dialect) load(ctx context.Context, t dialects.Target, rows dialects.Rows
 			err = exec(&multi, per, buf)
 		case bytes >= BulkBytes:
 			if !smallCache {
-				if err := cacheSize(LongRowCacheKiB); err != nil {
+				if err := pragma(enter); err != nil {
 					return n, fmt.Errorf("sqlite: bulk load into %s: a smaller page cache for long rows: %w", t.Table, err)
 				}
 				smallCache = true
