@@ -69,17 +69,17 @@ func appendHeader(b []byte, h resultset.Header) ([]byte, error) {
 	b = append(b, `{"profiler":`...)
 	b, _ = appendString(b, h.Profiler)
 	b = append(b, `,"caption":`...)
-	b, err := appendString(b, h.Caption)
+	b, err := appendText(b, h.Caption)
 	if err != nil {
 		return b, fmt.Errorf("interchange: caption: %w", err)
 	}
 	if c := h.Counter; c != nil {
 		b = append(b, `,"counter":{"name":`...)
-		if b, err = appendString(b, c.Name); err != nil {
+		if b, err = appendText(b, c.Name); err != nil {
 			return b, fmt.Errorf("interchange: counter name: %w", err)
 		}
 		b = append(b, `,"description":`...)
-		if b, err = appendString(b, c.Description); err != nil {
+		if b, err = appendText(b, c.Description); err != nil {
 			return b, fmt.Errorf("interchange: counter description: %w", err)
 		}
 		b = append(b, `,"frequency":`...)
@@ -145,6 +145,7 @@ func (w *Writer) Row(values ...any) error {
 	}
 	b = append(b, "\n{"...)
 	first := true
+	strs := 0 // bytes of the row's strings between their quotes
 	for i, v := range values {
 		if v == nil {
 			continue
@@ -154,16 +155,49 @@ func (w *Writer) Row(values ...any) error {
 		}
 		first = false
 		b = append(b, w.cols[i]...)
+		at := len(b)
 		var err error
-		if b, err = appendValue(b, v); err != nil {
+		if b, err = appendValue(b, v); err == nil {
+			switch v.(type) {
+			case string, []byte:
+				n := len(b) - at - 2
+				strs += n
+				err = tooLong(n, strs)
+			}
+		}
+		if err != nil {
 			w.buf = b
-			return fmt.Errorf("interchange: column %s: %w", w.cols[i][1:len(w.cols[i])-2], err)
+			return fmt.Errorf("interchange: row %d, column %s: %w", w.rows+1, w.cols[i][1:len(w.cols[i])-2], err)
 		}
 	}
 	b = append(b, '}')
 	w.buf = b
 	w.rows++
 	return w.write(b)
+}
+
+// tooLong says why a string of n bytes as written, after which a row's
+// strings take rowBytes, is more than the reader takes (maxString,
+// maxRow), or nil: a file the Writer writes, the reader reads.
+func tooLong(n, rowBytes int) error {
+	switch {
+	case n > maxString:
+		return fmt.Errorf("a string of %d bytes as written, longer than %s, the most the reader takes", n, sizeText(maxString))
+	case rowBytes > maxRow:
+		return fmt.Errorf("the row's strings take %d bytes as written, more than %s, the most the reader takes", rowBytes, sizeText(maxRow))
+	}
+	return nil
+}
+
+// appendText is appendString for a string of the header: one the reader
+// takes (maxString).
+func appendText(b []byte, s string) ([]byte, error) {
+	at := len(b)
+	b, err := appendString(b, s)
+	if err != nil {
+		return b, err
+	}
+	return b, tooLong(len(b)-at-2, 0)
 }
 
 // End ends the result set and flushes it to the underlying writer.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/profdb/profdb/ddl"
+	"github.com/profdb/profdb/profilers/resource"
 	"github.com/profdb/profdb/resultset"
 )
 
@@ -223,7 +224,43 @@ func TestWriterErrors(t *testing.T) {
 	check(w.Row(ddl.Dec("1."), 1), `column A: "1." is not a JSON number`)
 	check(w.Row("ok", "bad \xc3"), "column B: text is not valid UTF-8")
 	check(w.Row(struct{}{}, 1), "column A: cannot write a struct {}")
+	// What the reader would refuse (maxString, maxRow), as written: an
+	// escaped newline takes two bytes.
+	check(w.Row(strings.Repeat("a", maxString+1), nil),
+		"interchange: row 1, column A: a string of 8388609 bytes as written, longer than 8 MiB, the most the reader takes")
+	check(w.Row([]byte(strings.Repeat("a", maxRow/2)), strings.Repeat("\n", maxRow/4+1)),
+		"interchange: row 1, column B: the row's strings take 8388610 bytes as written, more than 8 MiB, the most the reader takes")
 	check(w.Table("T\xff", nil), "table name: text is not valid UTF-8")
+	check(NewWriter(&bytes.Buffer{}).Begin(resultset.Header{Profiler: "resource", Caption: strings.Repeat("c", maxString+1)}),
+		"interchange: caption: a string of 8388609 bytes as written, longer than 8 MiB")
+}
+
+// TestWriterLongRowReadBack: a row whose strings take maxRow as written,
+// the most the reader takes, is written and read back.
+func TestWriterLongRowReadBack(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	a, b := strings.Repeat("é", maxRow/4), strings.Repeat("\n", maxRow/4-5)+"xxxxxxxxxx"
+	if err := w.Begin(resultset.Header{Profiler: "resource"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Table(resource.MetaClassesData, []string{"ID", "COL_CLASS_NAME", "COL_MODULE_NAME"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Row(int64(1), a, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.End(); err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{}
+	if _, err := Read(context.Background(), &buf, "x.json", r); err != nil {
+		t.Fatal(err)
+	}
+	tb := r.mem.Sets[0].Tables[resource.MetaClassesData]
+	if len(tb.Rows) != 1 || tb.Value(0, "COL_CLASS_NAME") != a || tb.Value(0, "COL_MODULE_NAME") != b {
+		t.Errorf("the row of %d bytes of strings did not read back whole", maxRow)
+	}
 }
 
 // errWriter fails every write.
