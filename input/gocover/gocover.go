@@ -47,8 +47,10 @@ func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o i
 	if len(prof.order) == 0 {
 		return nil, nil
 	}
-	b, err := build(ctx, prof, name, o)
-	if err != nil {
+	b := lightcoverage.NewBuilder()
+	b.SetSpool(0, "") // addFunc adds each routine's lines with it
+	defer b.Close()
+	if err := build(ctx, b, prof, name, o); err != nil {
 		return nil, err
 	}
 	res, err := b.Export(ctx, t, "go coverage: "+filepath.Base(name))
@@ -58,21 +60,20 @@ func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o i
 	return []resultset.Result{res}, nil
 }
 
-// build reads the sources of the profile into a Builder.
-func build(ctx context.Context, prof *profile, name string, o input.Options) (*lightcoverage.Builder, error) {
+// build reads the sources of the profile into b.
+func build(ctx context.Context, b *lightcoverage.Builder, prof *profile, name string, o input.Options) error {
 	warnf := o.Warnf
 	if warnf == nil {
 		warnf = func(string, ...any) {}
 	}
 	src, err := findSources(o.SourceRoot)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer src.close()
-	b := lightcoverage.NewBuilder()
 	for _, file := range prof.order {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		blocks := prof.files[file]
 		pkg := packageOf(file)
@@ -87,18 +88,18 @@ func build(ctx context.Context, prof *profile, name string, o input.Options) (*l
 			msg = fmt.Sprintf("%s:%d: source file %s refused: %s (module %s in %s)",
 				name, prof.at[file], file, refused.Reason, src.modPath, src.root)
 		case err != nil:
-			return nil, err
+			return err
 		}
 		if msg != "" {
 			if o.SkipMissing {
 				warnf("%s; skipped", msg)
 				continue
 			}
-			return nil, input.SourceNotFound(msg + "; give the module's folder as the source root, or skip missing files")
+			return input.SourceNotFound(msg + "; give the module's folder as the source root, or skip missing files")
 		}
 		funcs, nlines, err := findFuncs(f.Path, pkg, f.Data)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: source of %s: %w", name, prof.at[file], file, err)
+			return fmt.Errorf("%s:%d: source of %s: %w", name, prof.at[file], file, err)
 		}
 		if end := maxEnd(blocks); end > nlines {
 			warnf("%s: %s has %d lines but the profile has blocks up to line %d: the source does not match the profile",
@@ -108,7 +109,7 @@ func build(ctx context.Context, prof *profile, name string, o input.Options) (*l
 			addFunc(b, fe, blocks, file, pkg, src.modPath)
 		}
 	}
-	return b, nil
+	return nil
 }
 
 // addFunc adds one function and its lines to b.

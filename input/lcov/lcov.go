@@ -67,6 +67,7 @@ func Read(ctx context.Context, r io.Reader, name string, t resultset.Target, o i
 		return nil, nil
 	}
 	b := build(tr, name, warnf)
+	defer b.Close()
 	caption := "lcov: " + filepath.Base(name)
 	if len(tr.tests) == 1 {
 		caption += " (" + tr.tests[0] + ")"
@@ -88,6 +89,7 @@ func build(tr *trace, name string, warnf func(string, ...any)) *lightcoverage.Bu
 		warnf("%s: %d %s: records of an unknown type ignored", name, tr.unknown[k], k)
 	}
 	b := lightcoverage.NewBuilder()
+	b.SetSpool(0, "") // each routine's lines are added with it
 	var outside, outsideFiles int
 	var firstOutside string
 	for _, f := range tr.files {

@@ -42,6 +42,9 @@ func (s *snapshot) close() {
 		if sec.ft != nil {
 			sec.ft.b.Close()
 		}
+		if sec.lc != nil {
+			sec.lc.b.Close()
+		}
 	}
 }
 
@@ -328,7 +331,9 @@ func (p *parser) section(se xml.StartElement, line int) error {
 			return p.memoryThread(sec.res, se, line)
 		})
 	case "coverage":
-		sec.lc = &lcSection{b: lightcoverage.NewBuilder()}
+		b := lightcoverage.NewBuilder()
+		b.SetSpool(p.spool.memLimit, p.spool.dir) // a method's lines end before the next method
+		sec.lc = &lcSection{b: b}
 		p.snap.sections = append(p.snap.sections, sec)
 		err = p.children(kind, func(se xml.StartElement, line int) error {
 			if se.Name.Local != "class" {
