@@ -402,6 +402,13 @@ func (s *scanner) scanString(long bool) ([]byte, error) {
 				w, run, high = 0, 1, n > 1
 			}
 			if !s.fill() {
+				// Invalid UTF-8 before the end is reported as such,
+				// whether or not the window moved the text before it out.
+				if b := s.buf[s.pos:s.end]; high {
+					if seg := b[run:runeCut(b, run, n)]; !utf8.Valid(seg) {
+						return nil, s.badUTF8(s.pos+run, seg)
+					}
+				}
 				return nil, s.errEnd("in string")
 			}
 			continue
