@@ -227,16 +227,17 @@ func TestHostileInputs(t *testing.T) {
 	}
 }
 
-// TestLongCaptionPrintedCut: a caption of 10 MB is exported whole, and
-// export's line, list and show print its start and "…".
+// TestLongCaptionPrintedCut: a caption of 8 MB, near the most a string
+// may take (8 MiB), is exported whole, and export's line, list and show
+// print its start and "…".
 func TestLongCaptionPrintedCut(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes a 10 MB caption")
+		t.Skip("writes an 8 MB caption")
 	}
 	bin := profdbBin(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "long.json")
-	caption := strings.Repeat("c", 10<<20)
+	caption := strings.Repeat("c", 8<<20-1<<10)
 	f, err := os.Create(file)
 	if err != nil {
 		t.Fatal(err)
