@@ -16,14 +16,14 @@ import (
 const bulkBatch = 1024
 
 // maxInFlight bounds the bytes of values (dialects.RowBytes) in the
-// batches the loader has been handed and not finished: after a batch that
-// goes over it, Write waits for the loader. Batches of ordinary rows end at
+// batches the loader has been handed and not finished: once they reach
+// it, Write waits for the loader. Batches of ordinary rows end at
 // their row count (bulkBatch), far below it, so converting rows and
 // loading them overlap; a batch that ended at dialects.BatchBytes, long
 // strings, is loaded before the next row is read, so that the reader and
 // the loader do not each hold a row of them (and the loader's driver its
 // copies of one more).
-const maxInFlight = dialects.BatchBytes - 1
+const maxInFlight = dialects.BatchBytes
 
 // bulkFeed runs a dialect's BulkLoad in a goroutine and feeds it the rows
 // that Write receives, in batches through a channel, so that converting
@@ -158,7 +158,7 @@ func (f *bulkFeed) push(row []any) error {
 }
 
 // send hands the current batch to the loader, then waits while the
-// batches it has not finished hold more than maxInFlight.
+// batches it has not finished hold maxInFlight or more.
 func (f *bulkFeed) send() error {
 	if len(f.cur) == 0 {
 		return nil
@@ -171,7 +171,7 @@ func (f *bulkFeed) send() error {
 	case <-f.stopped:
 		return f.ended()
 	}
-	for f.inFlight.Load() > maxInFlight {
+	for f.inFlight.Load() >= maxInFlight {
 		select {
 		case <-f.finished:
 		case <-f.stopped:

@@ -13,7 +13,7 @@ import (
 
 // TestBulkFeedBounds: rows of long strings travel in batches of at most
 // dialects.BatchBytes of values (or one row), Write waits while the loader
-// holds more than maxInFlight of them, and a batch the loader is done with
+// holds maxInFlight of them or more, and a batch the loader is done with
 // holds no value; rows of short values still go 1024 at a time.
 func TestBulkFeedBounds(t *testing.T) {
 	long := strings.Repeat("x", 5<<20)
